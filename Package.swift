@@ -1,0 +1,44 @@
+// swift-tools-version:6.1
+// Mixdown: an offline audio render engine for Linux.
+import PackageDescription
+
+let package = Package(
+    name: "Mixdown",
+    products: [
+        .library(name: "Mixdown", targets: ["Mixdown"]),
+        .executable(name: "mixdown", targets: ["mixdown"]),
+    ],
+    traits: [
+        // Rubber Band is GPL-2.0-or-later: an embedder can build without it
+        // (`--disable-default-traits`, or `traits: []` on the dependency).
+        .trait(name: "RubberBand", description: "Link librubberband (GPL-2.0-or-later) for the spectral time-scale node."),
+        .default(enabledTraits: ["RubberBand"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // Hot loops in C: scalar references always compiled, SIMD paths chosen at run time.
+        .target(name: "MixdownKernels", path: "kernels", publicHeadersPath: "include"),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile",
+                       providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate",
+                       providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband",
+                       providers: [.apt(["librubberband-dev"])]),
+        .target(
+            name: "Mixdown",
+            dependencies: [
+                "MixdownKernels", "CSndFile", "CSampleRate",
+                .target(name: "CRubberBand", condition: .when(traits: ["RubberBand"])),
+            ]
+        ),
+        .executableTarget(
+            name: "mixdown",
+            dependencies: ["Mixdown", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "MixdownKernelsTests", dependencies: ["MixdownKernels"]),
+        .testTarget(name: "MixdownTests", dependencies: ["Mixdown", "MixdownKernels", "CSndFile"]),
+        .testTarget(name: "mixdownTests", dependencies: ["mixdown", "Mixdown"]),
+    ]
+)

@@ -1,0 +1,50 @@
+/// Planar Float32 audio: `channelCount` separate arrays of `capacity` frames each.
+///
+/// The creator owns the memory; it is allocated once, in `init`, and freed in `deinit`.
+/// Nodes render into a caller's buffer and never keep a reference to it.
+public final class AudioBuffer: @unchecked Sendable {
+    public let channelCount: Int
+    /// Frames each channel holds.
+    public let capacity: Int
+    /// One pointer per channel, laid out as C's `float *const *` for the kernels.
+    public let channelPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let storage: UnsafeMutablePointer<Float>
+
+    public init(channelCount: Int, capacity: Int) {
+        precondition(channelCount > 0 && capacity >= 0)
+        self.channelCount = channelCount
+        self.capacity = capacity
+        // One block for all channels; zeroed so a fresh buffer is silence.
+        storage = .allocate(capacity: max(1, channelCount * capacity))
+        storage.initialize(repeating: 0, count: max(1, channelCount * capacity))
+        channelPointers = .allocate(capacity: channelCount)
+        for c in 0..<channelCount { channelPointers[c] = storage + c * capacity }
+    }
+
+    public convenience init(format: AudioFormat, capacity: Int) {
+        self.init(channelCount: format.channelCount, capacity: capacity)
+    }
+
+    deinit {
+        storage.deallocate()
+        channelPointers.deallocate()
+    }
+
+    /// The samples of channel `c`.
+    @inline(__always) public subscript(channel c: Int) -> UnsafeMutablePointer<Float> {
+        channelPointers[c]
+    }
+
+    /// Sets frames `range` of every channel to zero.
+    public func clear(_ range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= capacity)
+        for c in 0..<channelCount {
+            (channelPointers[c] + range.lowerBound).update(repeating: 0, count: range.count)
+        }
+    }
+
+    /// A copy of channel `c`'s first `frames` frames, for tests and analysis (allocates).
+    public func samples(channel c: Int, frames: Int) -> [Float] {
+        Array(UnsafeBufferPointer(start: channelPointers[c], count: frames))
+    }
+}

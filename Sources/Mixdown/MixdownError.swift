@@ -1,0 +1,63 @@
+/// Every error the library throws at its boundary. Each names what was wrong and where:
+/// the file, the parameter or the time at fault.
+public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No file at the path.
+    case fileNotFound(path: String)
+    /// The path is a directory or another non-regular file.
+    case notAFile(path: String)
+    /// The file has zero bytes, or an audio stream with zero frames.
+    case emptyFile(path: String)
+    /// libsndfile could not read it: corrupt, truncated header, not audio, unsupported.
+    case unreadableFile(path: String, reason: String)
+    /// The file ended before the frames its header promised.
+    case truncatedAudio(path: String, expectedFrames: Int64, readFrames: Int64)
+    /// A read error in the middle of a file.
+    case readFailed(path: String, reason: String)
+    /// A parameter with a value that cannot be used (the name is the option or argument).
+    case invalidParameter(name: String, value: String, reason: String)
+    /// A time string that did not parse, for the named parameter.
+    case invalidTime(name: String, error: TimeParseError)
+    /// A requested range does not lie inside the source.
+    case rangeOutsideSource(path: String, requested: String, available: String)
+    /// Two volume events that overlap or share a time.
+    case overlappingAutomation(first: String, second: String)
+    /// No rule maps these channel counts.
+    case unsupportedChannelMapping(from: Int, to: Int)
+    /// The output type cannot be used as asked.
+    case unsupportedOutput(path: String, reason: String)
+    /// The destination exists and overwriting was not asked for.
+    case outputExists(path: String)
+    /// The destination (or its directory) cannot be written.
+    case outputNotWritable(path: String, reason: String)
+    /// A write, flush or rename failed.
+    case writeFailed(path: String, reason: String)
+    /// The output would be larger than its container holds.
+    case outputTooLarge(path: String, bytes: Int64, reason: String)
+    /// The render was cancelled (by the caller, or by Ctrl-C in the CLI).
+    case cancelled
+
+    public var description: String {
+        switch self {
+        case .fileNotFound(let p): return "'\(p)': no such file"
+        case .notAFile(let p): return "'\(p)': is a directory or not a regular file"
+        case .emptyFile(let p): return "'\(p)': the file is empty (no audio frames)"
+        case .unreadableFile(let p, let r): return "'\(p)': cannot read audio: \(r)"
+        case .truncatedAudio(let p, let e, let r):
+            return "'\(p)': the file is truncated: its header promises \(e) frames but only \(r) could be read"
+        case .readFailed(let p, let r): return "'\(p)': read failed: \(r)"
+        case .invalidParameter(let n, let v, let r): return "\(n) \(v): \(r)"
+        case .invalidTime(let n, let e): return "\(n): \(e)"
+        case .rangeOutsideSource(let p, let req, let avail):
+            return "'\(p)': the requested range \(req) lies outside the source, which is \(avail)"
+        case .overlappingAutomation(let a, let b): return "volume automation: \(a) overlaps \(b)"
+        case .unsupportedChannelMapping(let f, let t):
+            return "no channel mapping from \(f) to \(t) channels (supported: mono to any, any to mono, equal counts)"
+        case .unsupportedOutput(let p, let r): return "'\(p)': \(r)"
+        case .outputExists(let p): return "'\(p)': already exists (pass --overwrite to replace it)"
+        case .outputNotWritable(let p, let r): return "'\(p)': cannot write: \(r)"
+        case .writeFailed(let p, let r): return "'\(p)': write failed: \(r)"
+        case .outputTooLarge(let p, let b, let r): return "'\(p)': output of \(b) bytes is too large: \(r)"
+        case .cancelled: return "cancelled"
+        }
+    }
+}

@@ -1,0 +1,38 @@
+/// The pull loop: asks a node for blocks and hands them to a file writer.
+public enum Renderer {
+    /// Renders `source` to `writer` until the stream ends, in blocks whose sizes cycle
+    /// through `blockSizes` (one size is the usual case; tests use irregular sequences).
+    ///
+    /// `expectedFrames` is the exact length the caller promised (nil when unknown); a
+    /// stream that ends short of it, or would run past it, is an error, never a cropped
+    /// or padded file. `progress` receives the fraction done (0...1, never decreasing)
+    /// after each block. `cancellation` is checked before each block.
+    /// Allocates only in `prepare`; the loop itself allocates nothing.
+    @discardableResult
+    public static func run(source: AudioNode, writer: AudioFileWriter, blockSizes: [Int] = [4096],
+                           expectedFrames: Int64?, progress: ((Double) -> Void)? = nil,
+                           cancellation: CancellationToken? = nil) throws(MixdownError) -> Int64 {
+        precondition(!blockSizes.isEmpty && blockSizes.allSatisfy { $0 > 0 }, "block sizes must be positive")
+        let maxBlock = blockSizes.max()!
+        try source.prepare(maximumFrames: maxBlock)
+        let buffer = AudioBuffer(format: source.format, capacity: maxBlock)
+        var done: Int64 = 0
+        var next = 0
+        while true {
+            if cancellation?.isCancelled == true { throw .cancelled }
+            var want = blockSizes[next]
+            next = next + 1 == blockSizes.count ? 0 : next + 1
+            if let total = expectedFrames { want = Int(min(Int64(want), total - done)) }
+            if want == 0 { break }
+            let status = try source.render(into: buffer, frames: want)
+            try writer.write(buffer, frames: status.frames)
+            done += Int64(status.frames)
+            if let total = expectedFrames, total > 0 { progress?(Double(done) / Double(total)) }
+            if status.ended || status.frames < want { break }
+        }
+        if let total = expectedFrames, done != total {
+            throw .writeFailed(path: writer.destination, reason: "the render produced \(done) frames, \(total) were expected")
+        }
+        return done
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import Mixdown
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Export part of a file, with fades, to any type libsndfile writes.",
+        discussion: """
+        Times are exact: 30, 30.25, 1:02:03.5, 1440000f (frames of the input), 131/1000.
+        Frames round half away from zero. A fade-in rises from 0 on the first frame to 1
+        at its end; a fade-out falls to exactly 0 on the last frame. A WAV that would pass
+        4 GiB is written as RF64. The output appears complete or not at all.
+        """)
+
+    @Argument(help: "The input file.")
+    var input: String
+    @Argument(help: "The output file; its extension gives the type unless --type is given.")
+    var output: String
+    @Option(help: "Where to start in the input (default 0).")
+    var start: String?
+    @Option(help: "How long the output is (default: to the end of the input).")
+    var duration: String?
+    @Option(name: .customLong("fade-in"), help: "Fade-in length.")
+    var fadeIn: String?
+    @Option(name: .customLong("fade-out"), help: "Fade-out length.")
+    var fadeOut: String?
+    @Option(help: "Output type: wav, aiff, flac, caf, ogg, opus, mp3, w64, rf64.")
+    var type: String?
+    @Option(help: "Sample format: s16, s24, f32 (default: the input's precision).")
+    var format: String?
+    @OptionGroup var common: RenderOptions
+
+    func run() throws {
+        var job = FileExport(input: input, output: output)
+        var times = TimeParser { () throws(MixdownError) in try AudioFileInfo.read(path: input).sampleRate }
+        job.start = try times.parse(start, option: "--start")
+        job.duration = try times.parse(duration, option: "--duration")
+        job.fadeIn = try times.parse(fadeIn, option: "--fade-in")
+        job.fadeOut = try times.parse(fadeOut, option: "--fade-out")
+        job.type = try parseType(type)
+        job.sampleFormat = try parseSampleFormat(format)
+        job.overwrite = common.overwrite
+
+        let bar = ProgressBar(label: "export", quiet: common.quiet)
+        defer { bar.finish() }
+        let report = try withInterruptCancellation { token in
+            try job.run(progress: bar.callback, cancellation: token)
+        }
+        bar.finish()
+        if common.json { return try printJSON(report) }
+        if !common.quiet {
+            print(String(format: "exported %lld frames (%@) to %@ [%@%@, %d Hz, %d ch] in %.2f s (%.0fx real time)",
+                         report.frames, report.duration.clockDescription, report.output, report.type.rawValue,
+                         report.sampleFormat.map { " " + $0.rawValue } ?? "", report.sampleRate, report.channels,
+                         report.seconds, report.realtimeFactor))
+        }
+    }
+}

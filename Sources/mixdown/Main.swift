@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import Mixdown
+
+/// Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (Ctrl-C).
+@main
+struct Main {
+    static func main() {
+        do {
+            var command = try MixdownCommand.parseAsRoot()
+            try command.run()
+        } catch let error as MixdownError {
+            printError("mixdown: error: \(error)")
+            exit(error == .cancelled ? 130 : 1)
+        } catch let error as UsageError {
+            printError("mixdown: error: \(error.message)")
+            exit(2)
+        } catch {
+            // Help and version requests come here as "errors" with a success code.
+            if MixdownCommand.exitCode(for: error) == .success {
+                print(MixdownCommand.fullMessage(for: error))
+                exit(0)
+            }
+            printError(MixdownCommand.fullMessage(for: error))
+            exit(2)
+        }
+    }
+}
+
+struct MixdownCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mixdown",
+        abstract: "An offline audio render engine: trim, fade, stretch and mix audio files exactly.",
+        version: "0.1.0",
+        subcommands: [Info.self, Export.self, Generate.self]
+    )
+}
+
+/// A bad option value found after parsing (for example a malformed time): exit code 2.
+struct UsageError: Error {
+    let message: String
+}
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import Mixdown
+
+/// Options every rendering command shares.
+struct RenderOptions: ParsableArguments {
+    @Flag(help: "Replace the output file if it exists.")
+    var overwrite = false
+    @Flag(help: "Print one JSON object with what was done.")
+    var json = false
+    @Flag(help: "No progress bar and no summary line.")
+    var quiet = false
+}
+
+/// Parses a time option exactly, asking for the input's sample rate only when the text
+/// is a frame count ("1440000f").
+struct TimeParser {
+    let sampleRate: () throws(MixdownError) -> Int
+    private var cached: Int?
+
+    init(sampleRate: @escaping () throws(MixdownError) -> Int) { self.sampleRate = sampleRate }
+
+    mutating func parse(_ text: String?, option: String) throws -> MediaTime? {
+        guard let text else { return nil }
+        let t = text.trimmingCharacters(in: .whitespaces)
+        if (t.hasSuffix("f") || t.hasSuffix("F")) && cached == nil { cached = try sampleRate() }
+        do { return try MediaTime(parsing: text, frameRate: cached) } catch {
+            throw UsageError(message: "\(option): \(error)")
+        }
+    }
+}
+
+func parseType(_ text: String?) throws -> AudioFileType? {
+    guard let text else { return nil }
+    guard let t = AudioFileType(rawValue: text.lowercased()) else {
+        throw UsageError(message: "--type: '\(text)' is not one of \(AudioFileType.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+    return t
+}
+
+func parseSampleFormat(_ text: String?) throws -> SampleFormat? {
+    guard let text else { return nil }
+    guard let f = SampleFormat(rawValue: text.lowercased()) else {
+        throw UsageError(message: "--format: '\(text)' is not one of s16, s24, f32")
+    }
+    return f
+}
+
+/// Prints one JSON object on standard output.
+func printJSON<T: Encodable>(_ value: T) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+/// Runs `body` with Ctrl-C turned into a cancellation of the render: the library then
+/// removes its temporary file and throws `cancelled` (exit code 130).
+func withInterruptCancellation<T>(_ body: (CancellationToken) throws -> T) throws -> T {
+    let token = CancellationToken()
+    signal(SIGINT, SIG_IGN)
+    signal(SIGTERM, SIG_IGN)
+    let sources = [SIGINT, SIGTERM].map { sig -> DispatchSourceSignal in
+        let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+        s.setEventHandler { token.cancel() }
+        s.resume()
+        return s
+    }
+    defer {
+        sources.forEach { $0.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+    return try body(token)
+}

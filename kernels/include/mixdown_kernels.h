@@ -1,0 +1,96 @@
+/*
+ * Mixdown's C kernels: the hot loops of the render engine.
+ *
+ * Conventions (after miniaudio's conversion routines):
+ * - plain functions, destination first, `restrict` buffers that never overlap;
+ * - lengths are in frames of one channel (a planar channel buffer), never bytes;
+ * - every kernel has a `_scalar` reference that is always compiled, built with
+ *   auto-vectorisation off, and used by the tests as the ground truth;
+ * - SIMD paths (SSE2 and AVX2 on x86_64, NEON on arm64) are chosen in one place,
+ *   `mx_kernels_active()`, and never depend on the alignment of any pointer;
+ * - every SIMD path is bit-identical to the scalar reference (tolerance 0): the
+ *   arithmetic is the same sequence of IEEE operations, with contraction to FMA off,
+ *   so that a frame gets the same value whether it falls in a vector body or a tail.
+ *
+ * Gain ramps. A ramp is described by its start gain g0 and per-frame step, both in
+ * double, and by the offset of dst[0] inside the ramp. Frame i of the call gets
+ *     gain(i) = (float)(g0 + (double)(offset + i) * step)
+ * so a frame's gain depends only on its position in the ramp, not on how the ramp was
+ * cut into blocks: a render is the same whatever its block size.
+ */
+#ifndef MIXDOWN_KERNELS_H
+#define MIXDOWN_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#define MX_RESTRICT
+#else
+#define MX_RESTRICT restrict
+#endif
+
+/* The instruction sets a kernel table can be built for. */
+typedef enum mx_isa {
+    MX_ISA_SCALAR = 0,
+    MX_ISA_SSE2 = 1,
+    MX_ISA_AVX2 = 2,
+    MX_ISA_NEON = 3,
+    MX_ISA_COUNT = 4
+} mx_isa;
+
+/* One implementation of every kernel. */
+typedef struct mx_kernels {
+    /* dst[i] += src[i] * gain(i), gain(i) = (float)(g0 + (offset + i) * step). */
+    void (*mix_ramp)(float *MX_RESTRICT dst, const float *MX_RESTRICT src, size_t frames,
+                     double g0, double step, int64_t offset);
+    /* dst[i] += src[i] * gain. */
+    void (*mix_gain)(float *MX_RESTRICT dst, const float *MX_RESTRICT src, size_t frames, float gain);
+    /* buf[i] *= gain(i), same ramp rule as mix_ramp. */
+    void (*apply_ramp)(float *MX_RESTRICT buf, size_t frames, double g0, double step, int64_t offset);
+    /* buf[i] *= gain. */
+    void (*apply_gain)(float *MX_RESTRICT buf, size_t frames, float gain);
+    /* dst[f * channels + c] = src[c][f]: planar to interleaved. */
+    void (*interleave)(float *MX_RESTRICT dst, const float *const *MX_RESTRICT src,
+                       size_t channels, size_t frames);
+    /* dst[c][f] = src[f * channels + c]: interleaved to planar. */
+    void (*deinterleave)(float *const *MX_RESTRICT dst, const float *MX_RESTRICT src,
+                         size_t channels, size_t frames);
+    /* Float to 16-bit: x * 32768, rounded to nearest (ties to even), clipped to
+     * [-32768, 32767]; NaN becomes 0. No dither. */
+    void (*f32_to_s16)(int16_t *MX_RESTRICT dst, const float *MX_RESTRICT src, size_t n);
+    /* Float to 24-bit: x * 8388608, rounded to nearest (ties to even), clipped to
+     * [-8388608, 8388607], NaN becomes 0; stored left-justified in an int32 (value << 8),
+     * which is what libsndfile's int API expects for a 24-bit file. */
+    void (*f32_to_s24)(int32_t *MX_RESTRICT dst, const float *MX_RESTRICT src, size_t n);
+} mx_kernels;
+
+/* The table for `isa`, or NULL when that path is not built for this architecture or
+ * this CPU cannot run it. MX_ISA_SCALAR is always available. */
+const mx_kernels *mx_kernels_for_isa(mx_isa isa);
+
+/* The best table this CPU runs, chosen once. The environment variable MIXDOWN_ISA
+ * (scalar, sse2, avx2, neon) forces a path, for benchmarks and debugging; an
+ * unavailable choice falls back to the best one. */
+const mx_kernels *mx_kernels_active(void);
+mx_isa mx_kernels_active_isa(void);
+const char *mx_isa_name(mx_isa isa);
+
+/* Scalar references, always compiled, vectorisation disabled. */
+void mx_mix_ramp_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT src, size_t frames,
+                        double g0, double step, int64_t offset);
+void mx_mix_gain_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT src, size_t frames, float gain);
+void mx_apply_ramp_scalar(float *MX_RESTRICT buf, size_t frames, double g0, double step, int64_t offset);
+void mx_apply_gain_scalar(float *MX_RESTRICT buf, size_t frames, float gain);
+void mx_interleave_scalar(float *MX_RESTRICT dst, const float *const *MX_RESTRICT src,
+                          size_t channels, size_t frames);
+void mx_deinterleave_scalar(float *const *MX_RESTRICT dst, const float *MX_RESTRICT src,
+                            size_t channels, size_t frames);
+void mx_f32_to_s16_scalar(int16_t *MX_RESTRICT dst, const float *MX_RESTRICT src, size_t n);
+void mx_f32_to_s24_scalar(int32_t *MX_RESTRICT dst, const float *MX_RESTRICT src, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,73 @@
+/* Scalar references: the ground truth for every SIMD path. */
+#include "internal.h"
+#include <string.h>
+
+void mx_mix_ramp_scalar(float *restrict dst, const float *restrict src, size_t frames,
+                        double g0, double step, int64_t offset) {
+    MX_NO_VECTORIZE
+    for (size_t i = 0; i < frames; i++)
+        dst[i] = dst[i] + src[i] * mx_ramp_gain(g0, step, offset + (int64_t)i);
+}
+
+void mx_mix_gain_scalar(float *restrict dst, const float *restrict src, size_t frames, float gain) {
+    MX_NO_VECTORIZE
+    for (size_t i = 0; i < frames; i++)
+        dst[i] = dst[i] + src[i] * gain;
+}
+
+void mx_apply_ramp_scalar(float *restrict buf, size_t frames, double g0, double step, int64_t offset) {
+    MX_NO_VECTORIZE
+    for (size_t i = 0; i < frames; i++)
+        buf[i] = buf[i] * mx_ramp_gain(g0, step, offset + (int64_t)i);
+}
+
+void mx_apply_gain_scalar(float *restrict buf, size_t frames, float gain) {
+    MX_NO_VECTORIZE
+    for (size_t i = 0; i < frames; i++)
+        buf[i] = buf[i] * gain;
+}
+
+void mx_interleave_scalar(float *restrict dst, const float *const *restrict src,
+                          size_t channels, size_t frames) {
+    if (channels == 1) {
+        if (frames) memcpy(dst, src[0], frames * sizeof(float));
+        return;
+    }
+    for (size_t c = 0; c < channels; c++) {
+        const float *s = src[c];
+        MX_NO_VECTORIZE
+        for (size_t f = 0; f < frames; f++)
+            dst[f * channels + c] = s[f];
+    }
+}
+
+void mx_deinterleave_scalar(float *const *restrict dst, const float *restrict src,
+                            size_t channels, size_t frames) {
+    if (channels == 1) {
+        if (frames) memcpy(dst[0], src, frames * sizeof(float));
+        return;
+    }
+    for (size_t c = 0; c < channels; c++) {
+        float *d = dst[c];
+        MX_NO_VECTORIZE
+        for (size_t f = 0; f < frames; f++)
+            d[f] = src[f * channels + c];
+    }
+}
+
+void mx_f32_to_s16_scalar(int16_t *restrict dst, const float *restrict src, size_t n) {
+    MX_NO_VECTORIZE
+    for (size_t i = 0; i < n; i++)
+        dst[i] = mx_s16_one(src[i]);
+}
+
+void mx_f32_to_s24_scalar(int32_t *restrict dst, const float *restrict src, size_t n) {
+    MX_NO_VECTORIZE
+    for (size_t i = 0; i < n; i++)
+        dst[i] = mx_s24_one(src[i]);
+}
+
+const mx_kernels mx_kernels_scalar = {
+    mx_mix_ramp_scalar, mx_mix_gain_scalar, mx_apply_ramp_scalar, mx_apply_gain_scalar,
+    mx_interleave_scalar, mx_deinterleave_scalar, mx_f32_to_s16_scalar, mx_f32_to_s24_scalar,
+};

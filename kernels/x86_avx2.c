@@ -1,0 +1,132 @@
+/* AVX2 paths, compiled with a per-function target attribute (no global flags) and
+ * chosen at run time only when the CPU reports AVX2. Unaligned loads and stores only. */
+#include "internal.h"
+#if defined(MX_HAVE_X86)
+#include <immintrin.h>
+
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+
+static inline __m256 ramp_gains_avx2(__m256d g0v, __m256d stepv, __m256d idx0, __m256d idx1) {
+    __m128 lo = _mm256_cvtpd_ps(_mm256_add_pd(g0v, _mm256_mul_pd(idx0, stepv)));
+    __m128 hi = _mm256_cvtpd_ps(_mm256_add_pd(g0v, _mm256_mul_pd(idx1, stepv)));
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+}
+
+static void mix_ramp_avx2(float *restrict dst, const float *restrict src, size_t frames,
+                          double g0, double step, int64_t offset) {
+    size_t i = 0;
+    const __m256d g0v = _mm256_set1_pd(g0), stepv = _mm256_set1_pd(step), eight = _mm256_set1_pd(8.0);
+    const double o = (double)offset;
+    __m256d idx0 = _mm256_set_pd(o + 3, o + 2, o + 1, o);
+    __m256d idx1 = _mm256_set_pd(o + 7, o + 6, o + 5, o + 4);
+    for (; i + 8 <= frames; i += 8) {
+        __m256 g = ramp_gains_avx2(g0v, stepv, idx0, idx1);
+        __m256 d = _mm256_loadu_ps(dst + i), s = _mm256_loadu_ps(src + i);
+        _mm256_storeu_ps(dst + i, _mm256_add_ps(d, _mm256_mul_ps(s, g)));
+        idx0 = _mm256_add_pd(idx0, eight);
+        idx1 = _mm256_add_pd(idx1, eight);
+    }
+    for (; i < frames; i++)
+        dst[i] = dst[i] + src[i] * mx_ramp_gain(g0, step, offset + (int64_t)i);
+}
+
+static void mix_gain_avx2(float *restrict dst, const float *restrict src, size_t frames, float gain) {
+    size_t i = 0;
+    const __m256 g = _mm256_set1_ps(gain);
+    for (; i + 8 <= frames; i += 8)
+        _mm256_storeu_ps(dst + i, _mm256_add_ps(_mm256_loadu_ps(dst + i),
+                                                _mm256_mul_ps(_mm256_loadu_ps(src + i), g)));
+    for (; i < frames; i++)
+        dst[i] = dst[i] + src[i] * gain;
+}
+
+static void apply_ramp_avx2(float *restrict buf, size_t frames, double g0, double step, int64_t offset) {
+    size_t i = 0;
+    const __m256d g0v = _mm256_set1_pd(g0), stepv = _mm256_set1_pd(step), eight = _mm256_set1_pd(8.0);
+    const double o = (double)offset;
+    __m256d idx0 = _mm256_set_pd(o + 3, o + 2, o + 1, o);
+    __m256d idx1 = _mm256_set_pd(o + 7, o + 6, o + 5, o + 4);
+    for (; i + 8 <= frames; i += 8) {
+        __m256 g = ramp_gains_avx2(g0v, stepv, idx0, idx1);
+        _mm256_storeu_ps(buf + i, _mm256_mul_ps(_mm256_loadu_ps(buf + i), g));
+        idx0 = _mm256_add_pd(idx0, eight);
+        idx1 = _mm256_add_pd(idx1, eight);
+    }
+    for (; i < frames; i++)
+        buf[i] = buf[i] * mx_ramp_gain(g0, step, offset + (int64_t)i);
+}
+
+static void apply_gain_avx2(float *restrict buf, size_t frames, float gain) {
+    size_t i = 0;
+    const __m256 g = _mm256_set1_ps(gain);
+    for (; i + 8 <= frames; i += 8)
+        _mm256_storeu_ps(buf + i, _mm256_mul_ps(_mm256_loadu_ps(buf + i), g));
+    for (; i < frames; i++)
+        buf[i] = buf[i] * gain;
+}
+
+static void interleave_avx2(float *restrict dst, const float *const *restrict src,
+                            size_t channels, size_t frames) {
+    if (channels != 2) { mx_interleave_scalar(dst, src, channels, frames); return; }
+    const float *l = src[0], *r = src[1];
+    size_t f = 0;
+    for (; f + 8 <= frames; f += 8) {
+        __m256 a = _mm256_loadu_ps(l + f), b = _mm256_loadu_ps(r + f);
+        __m256 lo = _mm256_unpacklo_ps(a, b), hi = _mm256_unpackhi_ps(a, b);
+        _mm256_storeu_ps(dst + 2 * f, _mm256_permute2f128_ps(lo, hi, 0x20));
+        _mm256_storeu_ps(dst + 2 * f + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
+    }
+    for (; f < frames; f++) { dst[2 * f] = l[f]; dst[2 * f + 1] = r[f]; }
+}
+
+static void deinterleave_avx2(float *const *restrict dst, const float *restrict src,
+                              size_t channels, size_t frames) {
+    if (channels != 2) { mx_deinterleave_scalar(dst, src, channels, frames); return; }
+    float *l = dst[0], *r = dst[1];
+    size_t f = 0;
+    for (; f + 8 <= frames; f += 8) {
+        __m256 a = _mm256_loadu_ps(src + 2 * f), b = _mm256_loadu_ps(src + 2 * f + 8);
+        __m256 ls = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+        __m256 rs = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+        _mm256_storeu_ps(l + f, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(ls), _MM_SHUFFLE(3, 1, 2, 0))));
+        _mm256_storeu_ps(r + f, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(rs), _MM_SHUFFLE(3, 1, 2, 0))));
+    }
+    for (; f < frames; f++) { l[f] = src[2 * f]; r[f] = src[2 * f + 1]; }
+}
+
+static inline __m256 scale_clip_avx2(__m256 x, __m256 scale, __m256 lo, __m256 hi) {
+    __m256 v = _mm256_mul_ps(x, scale);
+    v = _mm256_and_ps(v, _mm256_cmp_ps(v, v, _CMP_ORD_Q));
+    return _mm256_max_ps(_mm256_min_ps(v, hi), lo);
+}
+
+static void f32_to_s16_avx2(int16_t *restrict dst, const float *restrict src, size_t n) {
+    const __m256 scale = _mm256_set1_ps(32768.0f), lo = _mm256_set1_ps(-32768.0f), hi = _mm256_set1_ps(32767.0f);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256i a = _mm256_cvtps_epi32(scale_clip_avx2(_mm256_loadu_ps(src + i), scale, lo, hi));
+        __m256i b = _mm256_cvtps_epi32(scale_clip_avx2(_mm256_loadu_ps(src + i + 8), scale, lo, hi));
+        /* packs works per 128-bit lane: restore frame order with a 64-bit permute. */
+        __m256i p = _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), _MM_SHUFFLE(3, 1, 2, 0));
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), p);
+    }
+    for (; i < n; i++) dst[i] = mx_s16_one(src[i]);
+}
+
+static void f32_to_s24_avx2(int32_t *restrict dst, const float *restrict src, size_t n) {
+    const __m256 scale = _mm256_set1_ps(8388608.0f), lo = _mm256_set1_ps(-8388608.0f), hi = _mm256_set1_ps(8388607.0f);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i a = _mm256_cvtps_epi32(scale_clip_avx2(_mm256_loadu_ps(src + i), scale, lo, hi));
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), _mm256_slli_epi32(a, 8));
+    }
+    for (; i < n; i++) dst[i] = mx_s24_one(src[i]);
+}
+
+#pragma clang attribute pop
+
+const mx_kernels mx_kernels_avx2 = {
+    mix_ramp_avx2, mix_gain_avx2, apply_ramp_avx2, apply_gain_avx2,
+    interleave_avx2, deinterleave_avx2, f32_to_s16_avx2, f32_to_s24_avx2,
+};
+#endif
