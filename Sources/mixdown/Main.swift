@@ -11,7 +11,12 @@ struct Main {
             try command.run()
         } catch let error as MixdownError {
             printError("mixdown: error: \(error)")
-            exit(error == .cancelled ? 130 : 1)
+            switch error {
+            case .cancelled: exit(130)
+            // A value that cannot be used whatever the files hold: a usage error.
+            case .invalidParameter, .invalidTime: exit(2)
+            default: exit(1)
+            }
         } catch let error as UsageError {
             printError("mixdown: error: \(error.message)")
             exit(2)

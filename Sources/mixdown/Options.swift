@@ -8,7 +8,7 @@ struct RenderOptions: ParsableArguments {
     var overwrite = false
     @Flag(help: "Print one JSON object with what was done.")
     var json = false
-    @Flag(help: "No progress bar and no summary line.")
+    @Flag(name: [.customLong("quiet"), .customShort("q")], help: "No progress bar and no summary line.")
     var quiet = false
 }
 

@@ -69,7 +69,8 @@ public struct FileExport: Sendable {
         let clock = ContinuousClock()
         let began = clock.now
         let type = try requestedType()
-        let info = try AudioFileInfo.read(path: input)
+        let reader = try SndFileReader(path: input)
+        let info = reader.info
         let rate = info.sampleRate
 
         let startTime = start ?? .zero
@@ -138,7 +139,7 @@ public struct FileExport: Sendable {
 
         let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? info.naturalSampleFormat(for: type),
                                                   frames: length, channels: info.channelCount)
-        let source = try FileSource(path: input, range: a..<b)
+        let source = try FileSource(reader: reader, range: a..<b)
         let graph = GainAutomation(input: source, envelope: envelope)
         let writer = try AudioFileWriter(destination: output, encoding: encoding, format: info.format,
                                          maximumFrames: blockSizes.max() ?? 4096, overwrite: overwrite, metadata: metadata)

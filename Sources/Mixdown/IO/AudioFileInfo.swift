@@ -68,12 +68,43 @@ final class SndFileReader {
             sf_close(h)
             throw .unreadableFile(path: path, reason: "the header gives \(sfinfo.samplerate) Hz and \(sfinfo.channels) channels")
         }
+        if let promised = Self.promisedFrames(h, sfinfo), promised > sfinfo.frames {
+            sf_close(h)
+            throw .truncatedAudio(path: path, expectedFrames: promised, readFrames: sfinfo.frames)
+        }
         handle = h
         info = AudioFileInfo(path: path, type: Self.majorName(sfinfo.format), sampleFormat: Self.subtypeName(sfinfo.format),
                              sampleRate: Int(sfinfo.samplerate), channelCount: Int(sfinfo.channels), frames: sfinfo.frames)
     }
 
     deinit { sf_close(handle) }
+
+    /// The frame count a PCM file's header promised, when libsndfile's header log says the
+    /// data chunk is longer than the file ("data : 576000 (should be 199908)"): libsndfile
+    /// then quietly plays what is there, and Mixdown calls the file truncated instead.
+    static func promisedFrames(_ h: OpaquePointer, _ sfinfo: SF_INFO) -> Int64? {
+        var log = [CChar](repeating: 0, count: 16_384)
+        sf_command(h, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
+        let text = String(decoding: log.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        for line in text.split(separator: "\n") {
+            let t = line.trimmingCharacters(in: .whitespaces)
+            guard t.hasPrefix("data :") || t.hasPrefix("SSND :"), let open = t.range(of: "(should be ") else { continue }
+            let declared = t[t.index(t.startIndex, offsetBy: 6)..<open.lowerBound].trimmingCharacters(in: .whitespaces)
+            let actual = t[open.upperBound...].prefix { $0.isNumber }
+            guard let d = Int64(declared), let a = Int64(actual), d > a else { continue }
+            let bytesPerSample: Int64 = switch sfinfo.format & Int32(SF_FORMAT_SUBMASK) {
+            case Int32(SF_FORMAT_PCM_S8), Int32(SF_FORMAT_PCM_U8), Int32(SF_FORMAT_ULAW), Int32(SF_FORMAT_ALAW): 1
+            case Int32(SF_FORMAT_PCM_16): 2
+            case Int32(SF_FORMAT_PCM_24): 3
+            case Int32(SF_FORMAT_PCM_32), Int32(SF_FORMAT_FLOAT): 4
+            case Int32(SF_FORMAT_DOUBLE): 8
+            default: 0
+            }
+            guard bytesPerSample > 0 else { return sfinfo.frames + 1 }
+            return sfinfo.frames + (d - a) / (bytesPerSample * Int64(sfinfo.channels))
+        }
+        return nil
+    }
 
     static func majorName(_ format: Int32) -> String {
         switch format & Int32(SF_FORMAT_TYPEMASK) {

@@ -25,9 +25,15 @@ public final class FileSource: AudioNode {
 
     /// Opens `path` and plays `range` (default: the whole file). A range that does not lie
     /// inside the file throws `rangeOutsideSource`.
-    public init(path: String, range: Range<Int64>? = nil) throws(MixdownError) {
-        file = try SndFileReader(path: path)
-        info = file.info
+    public convenience init(path: String, range: Range<Int64>? = nil) throws(MixdownError) {
+        try self.init(reader: SndFileReader(path: path), range: range)
+    }
+
+    /// Plays `range` of an already open file (one open per export, so pipes work too).
+    init(reader: SndFileReader, range: Range<Int64>?) throws(MixdownError) {
+        file = reader
+        info = reader.info
+        let path = info.path
         format = info.format
         let r = range ?? 0..<info.frames
         guard r.lowerBound >= 0, r.upperBound <= info.frames, !r.isEmpty else {

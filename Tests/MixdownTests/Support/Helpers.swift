@@ -1,0 +1,87 @@
+import Foundation
+@testable import Mixdown
+
+/// The block-size sequences every graph test runs at (Tracktion-style).
+enum BlockSizes {
+    static let irregular = [1, 7, 64, 3, 513, 4096, 2, 1000, 31]
+    static let all: [[Int]] = [[1], [64], [512], [4096], irregular]
+}
+
+/// A unique directory under the system's temporary folder, removed on deinit.
+final class TempDir {
+    let path: String
+    init() {
+        path = NSTemporaryDirectory() + "mixdown-test-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    func file(_ name: String) -> String { path + "/" + name }
+    /// Every name in the directory, hidden ones included (temporary files are hidden).
+    var contents: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+}
+
+/// Plays planar arrays: a node whose output is known sample for sample.
+final class ArraySource: AudioNode {
+    let format: AudioFormat
+    let planes: [[Float]]
+    var length: Int64? { Int64(planes[0].count) }
+    private var position = 0
+    init(sampleRate: Int = 48_000, planes: [[Float]]) {
+        format = AudioFormat(sampleRate: sampleRate, channelCount: planes.count)
+        self.planes = planes
+    }
+    func prepare(maximumFrames: Int) throws(MixdownError) {}
+    func render(into buffer: AudioBuffer, frames: Int) throws(MixdownError) -> RenderStatus {
+        let n = min(frames, planes[0].count - position)
+        for c in 0..<planes.count {
+            planes[c].withUnsafeBufferPointer { buffer[channel: c].update(from: $0.baseAddress! + position, count: n) }
+        }
+        position += n
+        return RenderStatus(frames: n, ended: position == planes[0].count)
+    }
+}
+
+/// Pulls `node` to its end with block sizes cycling through `blockSizes`, checking the
+/// node contract on the way: short blocks only at the end, zero frames after it.
+func renderAll(_ node: AudioNode, blockSizes: [Int]) throws -> [[Float]] {
+    let maxBlock = blockSizes.max()!
+    try node.prepare(maximumFrames: maxBlock)
+    let buffer = AudioBuffer(format: node.format, capacity: maxBlock)
+    var out = [[Float]](repeating: [], count: node.format.channelCount)
+    var i = 0
+    while true {
+        let want = blockSizes[i % blockSizes.count]
+        i += 1
+        let status = try node.render(into: buffer, frames: want)
+        precondition(status.frames == want || status.ended, "short block before the end of the stream")
+        for c in 0..<out.count { out[c] += buffer.samples(channel: c, frames: status.frames) }
+        if status.ended {
+            let after = try node.render(into: buffer, frames: want)
+            precondition(after == RenderStatus(frames: 0, ended: true), "frames after the end of the stream")
+            return out
+        }
+    }
+}
+
+/// Writes planar samples to `path` through the library's own writer.
+func writeFile(_ path: String, _ planes: [[Float]], sampleRate: Int = 48_000, type: AudioFileType = .wav,
+               format: SampleFormat? = .f32) throws {
+    let encoding = try OutputEncoding.resolve(path: path, type: type, sampleFormat: format,
+                                              frames: Int64(planes[0].count), channels: planes.count)
+    let source = ArraySource(sampleRate: sampleRate, planes: planes)
+    let writer = try AudioFileWriter(destination: path, encoding: encoding, format: source.format,
+                                     maximumFrames: 4096, overwrite: true)
+    try Renderer.run(source: source, writer: writer, expectedFrames: Int64(planes[0].count))
+    try writer.commit()
+}
+
+/// Reads a whole file as planar Float32.
+func readFile(_ path: String) throws -> (info: AudioFileInfo, planes: [[Float]]) {
+    let source = try FileSource(path: path)
+    return (source.info, try renderAll(source, blockSizes: [4096]))
+}
+
+/// A sine of `hz` at `rate`, `n` frames, amplitude `a`.
+func sine(_ hz: Double, rate: Int = 48_000, frames n: Int, amplitude a: Float = 0.5) -> [Float] {
+    (0..<n).map { a * Float(sin(2 * Double.pi * hz * Double($0) / Double(rate))) }
+}
