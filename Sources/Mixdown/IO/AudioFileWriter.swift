@@ -49,8 +49,9 @@ public final class AudioFileWriter {
         self.overwrite = overwrite
         capacity = maximumFrames
 
-        let url = URL(fileURLWithPath: destination)
-        let dir = url.deletingLastPathComponent().path
+        // The directory as the caller named it, so messages quote their own words.
+        let parent = (destination as NSString).deletingLastPathComponent
+        let dir = parent.isEmpty ? "." : parent
         var st = stat()
         if stat(destination, &st) == 0 {
             if (st.st_mode & S_IFMT) == S_IFDIR { throw .outputNotWritable(path: destination, reason: "it is a directory") }
@@ -59,7 +60,7 @@ public final class AudioFileWriter {
         guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
             throw .outputNotWritable(path: destination, reason: "directory '\(dir)' does not exist")
         }
-        temporaryPath = dir + "/." + url.lastPathComponent + ".mixdown-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        temporaryPath = dir + "/." + (destination as NSString).lastPathComponent + ".mixdown-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
 
         var info = SF_INFO()
         info.samplerate = Int32(format.sampleRate)
@@ -158,7 +159,7 @@ public final class AudioFileWriter {
                 throw .writeFailed(path: destination, reason: "cannot move the finished file into place: \(reason)")
             }
         }
-        let dirfd = open(URL(fileURLWithPath: destination).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let dirfd = open((temporaryPath as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dirfd >= 0 { fsync(dirfd); close(dirfd) }
         committed = true
     }

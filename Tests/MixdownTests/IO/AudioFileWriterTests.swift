@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+@testable import Mixdown
+
+@Suite struct OutputEncodingTests {
+    static let hour: Int64 = 3600 * 48_000
+
+    @Test func wavPastFourGiBBecomesRF64() throws {
+        // 6 h of 48 kHz stereo s16 is 4.15e9 bytes: still WAV. 7 h is 4.84e9: RF64.
+        let six = try OutputEncoding.resolve(path: "x.wav", type: .wav, sampleFormat: .s16, frames: 6 * Self.hour, channels: 2)
+        #expect(six.type == .wav && six.dataBytes == 6 * Self.hour * 4)
+        let seven = try OutputEncoding.resolve(path: "x.wav", type: .wav, sampleFormat: .s16, frames: 7 * Self.hour, channels: 2)
+        #expect(seven.type == .rf64 && seven.sampleFormat == .s16)
+        // Right at the edge: the header allowance counts.
+        let edgeFrames = (Int64(UInt32.max) - OutputEncoding.headerAllowance) / 4
+        #expect(try OutputEncoding.resolve(path: "x.wav", type: .wav, sampleFormat: .s16, frames: edgeFrames, channels: 2).type == .wav)
+        #expect(try OutputEncoding.resolve(path: "x.wav", type: .wav, sampleFormat: .s16, frames: edgeFrames + 1, channels: 2).type == .rf64)
+        #expect(try OutputEncoding.resolve(path: "x.w64", type: .w64, sampleFormat: .f32, frames: 24 * Self.hour, channels: 8).type == .w64)
+    }
+
+    @Test func refusalsNameTheFileAndReason() {
+        #expect {
+            _ = try OutputEncoding.resolve(path: "big.aiff", type: .aiff, sampleFormat: .s24, frames: 10 * Self.hour, channels: 2)
+        } throws: { error in
+            guard case MixdownError.outputTooLarge(let p, _, let r) = error else { return false }
+            return p == "big.aiff" && r.contains("AIFF")
+        }
+        #expect(throws: MixdownError.unsupportedOutput(path: "a.flac", reason: "flac does not store f32 samples (it stores s16, s24)")) {
+            try OutputEncoding.resolve(path: "a.flac", type: .flac, sampleFormat: .f32, frames: 10, channels: 1)
+        }
+        #expect(throws: MixdownError.self) {
+            try OutputEncoding.resolve(path: "a.ogg", type: .ogg, sampleFormat: .s16, frames: 10, channels: 1)
+        }
+    }
+}
+
+@Suite struct AudioFileWriterTests {
+    func writer(_ path: String, overwrite: Bool = false) throws -> AudioFileWriter {
+        let enc = try OutputEncoding.resolve(path: path, type: .wav, sampleFormat: .s16, frames: 100, channels: 1)
+        return try AudioFileWriter(destination: path, encoding: enc, format: AudioFormat(sampleRate: 48_000, channelCount: 1),
+                                   maximumFrames: 64, overwrite: overwrite)
+    }
+
+    @Test func nothingAppearsUntilCommit() throws {
+        let dir = TempDir()
+        let w = try writer(dir.file("out.wav"))
+        try w.write(AudioBuffer(channelCount: 1, capacity: 64), frames: 64)
+        #expect(dir.contents.count == 1 && dir.contents[0].hasPrefix(".out.wav.mixdown-"))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out.wav")))
+        try w.commit()
+        #expect(dir.contents == ["out.wav"])
+        #expect(try AudioFileInfo.read(path: dir.file("out.wav")).frames == 64)
+    }
+
+    @Test func abortAndDeinitLeaveNothing() throws {
+        let dir = TempDir()
+        let w = try writer(dir.file("a.wav"))
+        try w.write(AudioBuffer(channelCount: 1, capacity: 64), frames: 10)
+        w.abort()
+        #expect(dir.contents.isEmpty)
+        do { _ = try writer(dir.file("b.wav")) }
+        #expect(dir.contents.isEmpty)
+    }
+
+    @Test func existingFileIsNeverReplacedUnlessAsked() throws {
+        let dir = TempDir()
+        let path = dir.file("keep.wav")
+        FileManager.default.createFile(atPath: path, contents: Data("original".utf8))
+        #expect(throws: MixdownError.outputExists(path: path)) { try writer(path) }
+        // A file that appears while the render runs is not replaced either.
+        let racing = dir.file("race.wav")
+        let w = try writer(racing)
+        FileManager.default.createFile(atPath: racing, contents: Data("first".utf8))
+        #expect(throws: MixdownError.outputExists(path: racing)) { try w.commit() }
+        #expect(try String(contentsOfFile: racing, encoding: .utf8) == "first")
+        #expect(dir.contents == ["keep.wav", "race.wav"])
+        // Asked to overwrite: replaced, in one step.
+        let o = try writer(path, overwrite: true)
+        try o.write(AudioBuffer(channelCount: 1, capacity: 64), frames: 5)
+        try o.commit()
+        #expect(try AudioFileInfo.read(path: path).frames == 5)
+    }
+
+    @Test func unwritableDestinationsAreNamed() throws {
+        let dir = TempDir()
+        #expect {
+            _ = try writer(dir.file("no/such/dir/out.wav"))
+        } throws: { error in
+            guard case MixdownError.outputNotWritable(let p, let r) = error else { return false }
+            return p.hasSuffix("no/such/dir/out.wav") && r.contains("does not exist")
+        }
+        try FileManager.default.createDirectory(atPath: dir.file("dir.wav"), withIntermediateDirectories: false)
+        #expect(throws: MixdownError.outputNotWritable(path: dir.file("dir.wav"), reason: "it is a directory")) {
+            try writer(dir.file("dir.wav"), overwrite: true)
+        }
+        #expect(throws: MixdownError.self) { try writer("/proc/mixdown-cannot-write.wav") }
+    }
+}

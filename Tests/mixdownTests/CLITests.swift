@@ -1,0 +1,181 @@
+import Foundation
+import Mixdown
+import Testing
+
+/// Runs the built `mixdown` executable (it sits beside the test bundle).
+struct CLI {
+    static let executable: URL = {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            dir = bundle.bundleURL.deletingLastPathComponent()
+        }
+        return dir.appendingPathComponent("mixdown")
+    }()
+
+    struct Result { let code: Int32; let stdout: String; let stderr: String }
+
+    static func run(_ args: [String], in dir: String) throws -> Result {
+        let p = Process()
+        p.executableURL = executable
+        p.arguments = args
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(code: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+}
+
+/// A fresh directory holding `in.wav`, a 60 s 48 kHz stereo 16-bit recording that the
+/// CLI's own `generate` made once for the whole run.
+final class Workspace {
+    static let shared: Result<String, Error> = Result {
+        let dir = NSTemporaryDirectory() + "mixdown-cli-input-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let r = try CLI.run(["generate", "in.wav", "--duration", "60", "--rate", "48000", "-q"], in: dir)
+        guard r.code == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: r.stderr]) }
+        return dir + "/in.wav"
+    }
+    let path = NSTemporaryDirectory() + "mixdown-cli-" + UUID().uuidString
+    init() throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.shared.get(), toPath: path + "/in.wav")
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    var contents: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+@Suite(.serialized) struct CLITests {
+    @Test func infoPrintsTheExactDuration() throws {
+        let ws = try Workspace()
+        let json = try CLI.run(["info", "in.wav", "--json"], in: ws.path)
+        #expect(json.code == 0)
+        let obj = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [String: Any]
+        #expect(obj["frames"] as? Int == 2_880_000)
+        #expect(obj["sample_rate"] as? Int == 48_000)
+        #expect(obj["channels"] as? Int == 2)
+        #expect(obj["duration"] as? String == "60/1")
+        #expect(obj["sample_format"] as? String == "pcm_16" && obj["type"] as? String == "wav")
+        let text = try CLI.run(["info", "in.wav"], in: ws.path)
+        #expect(text.stdout.contains("frames:      2880000") && text.stdout.contains("0:01:00.000000"))
+    }
+
+    /// Apple's QA1730 job from the command line.
+    @Test func exportQA1730() throws {
+        let ws = try Workspace()
+        let r = try CLI.run(["export", "in.wav", "out.wav", "--start", "30", "--duration", "20", "--fade-in", "10", "--json"], in: ws.path)
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(r.stderr.isEmpty, "no progress bar when stderr is not a terminal")
+        let obj = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        #expect(obj["frames"] as? Int == 960_000)
+        #expect(obj["source_start_frame"] as? Int == 1_440_000)
+        #expect(obj["duration"] as? String == "960000/48000")
+        #expect((obj["realtime_factor"] as? Double ?? 0) > 0)
+        #expect(try AudioFileInfo.read(path: ws.file("out.wav")).frames == 960_000)
+        // The input's frames, 16-bit, at gain 1 after the fade: identical to the source.
+        let src = try FileSource(path: ws.file("in.wav"), range: 1_440_000 + 480_000..<1_440_000 + 480_100)
+        let out = try FileSource(path: ws.file("out.wav"), range: 480_000..<480_100)
+        let a = AudioBuffer(channelCount: 2, capacity: 100), b = AudioBuffer(channelCount: 2, capacity: 100)
+        try src.prepare(maximumFrames: 100); try out.prepare(maximumFrames: 100)
+        _ = try src.render(into: a, frames: 100); _ = try out.render(into: b, frames: 100)
+        #expect(a.samples(channel: 0, frames: 100) == b.samples(channel: 0, frames: 100))
+        let quiet = try CLI.run(["export", "in.wav", "q.flac", "--duration", "1440000f", "--quiet"], in: ws.path)
+        #expect(quiet.code == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty)
+        #expect(try AudioFileInfo.read(path: ws.file("q.flac")).frames == 1_440_000)
+    }
+
+    /// Each bad input: the exit code, a message naming what is at fault, and nothing written.
+    @Test(arguments: [
+        (["export", "missing.wav", "out.wav"], Int32(1), "'missing.wav': no such file"),
+        (["export", "empty.wav", "out.wav"], 1, "'empty.wav': the file is empty"),
+        (["export", "header.wav", "out.wav"], 1, "'header.wav': cannot read audio"),
+        (["export", "text.wav", "out.wav"], 1, "'text.wav': cannot read audio: Format not recognised"),
+        (["export", "folder.wav", "out.wav"], 1, "'folder.wav': is a directory"),
+        (["export", "in.wav", "/proc/mixdown-out.wav"], 1, "'/proc/mixdown-out.wav': cannot write"),
+        (["export", "in.wav", "nodir/out.wav"], 1, "'nodir/out.wav': cannot write: directory 'nodir' does not exist"),
+        (["export", "in.wav", "out.wav", "--start", "61"], 1, "'in.wav': the requested range start 0:01:01.000000 lies outside the source"),
+        (["export", "in.wav", "out.wav", "--start", "50", "--duration", "20"], 1, "lies outside the source, which is 0:01:00.000000 long"),
+        (["export", "in.wav", "out.wav", "--duration", "0"], 2, "--duration 0:00:00.000000: must be longer than 0"),
+        (["export", "in.wav", "out.wav", "--duration=-5"], 2, "--duration -0:00:05.000000: must be longer than 0"),
+        (["export", "in.wav", "out.wav", "--duration", "10", "--fade-in", "11"], 2, "--fade-in 0:00:11.000000: is longer than the output (0:00:10.000000)"),
+        (["export", "in.wav", "out.wav", "--duration", "10", "--fade-out", "10"], 2, "--fade-out 0:00:10.000000: is not shorter than the output"),
+        (["export", "in.wav", "out.wav", "--start", "nan"], 2, "--start: 'nan' is not a time"),
+        (["export", "in.wav", "out.wav", "--fade-in", "1:2:3:4"], 2, "--fade-in: '1:2:3:4' is not a time"),
+        (["export", "in.wav", "out.wav", "--duration", "1e3"], 2, "--duration: '1e3' is not a time"),
+        (["export", "in.wav", "out.wav", "--type", "mp4"], 2, "--type: 'mp4' is not one of"),
+        (["export", "in.wav", "out.wav", "--format", "s8"], 2, "--format: 's8' is not one of s16, s24, f32"),
+        (["export", "in.wav", "out.flac", "--format", "f32"], 1, "'out.flac': flac does not store f32 samples"),
+        (["export", "in.wav", "out.xyz"], 1, "'out.xyz': unknown extension '.xyz'"),
+        (["export", "in.wav", "existing.wav"], 1, "'existing.wav': already exists (pass --overwrite to replace it)"),
+        (["export", "in.wav"], 2, "Missing expected argument '<output>'"),
+        (["export", "in.wav", "out.wav", "--speed", "2"], 2, "Unknown option '--speed'"),
+        (["info", "text.wav"], 1, "'text.wav': cannot read audio"),
+    ] as [([String], Int32, String)])
+    func badInputFailsCleanly(args: [String], code: Int32, message: String) throws {
+        let ws = try Workspace()
+        let fm = FileManager.default
+        fm.createFile(atPath: ws.file("empty.wav"), contents: Data())
+        fm.createFile(atPath: ws.file("text.wav"), contents: Data("this is text, not audio\n".utf8))
+        fm.createFile(atPath: ws.file("existing.wav"), contents: Data("keep me".utf8))
+        try fm.createDirectory(atPath: ws.file("folder.wav"), withIntermediateDirectories: false)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: ws.file("in.wav")))
+        fm.createFile(atPath: ws.file("header.wav"), contents: whole.prefix(30))
+        let before = ws.contents
+
+        let r = try CLI.run(args, in: ws.path)
+        #expect(r.code == code, "\(args): \(r.stderr)")
+        #expect(r.stderr.contains(message), "\(args): \(r.stderr)")
+        #expect(r.stdout.isEmpty)
+        #expect(ws.contents == before, "\(args) wrote something")
+        #expect(try String(contentsOfFile: ws.file("existing.wav"), encoding: .utf8) == "keep me")
+        #expect(!fm.fileExists(atPath: "/proc/mixdown-out.wav"))
+    }
+
+    @Test func overwriteReplacesOnlyWhenAsked() throws {
+        let ws = try Workspace()
+        FileManager.default.createFile(atPath: ws.file("o.wav"), contents: Data("old".utf8))
+        let r = try CLI.run(["export", "in.wav", "o.wav", "--duration", "1", "--overwrite", "-q"], in: ws.path)
+        #expect(r.code == 0)
+        #expect(try AudioFileInfo.read(path: ws.file("o.wav")).frames == 48_000)
+    }
+
+    /// Ctrl-C in the middle of a render: exit 130, no output, no temporary file. The input
+    /// is a FIFO so that the render is certainly running when the signal arrives.
+    @Test func interruptLeavesNoFile() throws {
+        // Writing to the FIFO after mixdown has exited must fail with EPIPE, not kill the tests.
+        signal(SIGPIPE, SIG_IGN)
+        let ws = try Workspace()
+        let whole = try Data(contentsOf: URL(fileURLWithPath: ws.file("in.wav")))
+        let fifo = ws.file("pipe.wav")
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let p = Process()
+        p.executableURL = CLI.executable
+        p.arguments = ["export", "pipe.wav", "out.wav", "-q"]
+        p.currentDirectoryURL = URL(fileURLWithPath: ws.path)
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let writer = try FileHandle(forWritingTo: URL(fileURLWithPath: fifo))
+        try writer.write(contentsOf: whole.prefix(200_000))
+        // Wait until the temporary output exists: the render has started.
+        var waited = 0
+        while !ws.contents.contains(where: { $0.hasPrefix(".out.wav.mixdown-") }) && waited < 3000 {
+            usleep(10_000); waited += 10
+        }
+        #expect(ws.contents.contains { $0.hasPrefix(".out.wav.mixdown-") })
+        kill(p.processIdentifier, SIGINT)
+        usleep(100_000)
+        // Feed more so the blocked read returns and the render reaches its next block.
+        try? writer.write(contentsOf: whole.dropFirst(200_000).prefix(400_000))
+        try? writer.close()
+        p.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(p.terminationStatus == 130, "\(stderr)")
+        #expect(stderr.contains("cancelled"))
+        #expect(ws.contents == ["in.wav", "pipe.wav"])
+    }
+}
