@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Mixdown", targets: ["Mixdown"]),
         .executable(name: "mixdown", targets: ["mixdown"]),
+        .library(name: "MixdownKernels", targets: ["MixdownKernels"]),
     ],
     traits: [
         // Rubber Band is GPL-2.0-or-later: an embedder can build without it
