@@ -110,8 +110,56 @@ static void f32_to_s24_neon(int32_t *restrict dst, const float *restrict src, si
     for (; i < n; i++) dst[i] = mx_s24_one(src[i]);
 }
 
+static inline float farrow_one_fma(const float *x, float u, const float *coef, int taps, int order) {
+    float c[MX_FARROW_MAX_ORDER + 1];
+    const int stride = order + 1;
+    for (int m = 0; m <= order; m++) {
+        float acc = 0.0f;
+        for (int k = 0; k < taps; k++) acc = __builtin_fmaf(coef[k * stride + m], x[k], acc);
+        c[m] = acc;
+    }
+    float y = c[order];
+    for (int m = order - 1; m >= 0; m--) y = __builtin_fmaf(y, u, c[m]);
+    return y;
+}
+
+static void farrow_neon(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                        const float *restrict u, size_t count, const float *restrict coef, int taps, int order) {
+    size_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        const int32_t b0 = base[i];
+        if (base[i + 1] != b0 + 1 || base[i + 2] != b0 + 2 || base[i + 3] != b0 + 3) {
+            for (size_t j = i; j < i + 4; j++) dst[j] = farrow_one_fma(src + base[j], u[j], coef, taps, order);
+            continue;
+        }
+        float32x4_t acc[MX_FARROW_MAX_ORDER + 1];
+        for (int m = 0; m <= order; m++) acc[m] = vdupq_n_f32(0.0f);
+        const float *x = src + b0;
+        const float *b = coef;
+        for (int k = 0; k < taps; k++, b += order + 1) {
+            const float32x4_t xv = vld1q_f32(x + k);
+            for (int m = 0; m <= order; m++) acc[m] = vfmaq_n_f32(acc[m], xv, b[m]);
+        }
+        const float32x4_t uv = vld1q_f32(u + i);
+        float32x4_t y = acc[order];
+        for (int m = order - 1; m >= 0; m--) y = vfmaq_f32(acc[m], y, uv);
+        vst1q_f32(dst + i, y);
+    }
+    for (; i < count; i++) dst[i] = farrow_one_fma(src + base[i], u[i], coef, taps, order);
+}
+
+static void xcorr_neon(float *restrict dst, const float *restrict a, const float *restrict x, size_t len, size_t lags) {
+    size_t l = 0;
+    for (; l + 4 <= lags; l += 4) {
+        float32x4_t acc = vdupq_n_f32(0.0f);
+        for (size_t i = 0; i < len; i++) acc = vaddq_f32(acc, vmulq_n_f32(vld1q_f32(x + l + i), a[i]));
+        vst1q_f32(dst + l, acc);
+    }
+    for (; l < lags; l++) dst[l] = mx_xcorr_one(a, x + l, len);
+}
+
 const mx_kernels mx_kernels_neon = {
     mix_ramp_neon, mix_gain_neon, apply_ramp_neon, apply_gain_neon,
-    interleave_neon, deinterleave_neon, f32_to_s16_neon, f32_to_s24_neon,
+    interleave_neon, deinterleave_neon, f32_to_s16_neon, f32_to_s24_neon, farrow_neon, xcorr_neon,
 };
 #endif

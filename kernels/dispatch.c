@@ -1,5 +1,6 @@
 /* The one place that chooses a SIMD path. */
 #include "internal.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,7 +9,10 @@ static int isa_supported(mx_isa isa) {
     case MX_ISA_SCALAR: return 1;
 #if defined(MX_HAVE_X86)
     case MX_ISA_SSE2: return 1; /* baseline on x86_64 */
-    case MX_ISA_AVX2: __builtin_cpu_init(); return __builtin_cpu_supports("avx2");
+    case MX_ISA_AVX2: __builtin_cpu_init(); return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case MX_ISA_AVX512:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx512f");
 #endif
 #if defined(MX_HAVE_NEON)
     case MX_ISA_NEON: return 1; /* baseline on arm64 */
@@ -17,6 +21,15 @@ static int isa_supported(mx_isa isa) {
     }
 }
 
+#if defined(MX_HAVE_X86)
+static mx_kernels avx512_table;
+static pthread_once_t avx512_once = PTHREAD_ONCE_INIT;
+static void build_avx512_table(void) {
+    avx512_table = mx_kernels_avx2;
+    avx512_table.farrow = mx_farrow_avx512;
+}
+#endif
+
 const mx_kernels *mx_kernels_for_isa(mx_isa isa) {
     if (!isa_supported(isa)) return NULL;
     switch (isa) {
@@ -24,6 +37,7 @@ const mx_kernels *mx_kernels_for_isa(mx_isa isa) {
 #if defined(MX_HAVE_X86)
     case MX_ISA_SSE2: return &mx_kernels_sse2;
     case MX_ISA_AVX2: return &mx_kernels_avx2;
+    case MX_ISA_AVX512: pthread_once(&avx512_once, build_avx512_table); return &avx512_table;
 #endif
 #if defined(MX_HAVE_NEON)
     case MX_ISA_NEON: return &mx_kernels_neon;
@@ -38,6 +52,7 @@ const char *mx_isa_name(mx_isa isa) {
     case MX_ISA_SSE2: return "sse2";
     case MX_ISA_AVX2: return "avx2";
     case MX_ISA_NEON: return "neon";
+    case MX_ISA_AVX512: return "avx512";
     default: return "unknown";
     }
 }

@@ -32,10 +32,36 @@ static inline int32_t mx_s24_one(float x) {
     return (int32_t)((uint32_t)(int32_t)__builtin_rintf(v) << 8);
 }
 
+/* One Farrow output without fused multiply-add: the scalar reference and SSE2 paths. */
+#define MX_FARROW_MAX_ORDER 7
+static inline float mx_farrow_one(const float *x, float u, const float *coef, int taps, int order) {
+    float c[MX_FARROW_MAX_ORDER + 1];
+    const int stride = order + 1;
+    for (int m = 0; m <= order; m++) {
+        float acc = 0.0f;
+        MX_NO_VECTORIZE
+        for (int k = 0; k < taps; k++) acc = acc + coef[k * stride + m] * x[k];
+        c[m] = acc;
+    }
+    float y = c[order];
+    for (int m = order - 1; m >= 0; m--) y = y * u + c[m];
+    return y;
+}
+
+static inline float mx_xcorr_one(const float *a, const float *x, size_t len) {
+    float acc = 0.0f;
+    MX_NO_VECTORIZE
+    for (size_t i = 0; i < len; i++) acc = acc + a[i] * x[i];
+    return acc;
+}
+
 #if defined(__x86_64__) || defined(_M_X64)
 #define MX_HAVE_X86 1
 extern const mx_kernels mx_kernels_sse2;
 extern const mx_kernels mx_kernels_avx2;
+/* The AVX-512 table is the AVX2 table with this Farrow kernel (built in dispatch.c). */
+void mx_farrow_avx512(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                      const float *restrict u, size_t count, const float *restrict coef, int taps, int order);
 #endif
 #if defined(__aarch64__)
 #define MX_HAVE_NEON 1

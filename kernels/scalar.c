@@ -67,7 +67,18 @@ void mx_f32_to_s24_scalar(int32_t *restrict dst, const float *restrict src, size
         dst[i] = mx_s24_one(src[i]);
 }
 
+void mx_farrow_scalar(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                      const float *restrict u, size_t count, const float *restrict coef, int taps, int order) {
+    for (size_t i = 0; i < count; i++)
+        dst[i] = mx_farrow_one(src + base[i], u[i], coef, taps, order);
+}
+
+void mx_xcorr_scalar(float *restrict dst, const float *restrict a, const float *restrict x, size_t len, size_t lags) {
+    for (size_t l = 0; l < lags; l++) dst[l] = mx_xcorr_one(a, x + l, len);
+}
+
 const mx_kernels mx_kernels_scalar = {
     mx_mix_ramp_scalar, mx_mix_gain_scalar, mx_apply_ramp_scalar, mx_apply_gain_scalar,
     mx_interleave_scalar, mx_deinterleave_scalar, mx_f32_to_s16_scalar, mx_f32_to_s24_scalar,
+    mx_farrow_scalar, mx_xcorr_scalar,
 };

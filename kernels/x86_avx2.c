@@ -1,10 +1,12 @@
 /* AVX2 paths, compiled with a per-function target attribute (no global flags) and
- * chosen at run time only when the CPU reports AVX2. Unaligned loads and stores only. */
+ * chosen at run time only when the CPU reports AVX2 and FMA. Unaligned loads and stores
+ * only. FP contraction stays off: only the Farrow kernel fuses, explicitly, in its vector
+ * lanes and in its per-output fallback alike. */
 #include "internal.h"
 #if defined(MX_HAVE_X86)
 #include <immintrin.h>
 
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
 
 static inline __m256 ramp_gains_avx2(__m256d g0v, __m256d stepv, __m256d idx0, __m256d idx1) {
     __m128 lo = _mm256_cvtpd_ps(_mm256_add_pd(g0v, _mm256_mul_pd(idx0, stepv)));
@@ -123,10 +125,84 @@ static void f32_to_s24_avx2(int32_t *restrict dst, const float *restrict src, si
     for (; i < n; i++) dst[i] = mx_s24_one(src[i]);
 }
 
+/* One Farrow output with fused multiply-adds, in the same order as a vector lane. */
+static inline float farrow_one_fma(const float *x, float u, const float *coef, int taps, int order) {
+    float c[MX_FARROW_MAX_ORDER + 1];
+    const int stride = order + 1;
+    for (int m = 0; m <= order; m++) {
+        float acc = 0.0f;
+        for (int k = 0; k < taps; k++) acc = __builtin_fmaf(coef[k * stride + m], x[k], acc);
+        c[m] = acc;
+    }
+    float y = c[order];
+    for (int m = order - 1; m >= 0; m--) y = __builtin_fmaf(y, u, c[m]);
+    return y;
+}
+
+static inline __attribute__((always_inline))
+void farrow_avx2_impl(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                      const float *restrict u, size_t count, const float *restrict coef, const int taps, const int order) {
+    size_t i = 0;
+    const __m256i lanes = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+    for (; i + 8 <= count; i += 8) {
+        const int32_t b0 = base[i];
+        __m256i want = _mm256_add_epi32(_mm256_set1_epi32(b0), lanes);
+        if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(base + i)), want)) != -1) {
+            /* The input position does not advance by exactly one frame per output here. */
+            for (size_t j = i; j < i + 8; j++) dst[j] = farrow_one_fma(src + base[j], u[j], coef, taps, order);
+            continue;
+        }
+        __m256 acc[MX_FARROW_MAX_ORDER + 1];
+        for (int m = 0; m <= order; m++) acc[m] = _mm256_setzero_ps();
+        const float *x = src + b0;
+        const float *b = coef;
+        for (int k = 0; k < taps; k++, b += order + 1) {
+            const __m256 xv = _mm256_loadu_ps(x + k);
+            for (int m = 0; m <= order; m++)
+                acc[m] = _mm256_fmadd_ps(_mm256_broadcast_ss(b + m), xv, acc[m]);
+        }
+        const __m256 uv = _mm256_loadu_ps(u + i);
+        __m256 y = acc[order];
+        for (int m = order - 1; m >= 0; m--) y = _mm256_fmadd_ps(y, uv, acc[m]);
+        _mm256_storeu_ps(dst + i, y);
+    }
+    for (; i < count; i++) dst[i] = farrow_one_fma(src + base[i], u[i], coef, taps, order);
+}
+
+static void farrow_avx2(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                        const float *restrict u, size_t count, const float *restrict coef, int taps, int order) {
+    /* The three designs Mixdown uses get their own unrolled copies. */
+    if (taps == 64 && order == 6) farrow_avx2_impl(dst, src, base, u, count, coef, 64, 6);
+    else if (taps == 48 && order == 5) farrow_avx2_impl(dst, src, base, u, count, coef, 48, 5);
+    else if (taps == 32 && order == 4) farrow_avx2_impl(dst, src, base, u, count, coef, 32, 4);
+    else farrow_avx2_impl(dst, src, base, u, count, coef, taps, order);
+}
+
+static void xcorr_avx2(float *restrict dst, const float *restrict a, const float *restrict x, size_t len, size_t lags) {
+    size_t l = 0;
+    for (; l + 16 <= lags; l += 16) {
+        __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+        for (size_t i = 0; i < len; i++) {
+            const __m256 ai = _mm256_broadcast_ss(a + i);
+            acc0 = _mm256_add_ps(acc0, _mm256_mul_ps(ai, _mm256_loadu_ps(x + l + i)));
+            acc1 = _mm256_add_ps(acc1, _mm256_mul_ps(ai, _mm256_loadu_ps(x + l + 8 + i)));
+        }
+        _mm256_storeu_ps(dst + l, acc0);
+        _mm256_storeu_ps(dst + l + 8, acc1);
+    }
+    for (; l + 8 <= lags; l += 8) {
+        __m256 acc = _mm256_setzero_ps();
+        for (size_t i = 0; i < len; i++)
+            acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_broadcast_ss(a + i), _mm256_loadu_ps(x + l + i)));
+        _mm256_storeu_ps(dst + l, acc);
+    }
+    for (; l < lags; l++) dst[l] = mx_xcorr_one(a, x + l, len);
+}
+
 #pragma clang attribute pop
 
 const mx_kernels mx_kernels_avx2 = {
     mix_ramp_avx2, mix_gain_avx2, apply_ramp_avx2, apply_gain_avx2,
-    interleave_avx2, deinterleave_avx2, f32_to_s16_avx2, f32_to_s24_avx2,
+    interleave_avx2, deinterleave_avx2, f32_to_s16_avx2, f32_to_s24_avx2, farrow_avx2, xcorr_avx2,
 };
 #endif

@@ -110,8 +110,55 @@ static void f32_to_s24_sse2(int32_t *restrict dst, const float *restrict src, si
     for (; i < n; i++) dst[i] = mx_s24_one(src[i]);
 }
 
+static inline __attribute__((always_inline))
+void farrow_sse2_impl(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                      const float *restrict u, size_t count, const float *restrict coef, const int taps, const int order) {
+    size_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        const int32_t b0 = base[i];
+        __m128i want = _mm_add_epi32(_mm_set1_epi32(b0), _mm_set_epi32(3, 2, 1, 0));
+        if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(const void *)(base + i)), want)) != 0xFFFF) {
+            for (size_t j = i; j < i + 4; j++) dst[j] = mx_farrow_one(src + base[j], u[j], coef, taps, order);
+            continue;
+        }
+        __m128 acc[MX_FARROW_MAX_ORDER + 1];
+        for (int m = 0; m <= order; m++) acc[m] = _mm_setzero_ps();
+        const float *x = src + b0;
+        const float *b = coef;
+        for (int k = 0; k < taps; k++, b += order + 1) {
+            const __m128 xv = _mm_loadu_ps(x + k);
+            for (int m = 0; m <= order; m++)
+                acc[m] = _mm_add_ps(acc[m], _mm_mul_ps(_mm_set1_ps(b[m]), xv));
+        }
+        const __m128 uv = _mm_loadu_ps(u + i);
+        __m128 y = acc[order];
+        for (int m = order - 1; m >= 0; m--) y = _mm_add_ps(_mm_mul_ps(y, uv), acc[m]);
+        _mm_storeu_ps(dst + i, y);
+    }
+    for (; i < count; i++) dst[i] = mx_farrow_one(src + base[i], u[i], coef, taps, order);
+}
+
+static void farrow_sse2(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                        const float *restrict u, size_t count, const float *restrict coef, int taps, int order) {
+    /* The three designs Mixdown uses get their own unrolled copies. */
+    if (taps == 64 && order == 6) farrow_sse2_impl(dst, src, base, u, count, coef, 64, 6);
+    else if (taps == 48 && order == 5) farrow_sse2_impl(dst, src, base, u, count, coef, 48, 5);
+    else if (taps == 32 && order == 4) farrow_sse2_impl(dst, src, base, u, count, coef, 32, 4);
+    else farrow_sse2_impl(dst, src, base, u, count, coef, taps, order);
+}
+
+static void xcorr_sse2(float *restrict dst, const float *restrict a, const float *restrict x, size_t len, size_t lags) {
+    size_t l = 0;
+    for (; l + 4 <= lags; l += 4) {
+        __m128 acc = _mm_setzero_ps();
+        for (size_t i = 0; i < len; i++) acc = _mm_add_ps(acc, _mm_mul_ps(_mm_set1_ps(a[i]), _mm_loadu_ps(x + l + i)));
+        _mm_storeu_ps(dst + l, acc);
+    }
+    for (; l < lags; l++) dst[l] = mx_xcorr_one(a, x + l, len);
+}
+
 const mx_kernels mx_kernels_sse2 = {
     mix_ramp_sse2, mix_gain_sse2, apply_ramp_sse2, apply_gain_sse2,
-    interleave_sse2, deinterleave_sse2, f32_to_s16_sse2, f32_to_s24_sse2,
+    interleave_sse2, deinterleave_sse2, f32_to_s16_sse2, f32_to_s24_sse2, farrow_sse2, xcorr_sse2,
 };
 #endif

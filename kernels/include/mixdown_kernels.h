@@ -37,7 +37,9 @@ typedef enum mx_isa {
     MX_ISA_SSE2 = 1,
     MX_ISA_AVX2 = 2,
     MX_ISA_NEON = 3,
-    MX_ISA_COUNT = 4
+    /* AVX2 everywhere, plus an AVX-512 Farrow kernel that is bit-identical to AVX2's. */
+    MX_ISA_AVX512 = 4,
+    MX_ISA_COUNT = 5
 } mx_isa;
 
 /* One implementation of every kernel. */
@@ -64,6 +66,21 @@ typedef struct mx_kernels {
      * [-8388608, 8388607], NaN becomes 0; stored left-justified in an int32 (value << 8),
      * which is what libsndfile's int API expects for a 24-bit file. */
     void (*f32_to_s24)(int32_t *MX_RESTRICT dst, const float *MX_RESTRICT src, size_t n);
+    /* Farrow resampler: for each output i in 0..<count,
+     *   c_m = sum over k of coef[k * (order + 1) + m] * src[base[i] + k]   (k = 0..taps-1, in order)
+     *   dst[i] = Horner(c_0..c_order at u[i]) = (((c_M) u + c_{M-1}) u + ...) u + c_0
+     * `base[i]` is the index in `src` of output i's first tap and `u[i]` its fractional
+     * delay mapped to [-1, 1). `order` is 1...7. Paths with FMA (AVX2, NEON) fuse each
+     * multiply-add, the others do not: they agree with the scalar reference within the
+     * documented tolerance (2e-6 of full scale), and each path gives an output the same
+     * value whatever group or tail it falls in, so renders are block-size independent. */
+    void (*farrow)(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
+                   const float *MX_RESTRICT u, size_t count, const float *MX_RESTRICT coef, int taps, int order);
+    /* Cross-correlation: dst[l] = sum over i < len of a[i] * x[l + i], for l < lags, summed
+     * in order of i with separate multiply and add: bit-identical on every path, so
+     * the lag a search picks never depends on the CPU. */
+    void (*xcorr)(float *MX_RESTRICT dst, const float *MX_RESTRICT a, const float *MX_RESTRICT x,
+                  size_t len, size_t lags);
 } mx_kernels;
 
 /* The table for `isa`, or NULL when that path is not built for this architecture or
@@ -71,7 +88,7 @@ typedef struct mx_kernels {
 const mx_kernels *mx_kernels_for_isa(mx_isa isa);
 
 /* The best table this CPU runs, chosen once. The environment variable MIXDOWN_ISA
- * (scalar, sse2, avx2, neon) forces a path, for benchmarks and debugging; an
+ * (scalar, sse2, avx2, avx512, neon) forces a path, for benchmarks and debugging; an
  * unavailable choice falls back to the best one. */
 const mx_kernels *mx_kernels_active(void);
 mx_isa mx_kernels_active_isa(void);
@@ -89,6 +106,10 @@ void mx_deinterleave_scalar(float *const *MX_RESTRICT dst, const float *MX_RESTR
                             size_t channels, size_t frames);
 void mx_f32_to_s16_scalar(int16_t *MX_RESTRICT dst, const float *MX_RESTRICT src, size_t n);
 void mx_f32_to_s24_scalar(int32_t *MX_RESTRICT dst, const float *MX_RESTRICT src, size_t n);
+void mx_xcorr_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT a, const float *MX_RESTRICT x,
+                     size_t len, size_t lags);
+void mx_farrow_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
+                      const float *MX_RESTRICT u, size_t count, const float *MX_RESTRICT coef, int taps, int order);
 
 #ifdef __cplusplus
 }

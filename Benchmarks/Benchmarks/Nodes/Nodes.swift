@@ -34,6 +34,34 @@ let benchmarks: @Sendable () -> Void = {
         for _ in b.scaledIterations { blackHole(try node.render(into: buffer, frames: blockFrames)) }
     }
 
+    let drift = StretchRatio(10_001_309, 10_000_000)
+    let endless = Int64(1) << 40
+    func tone() -> AudioNode {
+        TestSignal(format: stereo, length: endless, tones: [.init(hz: 440, amplitude: 0.3)])
+    }
+    /// Renders `node` block by block; the source is a constant buffer so the stage itself is timed.
+    func measure(_ b: Benchmark, _ node: AudioNode) throws {
+        try node.prepare(maximumFrames: blockFrames)
+        let buffer = AudioBuffer(format: node.format, capacity: blockFrames)
+        b.startMeasurement()
+        for _ in b.scaledIterations { blackHole(try node.render(into: buffer, frames: blockFrames)) }
+    }
+    for quality in ResamplerQuality.allCases {
+        for threads in [1, 2] {
+            Benchmark("PolyphaseVarispeed \(quality) stereo, \(threads) thread(s)") { b in
+                try measure(b, try PolyphaseVarispeed(input: Silence(format: stereo, length: endless), ratio: drift,
+                                                      quality: quality, threads: threads))
+            }
+        }
+        Benchmark("SampleRateVarispeed \(quality) stereo") { b in
+            try measure(b, try SampleRateVarispeed(input: Silence(format: stereo, length: endless), ratio: drift, quality: quality))
+        }
+    }
+    Benchmark("WSOLAStretch stereo") { b in
+        try measure(b, try WSOLAStretch(input: Silence(format: stereo, length: endless), ratio: drift))
+    }
+    _ = tone
+
     Benchmark("TestSignal stereo (3 tones)") { b in
         let node = TestSignal(format: stereo, length: Int64.max / 2)
         try node.prepare(maximumFrames: blockFrames)

@@ -51,24 +51,12 @@ public struct FileExport: Sendable {
         public let realtimeFactor: Double
     }
 
-    /// The output type this export writes before any RF64 promotion.
-    public func requestedType() throws(MixdownError) -> AudioFileType {
-        if let type { return type }
-        let ext = URL(fileURLWithPath: output).pathExtension
-        guard let t = AudioFileType(pathExtension: ext) else {
-            throw .unsupportedOutput(path: output, reason: ext.isEmpty
-                ? "no extension to tell the output type from; pass --type"
-                : "unknown extension '.\(ext)'; pass --type (\(AudioFileType.allCases.map(\.rawValue).joined(separator: ", ")))")
-        }
-        return t
-    }
-
     /// Checks everything, then renders. Nothing is written unless every check passes; on
     /// any error or cancellation no file is left at `output` and no temporary file stays.
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
         let clock = ContinuousClock()
         let began = clock.now
-        let type = try requestedType()
+        let type = try AudioFileType.forOutput(output, explicit: self.type)
         let reader = try SndFileReader(path: input)
         let info = reader.info
         let rate = info.sampleRate

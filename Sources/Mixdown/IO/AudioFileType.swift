@@ -1,4 +1,5 @@
 import CSndFile
+import Foundation
 
 /// The container types Mixdown writes (all through libsndfile).
 public enum AudioFileType: String, Sendable, CaseIterable, Codable {
@@ -18,6 +19,18 @@ public enum AudioFileType: String, Sendable, CaseIterable, Codable {
         case "rf64": self = .rf64
         default: return nil
         }
+    }
+
+    /// The type to write `path` as: `explicit` when given, else the one its extension implies.
+    public static func forOutput(_ path: String, explicit: AudioFileType?) throws(MixdownError) -> AudioFileType {
+        if let explicit { return explicit }
+        let ext = (path as NSString).pathExtension
+        guard let t = AudioFileType(pathExtension: ext) else {
+            throw .unsupportedOutput(path: path, reason: ext.isEmpty
+                ? "no extension to tell the output type from; pass --type"
+                : "unknown extension '.\(ext)'; pass --type (\(AudioFileType.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return t
     }
 
     /// Lossy types encode from float and take no PCM sample format.

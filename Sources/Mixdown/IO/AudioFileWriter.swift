@@ -33,6 +33,7 @@ public final class AudioFileWriter {
     public private(set) var framesWritten: Int64 = 0
 
     private let overwrite: Bool
+    private let durable: Bool
     private let temporaryPath: String
     private var handle: OpaquePointer?
     private var interleaved: UnsafeMutablePointer<Float>
@@ -42,8 +43,10 @@ public final class AudioFileWriter {
 
     /// Opens the temporary file. `maximumFrames` is the largest block `write` will get.
     public init(destination: String, encoding: OutputEncoding, format: AudioFormat,
-                maximumFrames: Int, overwrite: Bool, metadata: AudioMetadata = AudioMetadata()) throws(MixdownError) {
+                maximumFrames: Int, overwrite: Bool, metadata: AudioMetadata = AudioMetadata(),
+                durable: Bool = false) throws(MixdownError) {
         self.destination = destination
+        self.durable = durable
         self.encoding = encoding
         self.format = format
         self.overwrite = overwrite
@@ -133,9 +136,11 @@ public final class AudioFileWriter {
             unlink(temporaryPath)
             throw .writeFailed(path: destination, reason: String(cString: sf_error_number(closeStatus)))
         }
-        // The data is on disk before the name points at it.
-        let fd = open(temporaryPath, O_RDONLY | O_CLOEXEC)
-        if fd >= 0 { fsync(fd); close(fd) }
+        if durable {
+            // The data is on disk before the name points at it.
+            let fd = open(temporaryPath, O_RDONLY | O_CLOEXEC)
+            if fd >= 0 { fsync(fd); close(fd) }
+        }
         if overwrite {
             guard rename(temporaryPath, destination) == 0 else {
                 let reason = String(cString: strerror(errno))
@@ -159,8 +164,10 @@ public final class AudioFileWriter {
                 throw .writeFailed(path: destination, reason: "cannot move the finished file into place: \(reason)")
             }
         }
-        let dirfd = open((temporaryPath as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirfd >= 0 { fsync(dirfd); close(dirfd) }
+        if durable {
+            let dirfd = open((temporaryPath as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if dirfd >= 0 { fsync(dirfd); close(dirfd) }
+        }
         committed = true
     }
 

@@ -7,7 +7,8 @@ public enum Renderer {
     /// stream that ends short of it, or would run past it, is an error, never a cropped
     /// or padded file. `progress` receives the fraction done (0...1, never decreasing)
     /// after each block. `cancellation` is checked before each block.
-    /// Allocates only in `prepare`; the loop itself allocates nothing.
+    /// Encoding and writing run on a background thread (`BackgroundWriter`), overlapping
+    /// with the render of the next block. Allocates only before the loop.
     @discardableResult
     public static func run(source: AudioNode, writer: AudioFileWriter, blockSizes: [Int] = [4096],
                            expectedFrames: Int64?, progress: ((Double) -> Void)? = nil,
@@ -16,6 +17,9 @@ public enum Renderer {
         let maxBlock = blockSizes.max()!
         try source.prepare(maximumFrames: maxBlock)
         let buffer = AudioBuffer(format: source.format, capacity: maxBlock)
+        let background = BackgroundWriter(writer: writer, maximumFrames: maxBlock)
+        var finished = false
+        defer { if !finished { try? background.finish() } }
         var done: Int64 = 0
         var next = 0
         while true {
@@ -25,11 +29,13 @@ public enum Renderer {
             if let total = expectedFrames { want = Int(min(Int64(want), total - done)) }
             if want == 0 { break }
             let status = try source.render(into: buffer, frames: want)
-            try writer.write(buffer, frames: status.frames)
+            try background.submit(buffer, frames: status.frames)
             done += Int64(status.frames)
             if let total = expectedFrames, total > 0 { progress?(Double(done) / Double(total)) }
             if status.ended || status.frames < want { break }
         }
+        finished = true
+        try background.finish()
         if let total = expectedFrames, done != total {
             throw .writeFailed(path: writer.destination, reason: "the render produced \(done) frames, \(total) were expected")
         }

@@ -1,0 +1,147 @@
+import Foundation
+
+/// Stretches a whole file to an exact length: the drift-correction job.
+///
+/// The output has exactly `round(N · R)` frames (N the input's frames, R the ratio,
+/// half away from zero), or the exact target when one is given as frames, a duration or a
+/// reference file; R is then target / N exactly. Whatever the algorithm, the tail is
+/// flushed and the result trimmed or padded to that count.
+public struct FileStretch: Sendable {
+    /// What the output's length is set by.
+    public enum Target: Sendable, Equatable {
+        /// Output length / input length.
+        case ratio(StretchRatio)
+        /// An exact output frame count.
+        case frames(Int64)
+        /// An exact output duration (frames rounded half away from zero at the input rate).
+        case duration(MediaTime)
+        /// The exact duration of another file.
+        case match(path: String)
+    }
+
+    public var input: String
+    public var output: String
+    public var target: Target
+    public var algorithm: TimeScaleAlgorithm = .auto
+    public var quality: ResamplerQuality = .best
+    public var resampler: ResamplerEngine = .auto
+    public var type: AudioFileType?
+    public var sampleFormat: SampleFormat?
+    public var overwrite = false
+    public var metadata = AudioMetadata()
+    /// Cores a render may use (1 or 2).
+    public var threads = min(2, ProcessInfo.processInfo.activeProcessorCount)
+    /// Block sizes the render cycles through.
+    public var blockSizes = [16_384]
+
+    public init(input: String, output: String, target: Target) {
+        self.input = input
+        self.output = output
+        self.target = target
+    }
+
+    public struct Report: Sendable, Codable, Equatable {
+        public let input: String
+        public let output: String
+        public let algorithm: TimeScaleAlgorithm
+        public let resampler: ResamplerEngine?
+        /// Exact ratio "numerator/denominator", and its value.
+        public let ratio: String
+        public let ratioValue: Double
+        public let inputFrames: Int64
+        public let outputFrames: Int64
+        public let sampleRate: Int
+        public let channels: Int
+        public let type: AudioFileType
+        public let sampleFormat: SampleFormat?
+        public let seconds: Double
+        /// Input duration / wall time.
+        public let realtimeFactor: Double
+    }
+
+    /// The ratio and output length this job will use, for an input of `info`.
+    public func plan(for info: AudioFileInfo) throws(MixdownError) -> (ratio: StretchRatio, outputFrames: Int64) {
+        let n = info.frames
+        func exact(_ frames: Int64, _ what: String, _ value: String) throws(MixdownError) -> (StretchRatio, Int64) {
+            guard frames > 0 else { throw .invalidParameter(name: what, value: value, reason: "gives an output of zero frames") }
+            let r = StretchRatio(frames, n)
+            try r.validate(parameter: what, text: "\(value) (ratio \(r.doubleValue))")
+            return (r, frames)
+        }
+        switch target {
+        case .ratio(let r):
+            try r.validate()
+            return (r, r.outputFrames(forInput: n))
+        case .frames(let f):
+            return try exact(f, "--to-frames", "\(f)")
+        case .duration(let d):
+            guard d.isNumeric, d > .zero else {
+                throw .invalidParameter(name: "--to-duration", value: d.clockDescription, reason: "must be longer than 0")
+            }
+            return try exact(d.frames(atRate: info.sampleRate), "--to-duration", d.clockDescription)
+        case .match(let path):
+            let ref = try AudioFileInfo.read(path: path)
+            return try exact(ref.duration.frames(atRate: info.sampleRate), "--match", "'\(path)' (\(ref.duration.clockDescription))")
+        }
+    }
+
+    public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
+        let clock = ContinuousClock()
+        let began = clock.now
+        let type = try AudioFileType.forOutput(output, explicit: self.type)
+        let reader = try SndFileReader(path: input)
+        let info = reader.info
+        let (ratio, outFrames) = try plan(for: info)
+        let chosen = algorithm.resolved(for: ratio)
+        guard chosen.isAvailable else {
+            throw .invalidParameter(name: "--algorithm", value: chosen.rawValue, reason: "is not built into this Mixdown (the RubberBand trait is off)")
+        }
+        let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? info.naturalSampleFormat(for: type),
+                                                  frames: outFrames, channels: info.channelCount)
+        let source = try FileSource(reader: reader, range: nil)
+        let engine: ResamplerEngine?
+        let node: AudioNode
+        switch chosen {
+        case .varispeed, .auto:
+            let e = resampler.resolved(for: ratio)
+            engine = e
+            node = switch e {
+            case .libsamplerate: try SampleRateVarispeed(input: source, ratio: ratio, quality: quality, outputFrames: outFrames)
+            default: try PolyphaseVarispeed(input: source, ratio: ratio, quality: quality, outputFrames: outFrames, threads: threads)
+            }
+        case .wsola:
+            engine = nil
+            node = try WSOLAStretch(input: source, ratio: ratio, outputFrames: outFrames)
+        case .rubberband:
+            engine = nil
+            node = try Self.rubberBand(source: source, ratio: ratio, outputFrames: outFrames, quality: quality, threads: threads)
+        }
+        let writer = try AudioFileWriter(destination: output, encoding: encoding, format: info.format,
+                                         maximumFrames: blockSizes.max() ?? 16_384, overwrite: overwrite, metadata: metadata)
+        do {
+            try Renderer.run(source: node, writer: writer, blockSizes: blockSizes, expectedFrames: outFrames,
+                             progress: progress, cancellation: cancellation)
+            try writer.commit()
+        } catch {
+            writer.abort()
+            throw error
+        }
+        let seconds = (clock.now - began).seconds
+        let inSeconds = info.duration.approximateSeconds
+        return Report(input: input, output: output, algorithm: chosen, resampler: engine, ratio: ratio.description,
+                      ratioValue: ratio.doubleValue, inputFrames: info.frames, outputFrames: outFrames,
+                      sampleRate: info.sampleRate, channels: info.channelCount, type: encoding.type,
+                      sampleFormat: encoding.sampleFormat, seconds: seconds,
+                      realtimeFactor: seconds > 0 ? inSeconds / seconds : 0)
+    }
+
+    static func rubberBand(source: AudioNode, ratio: StretchRatio, outputFrames: Int64, quality: ResamplerQuality,
+                           threads: Int) throws(MixdownError) -> AudioNode {
+        #if RubberBand
+        return try RubberBandStretch(input: source, ratio: ratio, outputFrames: outputFrames,
+                                     engine: quality == .best ? .finer : .faster)
+        #else
+        throw .invalidParameter(name: "--algorithm", value: "rubberband", reason: "is not built into this Mixdown (the RubberBand trait is off)")
+        #endif
+    }
+}

@@ -1,0 +1,117 @@
+import CSampleRate
+import MixdownKernels
+
+/// Varispeed through libsamplerate's sinc converters (`best`, `medium`, `fastest`).
+///
+/// libsamplerate takes the ratio as a Double (R = numerator / denominator rounded once);
+/// its output starts aligned with its input, and at the end its tail is flushed with
+/// `end_of_input`. The node then trims or pads to exactly `outputFrames` frames.
+public final class SampleRateVarispeed: AudioNode {
+    public let format: AudioFormat
+    public let ratio: StretchRatio
+    public let quality: ResamplerQuality
+    public let outputFrames: Int64
+    public var length: Int64? { outputFrames }
+
+    private let input: AudioNode
+    private let inputFrames: Int64
+    private var state: OpaquePointer?
+    private var upstream: AudioBuffer?
+    private var inInterleaved: UnsafeMutablePointer<Float>?
+    private var outInterleaved: UnsafeMutablePointer<Float>?
+    private var pending: PlanarFIFO?
+    private var inQueued = 0
+    private var pulled: Int64 = 0
+    private var produced: Int64 = 0
+    private var flushed = false
+    private var blockCapacity = 0
+    private var outCapacity = 0
+
+    public init(input: AudioNode, ratio: StretchRatio, quality: ResamplerQuality = .best,
+                outputFrames: Int64? = nil) throws(MixdownError) {
+        guard let n = input.length else {
+            throw .invalidParameter(name: "input", value: "stream", reason: "varispeed needs an input of known length")
+        }
+        try ratio.validate()
+        self.input = input
+        self.ratio = ratio
+        self.quality = quality
+        inputFrames = n
+        format = input.format
+        self.outputFrames = outputFrames ?? ratio.outputFrames(forInput: n)
+    }
+
+    deinit {
+        if let state { src_delete(state) }
+        inInterleaved?.deallocate()
+        outInterleaved?.deallocate()
+    }
+
+    public func prepare(maximumFrames: Int) throws(MixdownError) {
+        precondition(state == nil, "prepare is called once")
+        let converter: Int32 = switch quality {
+        case .best: Int32(SRC_SINC_BEST_QUALITY)
+        case .medium: Int32(SRC_SINC_MEDIUM_QUALITY)
+        case .fastest: Int32(SRC_SINC_FASTEST)
+        }
+        var error: Int32 = 0
+        guard let s = src_new(converter, Int32(format.channelCount), &error) else {
+            throw .invalidParameter(name: "libsamplerate", value: "\(quality)", reason: String(cString: src_strerror(error)))
+        }
+        state = s
+        try input.prepare(maximumFrames: maximumFrames)
+        blockCapacity = maximumFrames
+        upstream = AudioBuffer(format: format, capacity: maximumFrames)
+        inInterleaved = .allocate(capacity: maximumFrames * format.channelCount)
+        outCapacity = Int(ratio.doubleValue * Double(maximumFrames)) + 64
+        outInterleaved = .allocate(capacity: outCapacity * format.channelCount)
+        pending = PlanarFIFO(channelCount: format.channelCount, capacity: maximumFrames + outCapacity)
+    }
+
+    public func render(into buffer: AudioBuffer, frames: Int) throws(MixdownError) -> RenderStatus {
+        let want = Int(min(Int64(frames), outputFrames - produced))
+        guard want > 0, let fifo = pending, let s = state else { return RenderStatus(frames: 0, ended: true) }
+        let k = mx_kernels_active().pointee
+        let ch = format.channelCount
+        while fifo.count < want && !flushed {
+            if inQueued == 0 && pulled < inputFrames {
+                let n = Int(min(Int64(blockCapacity), inputFrames - pulled))
+                let status = try input.render(into: upstream!, frames: n)
+                guard status.frames > 0 else {
+                    throw .readFailed(path: "varispeed input", reason: "the input ended at frame \(pulled) of \(inputFrames)")
+                }
+                k.interleave(inInterleaved, UnsafePointer(OpaquePointer(upstream!.channelPointers)), ch, status.frames)
+                inQueued = status.frames
+                pulled += Int64(status.frames)
+            }
+            let room = min(outCapacity, fifo.space)
+            var data = SRC_DATA()
+            data.data_in = UnsafePointer(inInterleaved)
+            data.input_frames = inQueued
+            data.data_out = outInterleaved
+            data.output_frames = room
+            data.end_of_input = pulled == inputFrames ? 1 : 0
+            data.src_ratio = ratio.doubleValue
+            let err = src_process(s, &data)
+            guard err == 0 else {
+                throw .invalidParameter(name: "libsamplerate", value: "ratio \(ratio.doubleValue)", reason: String(cString: src_strerror(err)))
+            }
+            let used = Int(data.input_frames_used), made = Int(data.output_frames_gen)
+            if used > 0 && used < inQueued {
+                inInterleaved!.update(from: inInterleaved! + used * ch, count: (inQueued - used) * ch)
+            }
+            inQueued -= used
+            if made > 0 {
+                k.deinterleave(UnsafePointer(fifo.prepareWrite()), outInterleaved, ch, made)
+                fifo.didWrite(made)
+            } else if data.end_of_input == 1 && inQueued == 0 {
+                flushed = true
+            }
+        }
+        // The tail is flushed: pad to the exact length if libsamplerate gave fewer frames.
+        if fifo.count < want { fifo.appendSilence(want - fifo.count) }
+        fifo.pop(into: buffer, frames: want)
+        produced += Int64(want)
+        return RenderStatus(frames: want, ended: produced == outputFrames)
+    }
+}

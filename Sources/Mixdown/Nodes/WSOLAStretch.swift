@@ -1,0 +1,212 @@
+import Foundation
+import MixdownKernels
+
+/// Waveform-similarity overlap-add: changes duration, keeps pitch, in the time domain.
+///
+/// Windows of `window` frames (40 ms) are laid at 50% overlap with a periodic Hann window,
+/// which sums to exactly 1. Window k covers output frames k·H ..< k·H + W (H = W/2) and is
+/// centred on its nominal input position (k·H + W/2) / R, computed exactly in integers: no
+/// error accumulates along the file. It may move by at most `searchRadius` frames (1.5 ms)
+/// to the offset whose first half best continues the previous window (normalised cross-
+/// correlation on the average of the channels, in the C kernel), so every channel splices
+/// at the same place.
+///
+/// Sync bound: output frame j plays input within searchRadius + (W/2)·|1 − 1/R| + 1 frames
+/// of j / R, whatever the file's length (`syncBound`). The first window starts half a hop
+/// before frame 0, so the output does not fade in; past the input's end the input is
+/// silence; the node gives exactly `outputFrames` frames.
+public final class WSOLAStretch: AudioNode {
+    public let format: AudioFormat
+    public let ratio: StretchRatio
+    public let outputFrames: Int64
+    public var length: Int64? { outputFrames }
+    /// Window length W and hop H = W / 2, in frames.
+    public let window: Int
+    public var hop: Int { window / 2 }
+    /// Largest shift from the nominal position, in frames.
+    public let searchRadius: Int
+
+    /// The largest distance, in frames, between where an output frame's audio came from and
+    /// j / R.
+    public var syncBound: Int {
+        searchRadius + Int((Double(window / 2) * abs(1 - 1 / ratio.doubleValue)).rounded(.up)) + 1
+    }
+
+    private let input: AudioNode
+    private let inputFrames: Int64
+    private let channels: Int
+
+    private var history: [UnsafeMutablePointer<Float>] = []
+    private var mono: UnsafeMutablePointer<Float>?
+    private var historyCapacity = 0
+    private var windowStart: Int64 = 0
+    private var windowEnd: Int64 = 0
+    private var pulled: Int64 = 0
+    private var upstream: AudioBuffer?
+    private var upstreamMax = 0
+
+    private var hann: UnsafeMutablePointer<Float>?
+    private var accumulator: AudioBuffer?
+    private var scores: UnsafeMutablePointer<Float>?
+    private var pending: PlanarFIFO?
+    /// Next window index, and where the previous window started in the input.
+    private var k: Int64 = -1
+    private var previousStart: Int64 = 0
+    private var produced: Int64 = 0
+
+    public init(input: AudioNode, ratio: StretchRatio, outputFrames: Int64? = nil,
+                windowSeconds: Double = 0.04, searchSeconds: Double = 0.0015) throws(MixdownError) {
+        guard let n = input.length else {
+            throw .invalidParameter(name: "input", value: "stream", reason: "WSOLA needs an input of known length")
+        }
+        try ratio.validate()
+        self.input = input
+        self.ratio = ratio
+        inputFrames = n
+        format = input.format
+        channels = format.channelCount
+        self.outputFrames = outputFrames ?? ratio.outputFrames(forInput: n)
+        window = max(16, Int((windowSeconds * Double(format.sampleRate) / 2).rounded()) * 2)
+        searchRadius = max(1, Int((searchSeconds * Double(format.sampleRate)).rounded()))
+    }
+
+    deinit {
+        history.forEach { $0.deallocate() }
+        mono?.deallocate()
+        hann?.deallocate()
+        scores?.deallocate()
+    }
+
+    /// Input position of window k's nominal start: round((k·H + W/2) / R) − W/2.
+    private func nominalStart(_ k: Int64) -> Int64 {
+        let center = Int128(k) * Int128(hop) + Int128(window / 2)
+        return Int64(FrameRounding.standard.divide(center * Int128(ratio.denominator), by: Int128(ratio.numerator))) - Int64(window / 2)
+    }
+
+    public func prepare(maximumFrames: Int) throws(MixdownError) {
+        precondition(hann == nil, "prepare is called once")
+        upstreamMax = maximumFrames
+        try input.prepare(maximumFrames: maximumFrames)
+        upstream = AudioBuffer(format: format, capacity: maximumFrames)
+        // The window of input one step needs: the previous continuation and the search range.
+        let advance = Int((Double(hop) / ratio.doubleValue).rounded(.up)) + 2
+        historyCapacity = 2 * window + 2 * searchRadius + advance + 16
+        history = (0..<channels).map { _ in
+            let p = UnsafeMutablePointer<Float>.allocate(capacity: historyCapacity)
+            p.initialize(repeating: 0, count: historyCapacity)
+            return p
+        }
+        mono = .allocate(capacity: historyCapacity)
+        mono!.initialize(repeating: 0, count: historyCapacity)
+        hann = .allocate(capacity: window)
+        for i in 0..<window {
+            let s = sin(Double.pi * Double(i) / Double(window))
+            hann![i] = Float(s * s)
+        }
+        scores = .allocate(capacity: 2 * searchRadius + 1)
+        accumulator = AudioBuffer(format: format, capacity: window)
+        pending = PlanarFIFO(channelCount: channels, capacity: maximumFrames + hop)
+        previousStart = nominalStart(-1)
+        windowStart = previousStart - Int64(searchRadius)
+        windowEnd = windowStart
+    }
+
+    public func render(into buffer: AudioBuffer, frames: Int) throws(MixdownError) -> RenderStatus {
+        let want = Int(min(Int64(frames), outputFrames - produced))
+        guard want > 0, let fifo = pending else { return RenderStatus(frames: 0, ended: true) }
+        while fifo.count < want { try step() }
+        fifo.pop(into: buffer, frames: want)
+        produced += Int64(want)
+        return RenderStatus(frames: want, ended: produced == outputFrames)
+    }
+
+    /// Adds window k to the overlap-add and moves the finished hop to the FIFO.
+    private func step() throws(MixdownError) {
+        let nominal = nominalStart(k)
+        let r = Int64(searchRadius)
+        let continuation = previousStart + Int64(hop)
+        try slideWindow(from: min(continuation, nominal - r), to: max(nominal + r + Int64(window), continuation + Int64(hop)))
+        var start = nominal
+        if k > 0 {
+            // Score every shift: correlation of the continuation with each candidate's first
+            // half, over the square root of the candidate's energy.
+            let lags = 2 * searchRadius + 1
+            let m = mono!
+            let t = m + Int(continuation - windowStart), x = m + Int(nominal - r - windowStart)
+            mx_kernels_active().pointee.xcorr(scores, t, x, hop, lags)
+            var energy = 0.0
+            for i in 0..<hop { energy += Double(x[i]) * Double(x[i]) }
+            var best = -Double.infinity, bestLag = searchRadius
+            for l in 0..<lags {
+                if l > 0 {
+                    let out = Double(x[l - 1]), into = Double(x[l - 1 + hop])
+                    energy += into * into - out * out
+                }
+                let score = Double(scores![l]) / (max(energy, 0) + 1e-9).squareRoot()
+                if score > best { best = score; bestLag = l }
+            }
+            start = nominal - r + Int64(bestLag)
+        }
+        let acc = accumulator!
+        let w = hann!
+        let offset = Int(start - windowStart)
+        for c in 0..<channels {
+            let a = acc[channel: c], s = history[c] + offset
+            for i in 0..<window { a[i] = a[i] + w[i] * s[i] }
+        }
+        previousStart = start
+        // Output k·H ..< k·H + H is complete; window −1's first hop is before frame 0.
+        if k >= 0 {
+            let fifo = pending!
+            _ = fifo.prepareWrite()
+            for c in 0..<channels { fifo.writePointers[c]!.update(from: acc[channel: c], count: hop) }
+            fifo.didWrite(hop)
+        }
+        for c in 0..<channels {
+            let a = acc[channel: c]
+            a.update(from: a + hop, count: hop)
+            (a + hop).update(repeating: 0, count: hop)
+        }
+        k += 1
+    }
+
+    /// Makes the input window hold frames `low..<high` (zeros outside the input).
+    private func slideWindow(from low: Int64, to high: Int64) throws(MixdownError) {
+        let drop = Int(low - windowStart)
+        if drop > 0 {
+            let keep = Int(max(0, windowEnd - low))
+            for c in 0..<channels { history[c].update(from: history[c] + drop, count: keep) }
+            mono!.update(from: mono! + drop, count: keep)
+            windowStart = low
+            windowEnd = max(windowEnd, low)
+        }
+        precondition(Int(high - windowStart) <= historyCapacity, "WSOLA window overflow")
+        while windowEnd < high {
+            let at = Int(windowEnd - windowStart)
+            var n: Int
+            if windowEnd < 0 || pulled >= inputFrames {
+                // Before frame 0 and after the input: silence.
+                n = Int(windowEnd < 0 ? min(high, 0) - windowEnd : high - windowEnd)
+                for c in 0..<channels { (history[c] + at).update(repeating: 0, count: n) }
+            } else {
+                n = Int(min(Int64(upstreamMax), high - windowEnd, inputFrames - pulled))
+                let status = try input.render(into: upstream!, frames: n)
+                guard status.frames > 0 else {
+                    throw .readFailed(path: "WSOLA input", reason: "the input ended at frame \(pulled) of \(inputFrames)")
+                }
+                n = status.frames
+                for c in 0..<channels { (history[c] + at).update(from: upstream![channel: c], count: n) }
+                pulled += Int64(n)
+            }
+            // The channel average that the search correlates.
+            let m = mono! + at
+            let scale = 1 / Float(channels)
+            for i in 0..<n {
+                var s: Float = 0
+                for c in 0..<channels { s += history[c][at + i] }
+                m[i] = s * scale
+            }
+            windowEnd += Int64(n)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+/// An exact time-stretch ratio R = output length / input length = `numerator / denominator`.
+///
+/// R > 1 lengthens (plays slower), R < 1 shortens. The input position of output frame j
+/// is j / R = j · denominator / numerator input frames, kept as an integer and a remainder
+/// (never a Double that is incremented), so a marker at input frame m lands at output
+/// m · R after any number of hours.
+public struct StretchRatio: Sendable, Hashable, CustomStringConvertible {
+    public let numerator: Int64
+    public let denominator: Int64
+
+    /// The supported range of ratios: [1/4, 4].
+    public static let supportedRange = 0.25...4.0
+
+    /// `numerator / denominator`, reduced. Both must be positive.
+    public init(_ numerator: Int64, _ denominator: Int64) {
+        precondition(numerator > 0 && denominator > 0, "a ratio needs a positive numerator and denominator")
+        let g = gcd(numerator, denominator)
+        self.numerator = numerator / g
+        self.denominator = denominator / g
+    }
+
+    /// The exact binary value of `value` (finite and positive; check with `validate`).
+    public init(exactly value: Double) {
+        precondition(value.isFinite && value > 0)
+        // value = significand * 2^exponent exactly, with an integer significand.
+        let exponent = Int(value.exponent) - Double.significandBitCount
+        let significand = Int64(value.significandBitPattern | (1 << UInt64(Double.significandBitCount)))
+        if exponent >= 0 {
+            self.init(significand << Int64(exponent), 1)
+        } else {
+            var num = significand, den = Int64(1), shift = -exponent
+            // Drop trailing zero bits first so the denominator stays small.
+            while shift > 0 && num & 1 == 0 { num >>= 1; shift -= 1 }
+            precondition(shift <= 62, "ratio too small to represent")
+            den <<= Int64(shift)
+            self.init(num, den)
+        }
+    }
+
+    /// Parses "1.0001309" (exact decimal), "10001309/10000000", or "2".
+    /// Throws `invalidParameter` naming `parameter` for anything else, or a ratio outside [1/4, 4].
+    public init(parsing text: String, parameter: String = "--ratio") throws(MixdownError) {
+        let t = text.trimmingCharacters(in: .whitespaces)
+        func fail(_ reason: String) -> MixdownError { .invalidParameter(name: parameter, value: text, reason: reason) }
+        var num: Int64, den: Int64 = 1
+        if let slash = t.firstIndex(of: "/") {
+            guard let a = Int64(t[..<slash]), let b = Int64(t[t.index(after: slash)...]) else { throw fail("is not a number (use 1.0001309 or 10001309/10000000)") }
+            (num, den) = (a, b)
+        } else {
+            let parts = t.split(separator: ".", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+                  let whole = Int64(parts[0]) else {
+                throw fail("is not a number (use 1.0001309 or 10001309/10000000)")
+            }
+            num = whole
+            if parts.count == 2 {
+                guard parts[1].count <= 15, let frac = Int64(parts[1]) else { throw fail("has more than 15 decimal places") }
+                for _ in 0..<parts[1].count { den *= 10 }
+                let (m, o1) = whole.multipliedReportingOverflow(by: den)
+                let (s, o2) = m.addingReportingOverflow(frac)
+                guard !o1 && !o2 else { throw fail("is too large") }
+                num = s
+            }
+        }
+        guard num > 0, den > 0 else { throw fail("must be positive") }
+        self.init(num, den)
+        try validate(parameter: parameter, text: text)
+    }
+
+    /// Throws unless the ratio lies in [1/4, 4].
+    public func validate(parameter: String = "--ratio", text: String? = nil) throws(MixdownError) {
+        guard Int128(numerator) * 4 >= Int128(denominator), Int128(numerator) <= 4 * Int128(denominator) else {
+            throw .invalidParameter(name: parameter, value: text ?? description, reason: "must lie between 0.25 and 4")
+        }
+    }
+
+    /// For display and reports only.
+    public var doubleValue: Double { Double(numerator) / Double(denominator) }
+
+    /// The output length for `inputFrames` input frames: round(inputFrames · R), half away from zero.
+    public func outputFrames(forInput inputFrames: Int64) -> Int64 {
+        Int64(FrameRounding.standard.divide(Int128(inputFrames) * Int128(numerator), by: Int128(denominator)))
+    }
+
+    /// The exact input position of output frame `j`: `frame` = floor(j / R), and
+    /// `remainder / numerator` the fraction, 0 <= remainder < numerator.
+    public func inputPosition(ofOutput j: Int64) -> (frame: Int64, remainder: Int64) {
+        let x = Int128(j) * Int128(denominator)
+        let n = FrameRounding.down.divide(x, by: Int128(numerator))
+        return (Int64(n), Int64(x - n * Int128(numerator)))
+    }
+
+    public var description: String { "\(numerator)/\(denominator)" }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import Mixdown
+
+struct Stretch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Stretch a file to an exact length: correct clock drift, or change tempo.",
+        discussion: """
+        R is output length over input length. The output has exactly round(N x R) frames
+        (N the input's frames, half away from zero), or exactly the target given by
+        --to-frames, --to-duration or --match. auto uses varispeed below 5 cents of pitch
+        change (|R - 1| < 0.0029) and Rubber Band above.
+        """)
+
+    @Argument(help: "The input file.")
+    var input: String
+    @Argument(help: "The output file; its extension gives the type unless --type is given.")
+    var output: String
+    @Option(help: "Output length / input length: 1.0001309 or 10001309/10000000, between 0.25 and 4.")
+    var ratio: String?
+    @Option(name: .customLong("to-duration"), help: "Exact output duration (30, 1:02:03.5, 1440000f).")
+    var toDuration: String?
+    @Option(name: .customLong("to-frames"), help: "Exact output frame count.")
+    var toFrames: String?
+    @Option(help: "Take the exact duration of this reference file.")
+    var match: String?
+    @Option(help: "auto, varispeed, wsola or rubberband.")
+    var algorithm = "auto"
+    @Option(help: "best, medium or fastest (resampler filter; Rubber Band: best = R3, else R2).")
+    var quality = "best"
+    @Option(help: "Varispeed resampler: auto, polyphase or libsamplerate.")
+    var resampler = "auto"
+    @Option(help: "Cores to use: 1 or 2.")
+    var threads: Int?
+    @Option(help: "Output type: wav, aiff, flac, caf, ogg, opus, mp3, w64, rf64.")
+    var type: String?
+    @Option(help: "Sample format: s16, s24, f32 (default: the input's precision).")
+    var format: String?
+    @OptionGroup var common: RenderOptions
+
+    func run() throws {
+        let targets = [ratio != nil, toDuration != nil, toFrames != nil, match != nil].filter { $0 }.count
+        guard targets == 1 else {
+            throw UsageError(message: "give exactly one of --ratio, --to-duration, --to-frames, --match")
+        }
+        let target: FileStretch.Target
+        if let ratio {
+            target = .ratio(try StretchRatio(parsing: ratio))
+        } else if let toFrames {
+            guard let n = Int64(toFrames), n > 0 else { throw UsageError(message: "--to-frames \(toFrames): must be a whole number of frames above 0") }
+            target = .frames(n)
+        } else if let toDuration {
+            var times = TimeParser { () throws(MixdownError) in try AudioFileInfo.read(path: input).sampleRate }
+            target = .duration(try times.parse(toDuration, option: "--to-duration")!)
+        } else {
+            target = .match(path: match!)
+        }
+        var job = FileStretch(input: input, output: output, target: target)
+        guard let a = TimeScaleAlgorithm(rawValue: algorithm) else {
+            throw UsageError(message: "--algorithm: '\(algorithm)' is not one of \(TimeScaleAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let q = ResamplerQuality(rawValue: quality) else {
+            throw UsageError(message: "--quality: '\(quality)' is not one of best, medium, fastest")
+        }
+        guard let e = ResamplerEngine(rawValue: resampler) else {
+            throw UsageError(message: "--resampler: '\(resampler)' is not one of auto, polyphase, libsamplerate")
+        }
+        if let threads {
+            guard (1...2).contains(threads) else { throw UsageError(message: "--threads \(threads): must be 1 or 2") }
+            job.threads = threads
+        }
+        job.algorithm = a
+        job.quality = q
+        job.resampler = e
+        job.type = try parseType(type)
+        job.sampleFormat = try parseSampleFormat(format)
+        job.overwrite = common.overwrite
+
+        let bar = ProgressBar(label: "stretch", quiet: common.quiet)
+        defer { bar.finish() }
+        let report = try withInterruptCancellation { token in try job.run(progress: bar.callback, cancellation: token) }
+        bar.finish()
+        if common.json { return try printJSON(report) }
+        if !common.quiet {
+            print(String(format: "stretched %lld -> %lld frames (ratio %@ = %.9f, %@%@) to %@ in %.2f s (%.0fx real time)",
+                         report.inputFrames, report.outputFrames, report.ratio, report.ratioValue, report.algorithm.rawValue,
+                         report.resampler.map { "/" + $0.rawValue } ?? "", report.output, report.seconds, report.realtimeFactor))
+        }
+    }
+}
