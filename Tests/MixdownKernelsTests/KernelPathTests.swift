@@ -1,3 +1,4 @@
+import Foundation
 import MixdownKernels
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 /// is 0), for lengths 0...67 and at misaligned offsets, including the special values
 /// that conversions must clip or zero.
 @Suite struct KernelPathTests {
-    static let simdPaths: [mx_isa] = [MX_ISA_SSE2, MX_ISA_AVX2, MX_ISA_NEON].filter { mx_kernels_for_isa($0) != nil }
+    static let simdPaths: [mx_isa] = [MX_ISA_SSE2, MX_ISA_AVX2, MX_ISA_AVX512, MX_ISA_NEON].filter { mx_kernels_for_isa($0) != nil }
     static let lengths = Array(0...67)
     static let offsets = [0, 1, 2, 3, 5]
 
@@ -180,5 +181,85 @@ extension Array where Element == [Float] {
         for (i, p) in copies.enumerated() { ptrs[i] = p + offset }
         body(UnsafePointer(ptrs))
         for (i, p) in copies.enumerated() { self[i] = [Float](UnsafeBufferPointer(start: p, count: self[i].count)) }
+    }
+}
+
+/// The Farrow and cross-correlation kernels against their scalar references.
+@Suite struct ResamplingKernelTests {
+    static let taps = 64, order = 6
+    static let coef: [Float] = (0..<(taps * (order + 1))).map { Float(sin(Double($0) * 0.37)) / 64 }
+
+    /// Bases that mostly advance by one frame, with the skips and repeats of a real ratio.
+    static func bases(_ n: Int, seed: Int) -> [Int32] {
+        var b = [Int32](repeating: 0, count: n)
+        var cur = Int32(seed % 5)
+        for i in 0..<n {
+            b[i] = cur
+            cur += (i + seed) % 11 == 3 ? 2 : ((i + seed) % 13 == 7 ? 0 : 1)
+        }
+        return b
+    }
+
+    static func run(_ f: (UnsafeMutablePointer<Float>, UnsafePointer<Float>, UnsafePointer<Int32>, UnsafePointer<Float>, Int) -> Void,
+                    n: Int, offset: Int, seed: Int) -> [Float] {
+        let src = KernelPathTests.data(2 * n + taps + 40, seed: UInt64(seed))
+        let base = bases(n, seed: seed)
+        let u = (0..<n).map { Float(($0 * 37 + seed) % 200) / 100 - 1 }
+        let dst = UnsafeMutablePointer<Float>.allocate(capacity: n + 8)
+        defer { dst.deallocate() }
+        src.withUnsafeBufferPointer { s in base.withUnsafeBufferPointer { b in u.withUnsafeBufferPointer { uu in
+            f(dst + offset, s.baseAddress! + offset, b.baseAddress!, uu.baseAddress!, n)
+        } } }
+        return Array(UnsafeBufferPointer(start: dst + offset, count: n))
+    }
+
+    static let fmaPaths: [mx_isa] = [MX_ISA_AVX2, MX_ISA_AVX512, MX_ISA_NEON].filter { mx_kernels_for_isa($0) != nil }
+
+    /// Documented tolerance: 2e-6 of full scale against the unfused scalar reference;
+    /// SSE2 (unfused too) is bit-identical to it.
+    @Test(arguments: KernelPathTests.simdPaths + [MX_ISA_AVX512].filter { mx_kernels_for_isa($0) != nil })
+    func farrowMatchesScalar(isa: mx_isa) {
+        let k = mx_kernels_for_isa(isa)!.pointee
+        for n in KernelPathTests.lengths {
+            for off in [0, 1, 3] {
+                let ref = Self.run({ mx_farrow_scalar($0, $1, $2, $3, $4, Self.coef, Int32(Self.taps), Int32(Self.order)) }, n: n, offset: off, seed: n)
+                let got = Self.run({ k.farrow($0, $1, $2, $3, $4, Self.coef, Int32(Self.taps), Int32(Self.order)) }, n: n, offset: off, seed: n)
+                let worst = zip(ref, got).map { abs($0 - $1) }.max() ?? 0
+                if isa == MX_ISA_SSE2 { #expect(ref == got, "n=\(n)") } else { #expect(worst <= 2e-6, "n=\(n) worst \(worst)") }
+            }
+        }
+    }
+
+    /// Every FMA path gives an output the same value in a vector group or a tail, and
+    /// AVX-512 equals AVX2 bit for bit.
+    @Test(arguments: fmaPaths)
+    func farrowOutputDoesNotDependOnItsGroup(isa: mx_isa) {
+        let k = mx_kernels_for_isa(isa)!.pointee
+        let n = 67
+        let whole = Self.run({ k.farrow($0, $1, $2, $3, $4, Self.coef, Int32(Self.taps), Int32(Self.order)) }, n: n, offset: 0, seed: 1)
+        for split in [1, 5, 8, 13, 16, 31] {
+            let pieces = Self.run({ dst, src, base, u, count in
+                k.farrow(dst, src, base, u, split, Self.coef, Int32(Self.taps), Int32(Self.order))
+                k.farrow(dst + split, src, base + split, u + split, count - split, Self.coef, Int32(Self.taps), Int32(Self.order))
+            }, n: n, offset: 0, seed: 1)
+            #expect(whole == pieces, "split at \(split)")
+        }
+        if isa == MX_ISA_AVX512, let avx2 = mx_kernels_for_isa(MX_ISA_AVX2)?.pointee {
+            let other = Self.run({ avx2.farrow($0, $1, $2, $3, $4, Self.coef, Int32(Self.taps), Int32(Self.order)) }, n: n, offset: 0, seed: 1)
+            #expect(whole == other)
+        }
+    }
+
+    @Test(arguments: KernelPathTests.simdPaths)
+    func xcorrIsBitIdentical(isa: mx_isa) {
+        let k = mx_kernels_for_isa(isa)!.pointee
+        for lags in KernelPathTests.lengths {
+            let len = 37 + lags % 5
+            let a = KernelPathTests.data(len, seed: 9), x = KernelPathTests.data(len + lags + 4, seed: UInt64(lags))
+            var ref = [Float](repeating: 0, count: lags + 1), got = ref
+            mx_xcorr_scalar(&ref, a, x, len, lags)
+            k.xcorr(&got, a, x, len, lags)
+            #expect(ref.map(\.bitPattern) == got.map(\.bitPattern), "lags=\(lags)")
+        }
     }
 }

@@ -179,3 +179,66 @@ final class Workspace {
         #expect(ws.contents == ["in.wav", "pipe.wav"])
     }
 }
+
+@Suite(.serialized) struct StretchCLITests {
+    @Test func stretchHitsTheExactTargetEveryWay() throws {
+        let ws = try Workspace()
+        func frames(_ args: [String]) throws -> Int {
+            let r = try CLI.run(["stretch", "in.wav", "out.wav", "--overwrite", "--json"] + args, in: ws.path)
+            #expect(r.code == 0, "\(args): \(r.stderr)")
+            let obj = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+            #expect(obj["input_frames"] as? Int == 2_880_000)
+            #expect((obj["realtime_factor"] as? Double ?? 0) > 0 && obj["algorithm"] as? String != nil)
+            let n = obj["output_frames"] as! Int
+            #expect(Int64(n) == (try AudioFileInfo.read(path: ws.file("out.wav")).frames))
+            return n
+        }
+        // 2,880,000 × 1.0001309 = 2,880,376.992 → 2,880,377.
+        #expect(try frames(["--ratio", "1.0001309"]) == 2_880_377)
+        #expect(try frames(["--ratio", "10001309/10000000", "--resampler", "libsamplerate", "--quality", "fastest"]) == 2_880_377)
+        #expect(try frames(["--to-frames", "2880377", "--algorithm", "wsola"]) == 2_880_377)
+        #expect(try frames(["--to-duration", "60.5"]) == 2_904_000)
+        #expect(try frames(["--to-duration", "2904001f"]) == 2_904_001)
+        _ = try CLI.run(["export", "in.wav", "ref.flac", "--duration", "59.5", "-q"], in: ws.path)
+        #expect(try frames(["--match", "ref.flac"]) == 2_856_000)
+        let rb = try CLI.run(["stretch", "in.wav", "rb.wav", "--ratio", "1.25", "--algorithm", "rubberband", "--quality", "medium", "-q"], in: ws.path)
+        if TimeScaleAlgorithm.rubberband.isAvailable {
+            #expect(rb.code == 0, "\(rb.stderr)")
+            #expect(try AudioFileInfo.read(path: ws.file("rb.wav")).frames == 3_600_000)
+        } else {
+            #expect(rb.code == 2 && rb.stderr.contains("--algorithm rubberband: is not built into this Mixdown"))
+            #expect(!FileManager.default.fileExists(atPath: ws.file("rb.wav")))
+        }
+        // The markers of the generated input land where they should.
+        let sync = try CLI.run(["measure-sync", "in.wav", "out.wav", "--json"], in: ws.path)
+        #expect(sync.code == 0, "\(sync.stderr)")
+    }
+
+    @Test(arguments: [
+        (["--ratio", "nan"], Int32(2), "--ratio nan: is not a number"),
+        (["--ratio", "0"], 2, "--ratio 0: must be positive"),
+        (["--ratio=-1.5"], 2, "--ratio -1.5: must be positive"),
+        (["--ratio", "inf"], 2, "--ratio inf: is not a number"),
+        (["--ratio", "5"], 2, "--ratio 5: must lie between 0.25 and 4"),
+        (["--ratio", "0.2"], 2, "--ratio 0.2: must lie between 0.25 and 4"),
+        (["--to-duration", "0"], 2, "--to-duration 0:00:00.000000: must be longer than 0"),
+        (["--to-duration", "nan"], 2, "--to-duration: 'nan' is not a time"),
+        (["--to-frames", "0"], 2, "--to-frames 0: must be a whole number of frames above 0"),
+        (["--to-frames", "100"], 2, "--to-frames 100 (ratio"),
+        (["--match", "missing.wav"], 1, "'missing.wav': no such file"),
+        (["--match", "text.wav"], 1, "'text.wav': cannot read audio"),
+        ([], 2, "give exactly one of --ratio, --to-duration, --to-frames, --match"),
+        (["--ratio", "1.1", "--to-frames", "100"], 2, "give exactly one of"),
+        (["--ratio", "1.1", "--algorithm", "psola"], 2, "--algorithm: 'psola' is not one of"),
+        (["--ratio", "1.1", "--threads", "3"], 2, "--threads 3: must be 1 or 2"),
+    ] as [([String], Int32, String)])
+    func badStretchInputFailsCleanly(args: [String], code: Int32, message: String) throws {
+        let ws = try Workspace()
+        FileManager.default.createFile(atPath: ws.file("text.wav"), contents: Data("not audio".utf8))
+        let before = ws.contents
+        let r = try CLI.run(["stretch", "in.wav", "out.wav"] + args, in: ws.path)
+        #expect(r.code == code, "\(args): \(r.stderr)")
+        #expect(r.stderr.contains(message), "\(args): \(r.stderr)")
+        #expect(ws.contents == before)
+    }
+}

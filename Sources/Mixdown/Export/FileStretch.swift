@@ -114,7 +114,9 @@ public struct FileStretch: Sendable {
             node = try WSOLAStretch(input: source, ratio: ratio, outputFrames: outFrames)
         case .rubberband:
             engine = nil
-            node = try Self.rubberBand(source: source, ratio: ratio, outputFrames: outFrames, quality: quality, threads: threads)
+            let path = input
+            node = try Self.rubberBand(makeInput: { () throws(MixdownError) in try FileSource(path: path) },
+                                       ratio: ratio, outputFrames: outFrames, quality: quality)
         }
         let writer = try AudioFileWriter(destination: output, encoding: encoding, format: info.format,
                                          maximumFrames: blockSizes.max() ?? 16_384, overwrite: overwrite, metadata: metadata)
@@ -135,10 +137,10 @@ public struct FileStretch: Sendable {
                       realtimeFactor: seconds > 0 ? inSeconds / seconds : 0)
     }
 
-    static func rubberBand(source: AudioNode, ratio: StretchRatio, outputFrames: Int64, quality: ResamplerQuality,
-                           threads: Int) throws(MixdownError) -> AudioNode {
+    static func rubberBand(makeInput: @escaping () throws(MixdownError) -> AudioNode, ratio: StretchRatio,
+                           outputFrames: Int64, quality: ResamplerQuality) throws(MixdownError) -> AudioNode {
         #if RubberBand
-        return try RubberBandStretch(input: source, ratio: ratio, outputFrames: outputFrames,
+        return try RubberBandStretch(makeInput: makeInput, ratio: ratio, outputFrames: outputFrames,
                                      engine: quality == .best ? .finer : .faster)
         #else
         throw .invalidParameter(name: "--algorithm", value: "rubberband", reason: "is not built into this Mixdown (the RubberBand trait is off)")

@@ -2,9 +2,12 @@
 import CRubberBand
 
 /// Rubber Band's pitch-preserving stretcher (librubberband, GPL-2.0-or-later: built only
-/// with the `RubberBand` trait), in offline mode with the exact expected input duration,
-/// so that its output is aligned with its input and its length is known. The node trims
-/// or pads what Rubber Band gives to exactly `outputFrames` frames.
+/// with the `RubberBand` trait), in offline mode, like the rubberband command: `prepare`
+/// reads the whole input once for Rubber Band's study pass (without it the R2 engine does
+/// not follow small ratios), with the exact expected input duration; `render` then runs a
+/// second, fresh copy of the input through it. Offline mode compensates Rubber Band's start
+/// delay internally, so the output is aligned with the input. The node trims or pads what
+/// Rubber Band gives to exactly `outputFrames` frames.
 public final class RubberBandStretch: AudioNode {
     public enum Engine: String, Sendable {
         /// R2, Rubber Band's faster engine.
@@ -19,7 +22,8 @@ public final class RubberBandStretch: AudioNode {
     public let outputFrames: Int64
     public var length: Int64? { outputFrames }
 
-    private let input: AudioNode
+    private let makeInput: () throws(MixdownError) -> AudioNode
+    private var input: AudioNode
     private let inputFrames: Int64
     private var state: RubberBandState?
     private var upstream: AudioBuffer?
@@ -29,7 +33,12 @@ public final class RubberBandStretch: AudioNode {
     private var finished = false
     private var blockCapacity = 0
 
-    public init(input: AudioNode, ratio: StretchRatio, outputFrames: Int64? = nil, engine: Engine = .finer) throws(MixdownError) {
+    /// `makeInput` gives a new copy of the input each time it is called (twice: one to
+    /// study, one to process); both copies must give the same frames.
+    public init(makeInput: @escaping () throws(MixdownError) -> AudioNode, ratio: StretchRatio,
+                outputFrames: Int64? = nil, engine: Engine = .finer) throws(MixdownError) {
+        self.makeInput = makeInput
+        let input = try makeInput()
         guard let n = input.length else {
             throw .invalidParameter(name: "input", value: "stream", reason: "Rubber Band needs an input of known length")
         }
@@ -54,9 +63,23 @@ public final class RubberBandStretch: AudioNode {
         state = rubberband_new(UInt32(format.sampleRate), UInt32(format.channelCount), options, ratio.doubleValue, 1.0)
         rubberband_set_expected_input_duration(state, UInt32(inputFrames))
         rubberband_set_max_process_size(state, UInt32(maximumFrames))
-        try input.prepare(maximumFrames: maximumFrames)
         blockCapacity = maximumFrames
         upstream = AudioBuffer(format: format, capacity: maximumFrames)
+        // Study pass over a first copy of the input.
+        try input.prepare(maximumFrames: maximumFrames)
+        var studied: Int64 = 0
+        while studied < inputFrames {
+            let n = Int(min(Int64(maximumFrames), inputFrames - studied))
+            let status = try input.render(into: upstream!, frames: n)
+            guard status.frames > 0 else {
+                throw .readFailed(path: "Rubber Band input", reason: "the input ended at frame \(studied) of \(inputFrames)")
+            }
+            studied += Int64(status.frames)
+            rubberband_study(state, UnsafePointer(OpaquePointer(upstream!.channelPointers)), UInt32(status.frames),
+                             studied == inputFrames ? 1 : 0)
+        }
+        input = try makeInput()
+        try input.prepare(maximumFrames: maximumFrames)
         pending = PlanarFIFO(channelCount: format.channelCount, capacity: 2 * maximumFrames)
     }
 
@@ -73,7 +96,10 @@ public final class RubberBandStretch: AudioNode {
                 // -1: everything is out. 0 after the final block: nothing more will come.
                 finished = available < 0 || rubberband_available(s) <= 0
             } else {
-                let n = Int(min(Int64(blockCapacity), inputFrames - pulled))
+                // Feed what Rubber Band asks for, in chunks of at most 1024 frames as the
+                // rubberband command does: R3 follows small ratios only when fed this way.
+                let required = max(1, min(1024, Int(rubberband_get_samples_required(s))))
+                let n = Int(min(Int64(min(required, blockCapacity)), inputFrames - pulled))
                 let status = try input.render(into: upstream!, frames: n)
                 guard status.frames > 0 else {
                     throw .readFailed(path: "Rubber Band input", reason: "the input ended at frame \(pulled) of \(inputFrames)")

@@ -7,9 +7,10 @@ import MixdownKernels
 /// which sums to exactly 1. Window k covers output frames k·H ..< k·H + W (H = W/2) and is
 /// centred on its nominal input position (k·H + W/2) / R, computed exactly in integers: no
 /// error accumulates along the file. It may move by at most `searchRadius` frames (1.5 ms)
-/// to the offset whose first half best continues the previous window (normalised cross-
-/// correlation on the average of the channels, in the C kernel), so every channel splices
-/// at the same place.
+/// to the offset whose first half best continues the previous window: normalised cross-
+/// correlation on the average of the channels (in the C kernel), less a small pull toward
+/// the nominal position, 0.02·(shift/radius)², so that among near-equal matches the one
+/// nearest the exact time wins. Every channel splices at the same place.
 ///
 /// Sync bound: output frame j plays input within searchRadius + (W/2)·|1 − 1/R| + 1 frames
 /// of j / R, whatever the file's length (`syncBound`). The first window starts half a hop
@@ -134,15 +135,19 @@ public final class WSOLAStretch: AudioNode {
             let m = mono!
             let t = m + Int(continuation - windowStart), x = m + Int(nominal - r - windowStart)
             mx_kernels_active().pointee.xcorr(scores, t, x, hop, lags)
-            var energy = 0.0
-            for i in 0..<hop { energy += Double(x[i]) * Double(x[i]) }
+            var templateEnergy = 0.0, energy = 0.0
+            for i in 0..<hop {
+                templateEnergy += Double(t[i]) * Double(t[i])
+                energy += Double(x[i]) * Double(x[i])
+            }
             var best = -Double.infinity, bestLag = searchRadius
             for l in 0..<lags {
                 if l > 0 {
                     let out = Double(x[l - 1]), into = Double(x[l - 1 + hop])
                     energy += into * into - out * out
                 }
-                let score = Double(scores![l]) / (max(energy, 0) + 1e-9).squareRoot()
+                let shift = Double(l - searchRadius) / Double(searchRadius)
+                let score = Double(scores![l]) / (max(energy, 0) * templateEnergy + 1e-18).squareRoot() - 0.02 * shift * shift
                 if score > best { best = score; bestLag = l }
             }
             start = nominal - r + Int64(bestLag)

@@ -42,6 +42,9 @@ public struct StretchRatio: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String, parameter: String = "--ratio") throws(MixdownError) {
         let t = text.trimmingCharacters(in: .whitespaces)
         func fail(_ reason: String) -> MixdownError { .invalidParameter(name: parameter, value: text, reason: reason) }
+        if t.hasPrefix("-"), (try? StretchRatio(parsing: String(t.dropFirst()), parameter: parameter)) != nil {
+            throw fail("must be positive")
+        }
         var num: Int64, den: Int64 = 1
         if let slash = t.firstIndex(of: "/") {
             guard let a = Int64(t[..<slash]), let b = Int64(t[t.index(after: slash)...]) else { throw fail("is not a number (use 1.0001309 or 10001309/10000000)") }

@@ -26,7 +26,6 @@ func snr(_ y: [Float], _ ideal: (Int) -> Double, _ range: Range<Int>) -> Double 
             let r = ratio.doubleValue
             let passband = hz < 0.94 * 0.5 * rate * min(1, r) * 0.95
             let value = snr(y, { 0.5 * sin(2 * Double.pi * hz * (Double($0) / r) / rate) }, 200..<(y.count - 200))
-            print("SNR \(hz) Hz at R=\(ratio.doubleValue): \(value) dB")
             if passband && hz <= 15_000 { #expect(value >= 90, "\(hz) Hz, R = \(ratio)") }
         }
     }
