@@ -112,10 +112,13 @@ static void f32_to_s24_neon(int32_t *restrict dst, const float *restrict src, si
 
 static inline float farrow_one_fma(const float *x, float u, const float *coef, int taps, int order) {
     float c[MX_FARROW_MAX_ORDER + 1];
-    const int stride = order + 1;
+    const int stride = order + 1, half = taps / 2;
     for (int m = 0; m <= order; m++) {
         float acc = 0.0f;
-        for (int k = 0; k < taps; k++) acc = __builtin_fmaf(coef[k * stride + m], x[k], acc);
+        for (int k = 0; k < half; k++) {
+            const float folded = (m & 1) ? x[k] - x[taps - 1 - k] : x[k] + x[taps - 1 - k];
+            acc = __builtin_fmaf(coef[k * stride + m], folded, acc);
+        }
         c[m] = acc;
     }
     float y = c[order];
@@ -136,9 +139,10 @@ static void farrow_neon(float *restrict dst, const float *restrict src, const in
         for (int m = 0; m <= order; m++) acc[m] = vdupq_n_f32(0.0f);
         const float *x = src + b0;
         const float *b = coef;
-        for (int k = 0; k < taps; k++, b += order + 1) {
-            const float32x4_t xv = vld1q_f32(x + k);
-            for (int m = 0; m <= order; m++) acc[m] = vfmaq_n_f32(acc[m], xv, b[m]);
+        for (int k = 0; k < taps / 2; k++, b += order + 1) {
+            const float32x4_t lo = vld1q_f32(x + k), hi = vld1q_f32(x + taps - 1 - k);
+            const float32x4_t sum = vaddq_f32(lo, hi), diff = vsubq_f32(lo, hi);
+            for (int m = 0; m <= order; m++) acc[m] = vfmaq_n_f32(acc[m], (m & 1) ? diff : sum, b[m]);
         }
         const float32x4_t uv = vld1q_f32(u + i);
         float32x4_t y = acc[order];

@@ -36,11 +36,14 @@ static inline int32_t mx_s24_one(float x) {
 #define MX_FARROW_MAX_ORDER 7
 static inline float mx_farrow_one(const float *x, float u, const float *coef, int taps, int order) {
     float c[MX_FARROW_MAX_ORDER + 1];
-    const int stride = order + 1;
+    const int stride = order + 1, half = taps / 2;
     for (int m = 0; m <= order; m++) {
         float acc = 0.0f;
         MX_NO_VECTORIZE
-        for (int k = 0; k < taps; k++) acc = acc + coef[k * stride + m] * x[k];
+        for (int k = 0; k < half; k++) {
+            const float folded = (m & 1) ? x[k] - x[taps - 1 - k] : x[k] + x[taps - 1 - k];
+            acc = acc + coef[k * stride + m] * folded;
+        }
         c[m] = acc;
     }
     float y = c[order];

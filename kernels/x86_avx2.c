@@ -128,10 +128,13 @@ static void f32_to_s24_avx2(int32_t *restrict dst, const float *restrict src, si
 /* One Farrow output with fused multiply-adds, in the same order as a vector lane. */
 static inline float farrow_one_fma(const float *x, float u, const float *coef, int taps, int order) {
     float c[MX_FARROW_MAX_ORDER + 1];
-    const int stride = order + 1;
+    const int stride = order + 1, half = taps / 2;
     for (int m = 0; m <= order; m++) {
         float acc = 0.0f;
-        for (int k = 0; k < taps; k++) acc = __builtin_fmaf(coef[k * stride + m], x[k], acc);
+        for (int k = 0; k < half; k++) {
+            const float folded = (m & 1) ? x[k] - x[taps - 1 - k] : x[k] + x[taps - 1 - k];
+            acc = __builtin_fmaf(coef[k * stride + m], folded, acc);
+        }
         c[m] = acc;
     }
     float y = c[order];
@@ -156,10 +159,11 @@ void farrow_avx2_impl(float *restrict dst, const float *restrict src, const int3
         for (int m = 0; m <= order; m++) acc[m] = _mm256_setzero_ps();
         const float *x = src + b0;
         const float *b = coef;
-        for (int k = 0; k < taps; k++, b += order + 1) {
-            const __m256 xv = _mm256_loadu_ps(x + k);
+        for (int k = 0; k < taps / 2; k++, b += order + 1) {
+            const __m256 lo = _mm256_loadu_ps(x + k), hi = _mm256_loadu_ps(x + taps - 1 - k);
+            const __m256 sum = _mm256_add_ps(lo, hi), diff = _mm256_sub_ps(lo, hi);
             for (int m = 0; m <= order; m++)
-                acc[m] = _mm256_fmadd_ps(_mm256_broadcast_ss(b + m), xv, acc[m]);
+                acc[m] = _mm256_fmadd_ps(_mm256_broadcast_ss(b + m), (m & 1) ? diff : sum, acc[m]);
         }
         const __m256 uv = _mm256_loadu_ps(u + i);
         __m256 y = acc[order];

@@ -10,10 +10,13 @@
 
 static inline float farrow_one_fma512(const float *x, float u, const float *coef, int taps, int order) {
     float c[MX_FARROW_MAX_ORDER + 1];
-    const int stride = order + 1;
+    const int stride = order + 1, half = taps / 2;
     for (int m = 0; m <= order; m++) {
         float acc = 0.0f;
-        for (int k = 0; k < taps; k++) acc = __builtin_fmaf(coef[k * stride + m], x[k], acc);
+        for (int k = 0; k < half; k++) {
+            const float folded = (m & 1) ? x[k] - x[taps - 1 - k] : x[k] + x[taps - 1 - k];
+            acc = __builtin_fmaf(coef[k * stride + m], folded, acc);
+        }
         c[m] = acc;
     }
     float y = c[order];
@@ -37,10 +40,11 @@ void farrow_avx512_impl(float *restrict dst, const float *restrict src, const in
         for (int m = 0; m <= order; m++) acc[m] = _mm512_setzero_ps();
         const float *x = src + b0;
         const float *b = coef;
-        for (int k = 0; k < taps; k++, b += order + 1) {
-            const __m512 xv = _mm512_loadu_ps(x + k);
+        for (int k = 0; k < taps / 2; k++, b += order + 1) {
+            const __m512 lo = _mm512_loadu_ps(x + k), hi = _mm512_loadu_ps(x + taps - 1 - k);
+            const __m512 sum = _mm512_add_ps(lo, hi), diff = _mm512_sub_ps(lo, hi);
             for (int m = 0; m <= order; m++)
-                acc[m] = _mm512_fmadd_ps(_mm512_set1_ps(b[m]), xv, acc[m]);
+                acc[m] = _mm512_fmadd_ps(_mm512_set1_ps(b[m]), (m & 1) ? diff : sum, acc[m]);
         }
         const __m512 uv = _mm512_loadu_ps(u + i);
         __m512 y = acc[order];

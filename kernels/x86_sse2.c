@@ -125,10 +125,11 @@ void farrow_sse2_impl(float *restrict dst, const float *restrict src, const int3
         for (int m = 0; m <= order; m++) acc[m] = _mm_setzero_ps();
         const float *x = src + b0;
         const float *b = coef;
-        for (int k = 0; k < taps; k++, b += order + 1) {
-            const __m128 xv = _mm_loadu_ps(x + k);
+        for (int k = 0; k < taps / 2; k++, b += order + 1) {
+            const __m128 lo = _mm_loadu_ps(x + k), hi = _mm_loadu_ps(x + taps - 1 - k);
+            const __m128 sum = _mm_add_ps(lo, hi), diff = _mm_sub_ps(lo, hi);
             for (int m = 0; m <= order; m++)
-                acc[m] = _mm_add_ps(acc[m], _mm_mul_ps(_mm_set1_ps(b[m]), xv));
+                acc[m] = _mm_add_ps(acc[m], _mm_mul_ps(_mm_set1_ps(b[m]), (m & 1) ? diff : sum));
         }
         const __m128 uv = _mm_loadu_ps(u + i);
         __m128 y = acc[order];

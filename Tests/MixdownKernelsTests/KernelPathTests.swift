@@ -187,7 +187,7 @@ extension Array where Element == [Float] {
 /// The Farrow and cross-correlation kernels against their scalar references.
 @Suite struct ResamplingKernelTests {
     static let taps = 64, order = 6
-    static let coef: [Float] = (0..<(taps * (order + 1))).map { Float(sin(Double($0) * 0.37)) / 64 }
+    static let coef: [Float] = (0..<(taps / 2 * (order + 1))).map { Float(sin(Double($0) * 0.37)) / 64 }
 
     /// Bases that mostly advance by one frame, with the skips and repeats of a real ratio.
     static func bases(_ n: Int, seed: Int) -> [Int32] {

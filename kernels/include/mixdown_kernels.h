@@ -66,9 +66,12 @@ typedef struct mx_kernels {
      * [-8388608, 8388607], NaN becomes 0; stored left-justified in an int32 (value << 8),
      * which is what libsndfile's int API expects for a 24-bit file. */
     void (*f32_to_s24)(int32_t *MX_RESTRICT dst, const float *MX_RESTRICT src, size_t n);
-    /* Farrow resampler: for each output i in 0..<count,
-     *   c_m = sum over k of coef[k * (order + 1) + m] * src[base[i] + k]   (k = 0..taps-1, in order)
+    /* Farrow resampler with a symmetric filter (tap taps-1-k of branch m is (-1)^m times
+     * tap k), given by its first half: for each output i in 0..<count, with x = src + base[i],
+     *   s_k = x[k] + x[taps-1-k], d_k = x[k] - x[taps-1-k]            (k = 0..taps/2-1)
+     *   c_m = sum over k, in order, of coef[k * (order + 1) + m] * (m even ? s_k : d_k)
      *   dst[i] = Horner(c_0..c_order at u[i]) = (((c_M) u + c_{M-1}) u + ...) u + c_0
+     * `taps` is even; `coef` holds taps/2 * (order + 1) floats.
      * `base[i]` is the index in `src` of output i's first tap and `u[i]` its fractional
      * delay mapped to [-1, 1). `order` is 1...7. Paths with FMA (AVX2, NEON) fuse each
      * multiply-add, the others do not: they agree with the scalar reference within the

@@ -128,7 +128,7 @@ public struct FileExport: Sendable {
         let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? info.naturalSampleFormat(for: type),
                                                   frames: length, channels: info.channelCount)
         let source = try FileSource(reader: reader, range: a..<b)
-        let graph = GainAutomation(input: source, envelope: envelope)
+        let graph = GainAutomation(input: ReadAhead(input: source), envelope: envelope)
         let writer = try AudioFileWriter(destination: output, encoding: encoding, format: info.format,
                                          maximumFrames: blockSizes.max() ?? 4096, overwrite: overwrite, metadata: metadata)
         do {

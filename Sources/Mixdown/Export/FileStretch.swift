@@ -98,7 +98,8 @@ public struct FileStretch: Sendable {
         }
         let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? info.naturalSampleFormat(for: type),
                                                   frames: outFrames, channels: info.channelCount)
-        let source = try FileSource(reader: reader, range: nil)
+        // Decoding runs ahead on its own thread, overlapping with the stretch.
+        let source = ReadAhead(input: try FileSource(reader: reader, range: nil))
         let engine: ResamplerEngine?
         let node: AudioNode
         switch chosen {
@@ -115,7 +116,7 @@ public struct FileStretch: Sendable {
         case .rubberband:
             engine = nil
             let path = input
-            node = try Self.rubberBand(makeInput: { () throws(MixdownError) in try FileSource(path: path) },
+            node = try Self.rubberBand(makeInput: { () throws(MixdownError) in ReadAhead(input: try FileSource(path: path)) },
                                        ratio: ratio, outputFrames: outFrames, quality: quality)
         }
         let writer = try AudioFileWriter(destination: output, encoding: encoding, format: info.format,

@@ -129,7 +129,9 @@ public final class AudioFileWriter {
     /// Flushes, closes and moves the file into place. After it, the destination is complete.
     public func commit() throws(MixdownError) {
         guard let h = handle else { preconditionFailure("commit after commit or abort") }
-        sf_write_sync(h)
+        // sf_close flushes libsndfile's buffers; sf_write_sync would also fsync, which only
+        // a durable commit wants.
+        if durable { sf_write_sync(h) }
         handle = nil
         let closeStatus = sf_close(h)
         guard closeStatus == 0 else {

@@ -14,8 +14,9 @@ public struct FarrowFilter: Sendable, Equatable {
     public let kaiserBeta: Double
     /// Cutoff as a fraction of the input's Nyquist frequency (already scaled for downsampling).
     public let cutoff: Double
-    /// Coefficients, `coefficients[k * (order + 1) + m]`: the weight of u^m for tap k
-    /// (tap-major, so the kernel reads one tap's polynomial from consecutive floats).
+    /// The first half of the symmetric filter, `coefficients[k * (order + 1) + m]`: the
+    /// weight of u^m for tap k < taps/2 (tap-major, so the kernel reads one tap's polynomial
+    /// from consecutive floats). Tap taps−1−k of branch m is (−1)^m times tap k.
     public let coefficients: [Float]
 
     /// The design for a quality level; `ratio` < 1 narrows the cutoff to avoid aliasing.
@@ -61,15 +62,24 @@ public struct FarrowFilter: Sendable, Equatable {
             for m in 1..<n { pw[m] = pw[m - 1] * us[s] }
             for a in 0..<n { for b in 0..<n { gram[a][b] += pw[a] * pw[b] } }
         }
-        var coef = [Float](repeating: 0, count: n * taps)
+        var fitted = [[Double]](repeating: [], count: taps)
         for k in 0..<taps {
             var rhs = [Double](repeating: 0, count: n)
             for s in 0..<nodes {
                 var p = 1.0
                 for m in 0..<n { rhs[m] += p * ideal[s][k]; p *= us[s] }
             }
-            let a = Self.solve(gram, rhs)
-            for m in 0..<n { coef[k * n + m] = Float(a[m]) }
+            fitted[k] = Self.solve(gram, rhs)
+        }
+        // The filter is symmetric: μ → 1 − μ mirrors the taps and turns u into −u, so tap
+        // taps−1−k of branch m is (−1)^m times tap k. Make that exact (averaging the two
+        // fits) and keep the first half: the kernel folds x[k] ± x[taps−1−k] first.
+        var coef = [Float](repeating: 0, count: n * taps / 2)
+        for k in 0..<(taps / 2) {
+            for m in 0..<n {
+                let mirror = fitted[taps - 1 - k][m] * (m % 2 == 0 ? 1 : -1)
+                coef[k * n + m] = Float((fitted[k][m] + mirror) / 2)
+            }
         }
         coefficients = coef
     }
