@@ -110,29 +110,13 @@ static void f32_to_s24_neon(int32_t *restrict dst, const float *restrict src, si
     for (; i < n; i++) dst[i] = mx_s24_one(src[i]);
 }
 
-static inline float farrow_one_fma(const float *x, float u, const float *coef, int taps, int order) {
-    float c[MX_FARROW_MAX_ORDER + 1];
-    const int stride = order + 1, half = taps / 2;
-    for (int m = 0; m <= order; m++) {
-        float acc = 0.0f;
-        for (int k = 0; k < half; k++) {
-            const float folded = (m & 1) ? x[k] - x[taps - 1 - k] : x[k] + x[taps - 1 - k];
-            acc = __builtin_fmaf(coef[k * stride + m], folded, acc);
-        }
-        c[m] = acc;
-    }
-    float y = c[order];
-    for (int m = order - 1; m >= 0; m--) y = __builtin_fmaf(y, u, c[m]);
-    return y;
-}
-
 static void farrow_neon(float *restrict dst, const float *restrict src, const int32_t *restrict base,
                         const float *restrict u, size_t count, const float *restrict coef, int taps, int order) {
     size_t i = 0;
     for (; i + 4 <= count; i += 4) {
         const int32_t b0 = base[i];
         if (base[i + 1] != b0 + 1 || base[i + 2] != b0 + 2 || base[i + 3] != b0 + 3) {
-            for (size_t j = i; j < i + 4; j++) dst[j] = farrow_one_fma(src + base[j], u[j], coef, taps, order);
+            for (size_t j = i; j < i + 4; j++) dst[j] = mx_farrow_one_fused(src + base[j], u[j], coef, taps, order);
             continue;
         }
         float32x4_t acc[MX_FARROW_MAX_ORDER + 1];
@@ -149,7 +133,7 @@ static void farrow_neon(float *restrict dst, const float *restrict src, const in
         for (int m = order - 1; m >= 0; m--) y = vfmaq_f32(acc[m], y, uv);
         vst1q_f32(dst + i, y);
     }
-    for (; i < count; i++) dst[i] = farrow_one_fma(src + base[i], u[i], coef, taps, order);
+    for (; i < count; i++) dst[i] = mx_farrow_one_fused(src + base[i], u[i], coef, taps, order);
 }
 
 static void xcorr_neon(float *restrict dst, const float *restrict a, const float *restrict x, size_t len, size_t lags) {

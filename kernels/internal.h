@@ -51,6 +51,25 @@ static inline float mx_farrow_one(const float *x, float u, const float *coef, in
     return y;
 }
 
+/* The same output with fused multiply-adds, in the order of a vector lane: the per-output
+ * path of the FMA kernels (AVX2, AVX-512, NEON). Inlined into a caller compiled for FMA,
+ * __builtin_fmaf is one instruction; the result is correctly rounded either way. */
+static inline __attribute__((always_inline)) float mx_farrow_one_fused(const float *x, float u, const float *coef, int taps, int order) {
+    float c[MX_FARROW_MAX_ORDER + 1];
+    const int stride = order + 1, half = taps / 2;
+    for (int m = 0; m <= order; m++) {
+        float acc = 0.0f;
+        for (int k = 0; k < half; k++) {
+            const float folded = (m & 1) ? x[k] - x[taps - 1 - k] : x[k] + x[taps - 1 - k];
+            acc = __builtin_fmaf(coef[k * stride + m], folded, acc);
+        }
+        c[m] = acc;
+    }
+    float y = c[order];
+    for (int m = order - 1; m >= 0; m--) y = __builtin_fmaf(y, u, c[m]);
+    return y;
+}
+
 static inline float mx_xcorr_one(const float *a, const float *x, size_t len) {
     float acc = 0.0f;
     MX_NO_VECTORIZE

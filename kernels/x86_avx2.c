@@ -125,22 +125,6 @@ static void f32_to_s24_avx2(int32_t *restrict dst, const float *restrict src, si
     for (; i < n; i++) dst[i] = mx_s24_one(src[i]);
 }
 
-/* One Farrow output with fused multiply-adds, in the same order as a vector lane. */
-static inline float farrow_one_fma(const float *x, float u, const float *coef, int taps, int order) {
-    float c[MX_FARROW_MAX_ORDER + 1];
-    const int stride = order + 1, half = taps / 2;
-    for (int m = 0; m <= order; m++) {
-        float acc = 0.0f;
-        for (int k = 0; k < half; k++) {
-            const float folded = (m & 1) ? x[k] - x[taps - 1 - k] : x[k] + x[taps - 1 - k];
-            acc = __builtin_fmaf(coef[k * stride + m], folded, acc);
-        }
-        c[m] = acc;
-    }
-    float y = c[order];
-    for (int m = order - 1; m >= 0; m--) y = __builtin_fmaf(y, u, c[m]);
-    return y;
-}
 
 static inline __attribute__((always_inline))
 void farrow_avx2_impl(float *restrict dst, const float *restrict src, const int32_t *restrict base,
@@ -152,7 +136,7 @@ void farrow_avx2_impl(float *restrict dst, const float *restrict src, const int3
         __m256i want = _mm256_add_epi32(_mm256_set1_epi32(b0), lanes);
         if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(base + i)), want)) != -1) {
             /* The input position does not advance by exactly one frame per output here. */
-            for (size_t j = i; j < i + 8; j++) dst[j] = farrow_one_fma(src + base[j], u[j], coef, taps, order);
+            for (size_t j = i; j < i + 8; j++) dst[j] = mx_farrow_one_fused(src + base[j], u[j], coef, taps, order);
             continue;
         }
         __m256 acc[MX_FARROW_MAX_ORDER + 1];
@@ -170,7 +154,7 @@ void farrow_avx2_impl(float *restrict dst, const float *restrict src, const int3
         for (int m = order - 1; m >= 0; m--) y = _mm256_fmadd_ps(y, uv, acc[m]);
         _mm256_storeu_ps(dst + i, y);
     }
-    for (; i < count; i++) dst[i] = farrow_one_fma(src + base[i], u[i], coef, taps, order);
+    for (; i < count; i++) dst[i] = mx_farrow_one_fused(src + base[i], u[i], coef, taps, order);
 }
 
 static void farrow_avx2(float *restrict dst, const float *restrict src, const int32_t *restrict base,

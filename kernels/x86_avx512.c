@@ -8,22 +8,6 @@
 
 #pragma clang attribute push(__attribute__((target("avx512f,avx2,fma"))), apply_to = function)
 
-static inline float farrow_one_fma512(const float *x, float u, const float *coef, int taps, int order) {
-    float c[MX_FARROW_MAX_ORDER + 1];
-    const int stride = order + 1, half = taps / 2;
-    for (int m = 0; m <= order; m++) {
-        float acc = 0.0f;
-        for (int k = 0; k < half; k++) {
-            const float folded = (m & 1) ? x[k] - x[taps - 1 - k] : x[k] + x[taps - 1 - k];
-            acc = __builtin_fmaf(coef[k * stride + m], folded, acc);
-        }
-        c[m] = acc;
-    }
-    float y = c[order];
-    for (int m = order - 1; m >= 0; m--) y = __builtin_fmaf(y, u, c[m]);
-    return y;
-}
-
 static inline __attribute__((always_inline))
 void farrow_avx512_impl(float *restrict dst, const float *restrict src, const int32_t *restrict base,
                         const float *restrict u, size_t count, const float *restrict coef, const int taps, const int order) {
@@ -33,7 +17,7 @@ void farrow_avx512_impl(float *restrict dst, const float *restrict src, const in
         const int32_t b0 = base[i];
         const __m512i want = _mm512_add_epi32(_mm512_set1_epi32(b0), lanes);
         if (_mm512_cmpeq_epi32_mask(_mm512_loadu_si512((const void *)(base + i)), want) != 0xFFFF) {
-            for (size_t j = i; j < i + 16; j++) dst[j] = farrow_one_fma512(src + base[j], u[j], coef, taps, order);
+            for (size_t j = i; j < i + 16; j++) dst[j] = mx_farrow_one_fused(src + base[j], u[j], coef, taps, order);
             continue;
         }
         __m512 acc[MX_FARROW_MAX_ORDER + 1];
@@ -51,7 +35,7 @@ void farrow_avx512_impl(float *restrict dst, const float *restrict src, const in
         for (int m = order - 1; m >= 0; m--) y = _mm512_fmadd_ps(y, uv, acc[m]);
         _mm512_storeu_ps(dst + i, y);
     }
-    for (; i < count; i++) dst[i] = farrow_one_fma512(src + base[i], u[i], coef, taps, order);
+    for (; i < count; i++) dst[i] = mx_farrow_one_fused(src + base[i], u[i], coef, taps, order);
 }
 
 void mx_farrow_avx512(float *restrict dst, const float *restrict src, const int32_t *restrict base,

@@ -24,10 +24,7 @@ struct Export: ParsableCommand {
     var fadeIn: String?
     @Option(name: .customLong("fade-out"), help: "Fade-out length.")
     var fadeOut: String?
-    @Option(help: "Output type: wav, aiff, flac, caf, ogg, opus, mp3, w64, rf64.")
-    var type: String?
-    @Option(help: "Sample format: s16, s24, f32 (default: the input's precision).")
-    var format: String?
+    @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var common: RenderOptions
 
     func run() throws {
@@ -37,8 +34,8 @@ struct Export: ParsableCommand {
         job.duration = try times.parse(duration, option: "--duration")
         job.fadeIn = try times.parse(fadeIn, option: "--fade-in")
         job.fadeOut = try times.parse(fadeOut, option: "--fade-out")
-        job.type = try parseType(type)
-        job.sampleFormat = try parseSampleFormat(format)
+        job.type = try outputOptions.fileType()
+        job.sampleFormat = try outputOptions.sampleFormat()
         job.overwrite = common.overwrite
 
         let bar = ProgressBar(label: "export", quiet: common.quiet)

@@ -30,6 +30,17 @@ struct TimeParser {
     }
 }
 
+/// The output file's type and sample format, shared by the commands that write audio.
+struct OutputOptions: ParsableArguments {
+    @Option(help: "Output type: wav, aiff, flac, caf, ogg, opus, mp3, w64, rf64 (default: from the extension).")
+    var type: String?
+    @Option(help: "Sample format: s16, s24, f32 (default: the input's precision).")
+    var format: String?
+
+    func fileType() throws -> AudioFileType? { try parseType(type) }
+    func sampleFormat() throws -> SampleFormat? { try parseSampleFormat(format) }
+}
+
 func parseType(_ text: String?) throws -> AudioFileType? {
     guard let text else { return nil }
     guard let t = AudioFileType(rawValue: text.lowercased()) else {

@@ -32,10 +32,7 @@ struct Stretch: ParsableCommand {
     var resampler = "auto"
     @Option(help: "Cores to use: 1 or 2.")
     var threads: Int?
-    @Option(help: "Output type: wav, aiff, flac, caf, ogg, opus, mp3, w64, rf64.")
-    var type: String?
-    @Option(help: "Sample format: s16, s24, f32 (default: the input's precision).")
-    var format: String?
+    @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var common: RenderOptions
 
     func run() throws {
@@ -72,8 +69,8 @@ struct Stretch: ParsableCommand {
         job.algorithm = a
         job.quality = q
         job.resampler = e
-        job.type = try parseType(type)
-        job.sampleFormat = try parseSampleFormat(format)
+        job.type = try outputOptions.fileType()
+        job.sampleFormat = try outputOptions.sampleFormat()
         job.overwrite = common.overwrite
 
         let bar = ProgressBar(label: "stretch", quiet: common.quiet)

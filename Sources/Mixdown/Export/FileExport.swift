@@ -131,14 +131,8 @@ public struct FileExport: Sendable {
         let graph = GainAutomation(input: ReadAhead(input: source), envelope: envelope)
         let writer = try AudioFileWriter(destination: output, encoding: encoding, format: info.format,
                                          maximumFrames: blockSizes.max() ?? 4096, overwrite: overwrite, metadata: metadata)
-        do {
-            try Renderer.run(source: graph, writer: writer, blockSizes: blockSizes, expectedFrames: length,
-                             progress: progress, cancellation: cancellation)
-            try writer.commit()
-        } catch {
-            writer.abort()
-            throw error
-        }
+        try Renderer.render(graph, to: writer, blockSizes: blockSizes, expectedFrames: length,
+                            progress: progress, cancellation: cancellation)
         let seconds = (clock.now - began).seconds
         return Report(input: input, output: output, type: encoding.type, sampleFormat: encoding.sampleFormat,
                       sampleRate: rate, channels: info.channelCount, sourceStartFrame: a, sourceEndFrame: b,

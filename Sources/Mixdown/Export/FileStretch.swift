@@ -121,14 +121,8 @@ public struct FileStretch: Sendable {
         }
         let writer = try AudioFileWriter(destination: output, encoding: encoding, format: info.format,
                                          maximumFrames: blockSizes.max() ?? 16_384, overwrite: overwrite, metadata: metadata)
-        do {
-            try Renderer.run(source: node, writer: writer, blockSizes: blockSizes, expectedFrames: outFrames,
-                             progress: progress, cancellation: cancellation)
-            try writer.commit()
-        } catch {
-            writer.abort()
-            throw error
-        }
+        try Renderer.render(node, to: writer, blockSizes: blockSizes, expectedFrames: outFrames,
+                            progress: progress, cancellation: cancellation)
         let seconds = (clock.now - began).seconds
         let inSeconds = info.duration.approximateSeconds
         return Report(input: input, output: output, algorithm: chosen, resampler: engine, ratio: ratio.description,

@@ -27,14 +27,7 @@ public final class PolyphaseVarispeed: AudioNode {
     private var nextRemainder: Int64 = 0
     private let stepFrames: Int64, stepRemainder: Int64, twoOverNumerator: Double
 
-    // Input window: history[c][i] is input frame windowStart + i; frames windowStart..<windowEnd are loaded.
-    private var history: [UnsafeMutablePointer<Float>] = []
-    private var historyCapacity = 0
-    private var windowStart: Int64 = 0
-    private var windowEnd: Int64 = 0
-    private var pulled: Int64 = 0
-    private var upstream: AudioBuffer?
-    private var upstreamMax = 0
+    private var window: InputWindow?
     private var base: UnsafeMutablePointer<Int32>?
     private var fraction: UnsafeMutablePointer<Float>?
     private var coefficients: UnsafeMutablePointer<Float>?
@@ -67,7 +60,6 @@ public final class PolyphaseVarispeed: AudioNode {
 
     deinit {
         helper?.stop()
-        history.forEach { $0.deallocate() }
         base?.deallocate()
         fraction?.deallocate()
         coefficients?.deallocate()
@@ -75,24 +67,16 @@ public final class PolyphaseVarispeed: AudioNode {
 
     public func prepare(maximumFrames: Int) throws(MixdownError) {
         precondition(base == nil, "prepare is called once")
-        upstreamMax = maximumFrames
-        try input.prepare(maximumFrames: upstreamMax)
-        upstream = AudioBuffer(format: input.format, capacity: upstreamMax)
-        // A block of F outputs spans (F - 1) / R + 1 input frames, plus the filter.
+        try input.prepare(maximumFrames: maximumFrames)
+        // A block of F outputs spans (F - 1) / R + 1 input frames, plus the filter; the
+        // window starts with the zeros before input frame 0.
         let span = Int((Int128(maximumFrames) * Int128(ratio.denominator) / Int128(ratio.numerator))) + 2
-        historyCapacity = span + filter.taps + 8
-        history = (0..<channels).map { _ in
-            let p = UnsafeMutablePointer<Float>.allocate(capacity: historyCapacity)
-            p.initialize(repeating: 0, count: historyCapacity)
-            return p
-        }
+        window = InputWindow(input: input, length: inputFrames, capacity: span + filter.taps + 8,
+                             maximumPull: maximumFrames, start: -(halfTaps - 1), label: "varispeed input")
         base = .allocate(capacity: maximumFrames)
         fraction = .allocate(capacity: maximumFrames)
         coefficients = .allocate(capacity: filter.coefficients.count)
         coefficients!.initialize(from: filter.coefficients, count: filter.coefficients.count)
-        // The window starts with the zeros before input frame 0.
-        windowStart = -(halfTaps - 1)
-        windowEnd = 0
         if threads > 1 {
             helper = HelperThread(name: "mixdown.varispeed") { [unowned self] in self.runKernel(from: self.split.from, to: self.split.to) }
         }
@@ -103,11 +87,12 @@ public final class PolyphaseVarispeed: AudioNode {
         guard count > 0 else { return RenderStatus(frames: 0, ended: true) }
         // Input frames this block reads: from the first output's first tap to the last output's last tap.
         let lastFrame = ratio.inputPosition(ofOutput: produced + Int64(count) - 1).frame
-        try slideWindow(from: nextFrame - (halfTaps - 1), to: lastFrame + halfTaps + 1)
+        let window = window!
+        try window.slide(from: nextFrame - (halfTaps - 1), to: lastFrame + halfTaps + 1)
 
         let b = base!, u = fraction!
         var n = nextFrame, r = nextRemainder
-        let offset = windowStart + (halfTaps - 1)
+        let offset = window.start + (halfTaps - 1)
         for i in 0..<count {
             b[i] = Int32(truncatingIfNeeded: n - offset)
             u[i] = Float(Double(r) * twoOverNumerator - 1)
@@ -138,36 +123,8 @@ public final class PolyphaseVarispeed: AudioNode {
         guard to > from, let dst = destination else { return }
         let k = mx_kernels_active().pointee
         for c in 0..<channels {
-            k.farrow(dst[channel: c] + from, history[c], base! + from, fraction! + from, to - from,
+            k.farrow(dst[channel: c] + from, window!.channels[c], base! + from, fraction! + from, to - from,
                      coefficients!, Int32(filter.taps), Int32(filter.order))
-        }
-    }
-
-    /// Makes the window hold input frames `low..<high` (zeros outside the input), keeping
-    /// what it already has and pulling the rest from upstream.
-    private func slideWindow(from low: Int64, to high: Int64) throws(MixdownError) {
-        let drop = Int(low - windowStart)
-        if drop > 0 {
-            let keep = Int(windowEnd - low)
-            for c in 0..<channels { history[c].update(from: history[c] + drop, count: keep) }
-            windowStart = low
-        }
-        while windowEnd < high {
-            let at = Int(windowEnd - windowStart)
-            if pulled < inputFrames {
-                let want = Int(min(Int64(upstreamMax), high - windowEnd, inputFrames - pulled))
-                let status = try input.render(into: upstream!, frames: want)
-                guard status.frames > 0 else {
-                    throw .readFailed(path: "varispeed input", reason: "the input ended at frame \(pulled) of \(inputFrames)")
-                }
-                for c in 0..<channels { (history[c] + at).update(from: upstream![channel: c], count: status.frames) }
-                pulled += Int64(status.frames)
-                windowEnd += Int64(status.frames)
-            } else {
-                let zeros = Int(high - windowEnd)
-                for c in 0..<channels { (history[c] + at).update(repeating: 0, count: zeros) }
-                windowEnd = high
-            }
         }
     }
 }

@@ -70,12 +70,9 @@ public final class RubberBandStretch: AudioNode {
         var studied: Int64 = 0
         while studied < inputFrames {
             let n = Int(min(Int64(maximumFrames), inputFrames - studied))
-            let status = try input.render(into: upstream!, frames: n)
-            guard status.frames > 0 else {
-                throw .readFailed(path: "Rubber Band input", reason: "the input ended at frame \(studied) of \(inputFrames)")
-            }
-            studied += Int64(status.frames)
-            rubberband_study(state, UnsafePointer(OpaquePointer(upstream!.channelPointers)), UInt32(status.frames),
+            let got = try input.renderRequired(into: upstream!, frames: n, label: "Rubber Band input", position: studied, total: inputFrames)
+            studied += Int64(got)
+            rubberband_study(state, UnsafePointer(OpaquePointer(upstream!.channelPointers)), UInt32(got),
                              studied == inputFrames ? 1 : 0)
         }
         input = try makeInput()
@@ -100,12 +97,9 @@ public final class RubberBandStretch: AudioNode {
                 // rubberband command does: R3 follows small ratios only when fed this way.
                 let required = max(1, min(1024, Int(rubberband_get_samples_required(s))))
                 let n = Int(min(Int64(min(required, blockCapacity)), inputFrames - pulled))
-                let status = try input.render(into: upstream!, frames: n)
-                guard status.frames > 0 else {
-                    throw .readFailed(path: "Rubber Band input", reason: "the input ended at frame \(pulled) of \(inputFrames)")
-                }
-                pulled += Int64(status.frames)
-                rubberband_process(s, UnsafePointer(OpaquePointer(upstream!.channelPointers)), UInt32(status.frames),
+                let got = try input.renderRequired(into: upstream!, frames: n, label: "Rubber Band input", position: pulled, total: inputFrames)
+                pulled += Int64(got)
+                rubberband_process(s, UnsafePointer(OpaquePointer(upstream!.channelPointers)), UInt32(got),
                                    pulled == inputFrames ? 1 : 0)
             }
         }

@@ -76,13 +76,10 @@ public final class SampleRateVarispeed: AudioNode {
         while fifo.count < want && !flushed {
             if inQueued == 0 && pulled < inputFrames {
                 let n = Int(min(Int64(blockCapacity), inputFrames - pulled))
-                let status = try input.render(into: upstream!, frames: n)
-                guard status.frames > 0 else {
-                    throw .readFailed(path: "varispeed input", reason: "the input ended at frame \(pulled) of \(inputFrames)")
-                }
-                k.interleave(inInterleaved, UnsafePointer(OpaquePointer(upstream!.channelPointers)), ch, status.frames)
-                inQueued = status.frames
-                pulled += Int64(status.frames)
+                let got = try input.renderRequired(into: upstream!, frames: n, label: "varispeed input", position: pulled, total: inputFrames)
+                k.interleave(inInterleaved, UnsafePointer(OpaquePointer(upstream!.channelPointers)), ch, got)
+                inQueued = got
+                pulled += Int64(got)
             }
             let room = min(outCapacity, fifo.space)
             var data = SRC_DATA()

@@ -112,13 +112,7 @@ public struct SignalFile: Sendable {
         let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat, frames: frames, channels: channelCount)
         let writer = try AudioFileWriter(destination: output, encoding: encoding, format: format,
                                          maximumFrames: 4096, overwrite: overwrite)
-        do {
-            try Renderer.run(source: signal, writer: writer, expectedFrames: frames, progress: progress, cancellation: cancellation)
-            try writer.commit()
-        } catch {
-            writer.abort()
-            throw error
-        }
+        try Renderer.render(signal, to: writer, expectedFrames: frames, progress: progress, cancellation: cancellation)
         return (frames, signal.markerFrames)
     }
 }

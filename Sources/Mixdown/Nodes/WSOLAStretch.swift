@@ -37,15 +37,8 @@ public final class WSOLAStretch: AudioNode {
     private let inputFrames: Int64
     private let channels: Int
 
-    private var history: [UnsafeMutablePointer<Float>] = []
+    private var inputWindow: InputWindow?
     private var mono: UnsafeMutablePointer<Float>?
-    private var historyCapacity = 0
-    private var windowStart: Int64 = 0
-    private var windowEnd: Int64 = 0
-    private var pulled: Int64 = 0
-    private var upstream: AudioBuffer?
-    private var upstreamMax = 0
-
     private var hann: UnsafeMutablePointer<Float>?
     private var accumulator: AudioBuffer?
     private var scores: UnsafeMutablePointer<Float>?
@@ -72,7 +65,6 @@ public final class WSOLAStretch: AudioNode {
     }
 
     deinit {
-        history.forEach { $0.deallocate() }
         mono?.deallocate()
         hann?.deallocate()
         scores?.deallocate()
@@ -86,19 +78,15 @@ public final class WSOLAStretch: AudioNode {
 
     public func prepare(maximumFrames: Int) throws(MixdownError) {
         precondition(hann == nil, "prepare is called once")
-        upstreamMax = maximumFrames
         try input.prepare(maximumFrames: maximumFrames)
-        upstream = AudioBuffer(format: format, capacity: maximumFrames)
-        // The window of input one step needs: the previous continuation and the search range.
+        // The input one step needs: the previous continuation and the search range.
         let advance = Int((Double(hop) / ratio.doubleValue).rounded(.up)) + 2
-        historyCapacity = 2 * window + 2 * searchRadius + advance + 16
-        history = (0..<channels).map { _ in
-            let p = UnsafeMutablePointer<Float>.allocate(capacity: historyCapacity)
-            p.initialize(repeating: 0, count: historyCapacity)
-            return p
-        }
-        mono = .allocate(capacity: historyCapacity)
-        mono!.initialize(repeating: 0, count: historyCapacity)
+        let capacity = 2 * window + 2 * searchRadius + advance + 16
+        previousStart = nominalStart(-1)
+        inputWindow = InputWindow(input: input, length: inputFrames, capacity: capacity, maximumPull: maximumFrames,
+                                  start: previousStart - Int64(searchRadius), label: "WSOLA input")
+        mono = .allocate(capacity: capacity)
+        mono!.initialize(repeating: 0, count: capacity)
         hann = .allocate(capacity: window)
         for i in 0..<window {
             let s = sin(Double.pi * Double(i) / Double(window))
@@ -107,9 +95,6 @@ public final class WSOLAStretch: AudioNode {
         scores = .allocate(capacity: 2 * searchRadius + 1)
         accumulator = AudioBuffer(format: format, capacity: window)
         pending = PlanarFIFO(channelCount: channels, capacity: maximumFrames + hop)
-        previousStart = nominalStart(-1)
-        windowStart = previousStart - Int64(searchRadius)
-        windowEnd = windowStart
     }
 
     public func render(into buffer: AudioBuffer, frames: Int) throws(MixdownError) -> RenderStatus {
@@ -126,14 +111,30 @@ public final class WSOLAStretch: AudioNode {
         let nominal = nominalStart(k)
         let r = Int64(searchRadius)
         let continuation = previousStart + Int64(hop)
-        try slideWindow(from: min(continuation, nominal - r), to: max(nominal + r + Int64(window), continuation + Int64(hop)))
+        let input = inputWindow!
+        let low = min(continuation, nominal - r)
+        let dropped = Int(low - input.start)
+        if dropped > 0 {
+            // Keep the channel average in step with the window.
+            mono!.update(from: mono! + dropped, count: max(0, Int(input.end - low)))
+        }
+        try input.slide(from: low, to: max(nominal + r + Int64(window), continuation + Int64(hop))) { at, n in
+            // The channel average that the search correlates.
+            let m = mono! + at
+            let scale = 1 / Float(channels)
+            for i in 0..<n {
+                var s: Float = 0
+                for c in 0..<channels { s += input.channels[c][at + i] }
+                m[i] = s * scale
+            }
+        }
         var start = nominal
         if k > 0 {
             // Score every shift: correlation of the continuation with each candidate's first
             // half, over the square root of the candidate's energy.
             let lags = 2 * searchRadius + 1
             let m = mono!
-            let t = m + Int(continuation - windowStart), x = m + Int(nominal - r - windowStart)
+            let t = m + Int(continuation - input.start), x = m + Int(nominal - r - input.start)
             mx_kernels_active().pointee.xcorr(scores, t, x, hop, lags)
             var templateEnergy = 0.0, energy = 0.0
             for i in 0..<hop {
@@ -154,9 +155,8 @@ public final class WSOLAStretch: AudioNode {
         }
         let acc = accumulator!
         let w = hann!
-        let offset = Int(start - windowStart)
         for c in 0..<channels {
-            let a = acc[channel: c], s = history[c] + offset
+            let a = acc[channel: c], s = input.pointer(c, at: start)
             for i in 0..<window { a[i] = a[i] + w[i] * s[i] }
         }
         previousStart = start
@@ -173,45 +173,5 @@ public final class WSOLAStretch: AudioNode {
             (a + hop).update(repeating: 0, count: hop)
         }
         k += 1
-    }
-
-    /// Makes the input window hold frames `low..<high` (zeros outside the input).
-    private func slideWindow(from low: Int64, to high: Int64) throws(MixdownError) {
-        let drop = Int(low - windowStart)
-        if drop > 0 {
-            let keep = Int(max(0, windowEnd - low))
-            for c in 0..<channels { history[c].update(from: history[c] + drop, count: keep) }
-            mono!.update(from: mono! + drop, count: keep)
-            windowStart = low
-            windowEnd = max(windowEnd, low)
-        }
-        precondition(Int(high - windowStart) <= historyCapacity, "WSOLA window overflow")
-        while windowEnd < high {
-            let at = Int(windowEnd - windowStart)
-            var n: Int
-            if windowEnd < 0 || pulled >= inputFrames {
-                // Before frame 0 and after the input: silence.
-                n = Int(windowEnd < 0 ? min(high, 0) - windowEnd : high - windowEnd)
-                for c in 0..<channels { (history[c] + at).update(repeating: 0, count: n) }
-            } else {
-                n = Int(min(Int64(upstreamMax), high - windowEnd, inputFrames - pulled))
-                let status = try input.render(into: upstream!, frames: n)
-                guard status.frames > 0 else {
-                    throw .readFailed(path: "WSOLA input", reason: "the input ended at frame \(pulled) of \(inputFrames)")
-                }
-                n = status.frames
-                for c in 0..<channels { (history[c] + at).update(from: upstream![channel: c], count: n) }
-                pulled += Int64(n)
-            }
-            // The channel average that the search correlates.
-            let m = mono! + at
-            let scale = 1 / Float(channels)
-            for i in 0..<n {
-                var s: Float = 0
-                for c in 0..<channels { s += history[c][at + i] }
-                m[i] = s * scale
-            }
-            windowEnd += Int64(n)
-        }
     }
 }

@@ -41,4 +41,21 @@ public enum Renderer {
         }
         return done
     }
+
+    /// `run`, then `writer.commit()`: the file appears complete at its destination, or, on
+    /// any error or cancellation, the writer is aborted and nothing is left behind.
+    @discardableResult
+    public static func render(_ source: AudioNode, to writer: AudioFileWriter, blockSizes: [Int] = [4096],
+                              expectedFrames: Int64?, progress: ((Double) -> Void)? = nil,
+                              cancellation: CancellationToken? = nil) throws(MixdownError) -> Int64 {
+        do {
+            let frames = try run(source: source, writer: writer, blockSizes: blockSizes, expectedFrames: expectedFrames,
+                                 progress: progress, cancellation: cancellation)
+            try writer.commit()
+            return frames
+        } catch {
+            writer.abort()
+            throw error
+        }
+    }
 }

@@ -1,0 +1,82 @@
+/// A sliding window over a node's output, addressed by absolute input frame, for the
+/// stretchers that read around a position (polyphase varispeed, WSOLA). Frames before 0 and
+/// from `length` on read as silence. Memory is allocated once, in `init`.
+final class InputWindow {
+    /// Per-channel storage; `channels[c][i]` is input frame `start + i`.
+    let channels: [UnsafeMutablePointer<Float>]
+    let capacity: Int
+    /// The first frame held, and one past the last.
+    private(set) var start: Int64
+    private(set) var end: Int64
+    private let input: AudioNode
+    private let length: Int64
+    private let upstream: AudioBuffer
+    private var pulled: Int64 = 0
+    private let label: String
+
+    /// A window of `capacity` frames beginning at input frame `start` (which may be
+    /// negative); `input` is prepared by the caller for blocks of `upstream.capacity`.
+    init(input: AudioNode, length: Int64, capacity: Int, maximumPull: Int, start: Int64, label: String) {
+        self.input = input
+        self.length = length
+        self.capacity = capacity
+        self.start = start
+        end = start
+        self.label = label
+        upstream = AudioBuffer(format: input.format, capacity: maximumPull)
+        channels = (0..<input.format.channelCount).map { _ in
+            let p = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
+            p.initialize(repeating: 0, count: capacity)
+            return p
+        }
+    }
+
+    deinit { channels.forEach { $0.deallocate() } }
+
+    /// Channel `c` at input frame `frame` (which must be held).
+    @inline(__always) func pointer(_ c: Int, at frame: Int64) -> UnsafeMutablePointer<Float> {
+        channels[c] + Int(frame - start)
+    }
+
+    /// Makes the window hold frames `low..<high`, keeping what it has, pulling the rest from
+    /// the input and filling silence outside it. `appended(offset, count)` is told where new
+    /// frames landed (offsets into `channels`), for callers that derive data from them.
+    func slide(from low: Int64, to high: Int64, appended: (Int, Int) -> Void = { _, _ in }) throws(MixdownError) {
+        let drop = Int(low - start)
+        if drop > 0 {
+            let keep = Int(max(0, end - low))
+            for p in channels { p.update(from: p + drop, count: keep) }
+            start = low
+            end = max(end, low)
+        }
+        precondition(Int(high - start) <= capacity, "\(label): input window overflow")
+        while end < high {
+            let at = Int(end - start)
+            var n: Int
+            if end < 0 || pulled >= length {
+                n = Int(end < 0 ? min(high, 0) - end : high - end)
+                for p in channels { (p + at).update(repeating: 0, count: n) }
+            } else {
+                n = Int(min(Int64(upstream.capacity), high - end, length - pulled))
+                n = try input.renderRequired(into: upstream, frames: n, label: label, position: pulled, total: length)
+                for (c, p) in channels.enumerated() { (p + at).update(from: upstream[channel: c], count: n) }
+                pulled += Int64(n)
+            }
+            appended(at, n)
+            end += Int64(n)
+        }
+    }
+}
+
+extension AudioNode {
+    /// Renders up to `frames` frames of a stream known to hold `total`, of which `position`
+    /// were read before; an end of stream before `total` is a `readFailed` naming `label`.
+    func renderRequired(into buffer: AudioBuffer, frames: Int, label: String, position: Int64,
+                        total: Int64) throws(MixdownError) -> Int {
+        let status = try render(into: buffer, frames: frames)
+        guard status.frames > 0 else {
+            throw .readFailed(path: label, reason: "the input ended at frame \(position) of \(total)")
+        }
+        return status.frames
+    }
+}
