@@ -37,6 +37,7 @@ struct Export: ParsableCommand {
         job.type = try outputOptions.fileType()
         job.sampleFormat = try outputOptions.sampleFormat()
         job.overwrite = common.overwrite
+        job.durable = common.sync
 
         let bar = ProgressBar(label: "export", quiet: common.quiet)
         defer { bar.finish() }

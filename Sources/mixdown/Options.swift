@@ -6,6 +6,8 @@ import Mixdown
 struct RenderOptions: ParsableArguments {
     @Flag(help: "Replace the output file if it exists.")
     var overwrite = false
+    @Flag(help: "fsync the output and its directory before returning (survives a power cut; slower).")
+    var sync = false
     @Flag(help: "Print one JSON object with what was done.")
     var json = false
     @Flag(name: [.customLong("quiet"), .customShort("q")], help: "No progress bar and no summary line.")

@@ -72,6 +72,7 @@ struct Stretch: ParsableCommand {
         job.type = try outputOptions.fileType()
         job.sampleFormat = try outputOptions.sampleFormat()
         job.overwrite = common.overwrite
+        job.durable = common.sync
 
         let bar = ProgressBar(label: "stretch", quiet: common.quiet)
         defer { bar.finish() }

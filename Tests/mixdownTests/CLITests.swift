@@ -141,6 +141,11 @@ final class Workspace {
         let r = try CLI.run(["export", "in.wav", "o.wav", "--duration", "1", "--overwrite", "-q"], in: ws.path)
         #expect(r.code == 0)
         #expect(try AudioFileInfo.read(path: ws.file("o.wav")).frames == 48_000)
+        // --sync takes the durable path (fsync of file and directory) to the same result.
+        let synced = try CLI.run(["export", "in.wav", "o.wav", "--duration", "2", "--overwrite", "--sync", "-q"], in: ws.path)
+        #expect(synced.code == 0, "\(synced.stderr)")
+        #expect(try AudioFileInfo.read(path: ws.file("o.wav")).frames == 96_000)
+        #expect(ws.contents == ["in.wav", "o.wav"])
     }
 
     /// Ctrl-C in the middle of a render: exit 130, no output, no temporary file. The input

@@ -23,6 +23,8 @@ public struct FileExport: Sendable {
     /// Output sample format; nil keeps the input's precision (16, 24 or float) where the type allows.
     public var sampleFormat: SampleFormat?
     public var overwrite = false
+    /// Also fsync the file and its directory, so the output survives a power cut (slower).
+    public var durable = false
     public var metadata = AudioMetadata()
     /// Block sizes the render cycles through.
     public var blockSizes = [4096]
@@ -130,7 +132,7 @@ public struct FileExport: Sendable {
         let source = try FileSource(reader: reader, range: a..<b)
         let graph = GainAutomation(input: ReadAhead(input: source), envelope: envelope)
         let writer = try AudioFileWriter(destination: output, encoding: encoding, format: info.format,
-                                         maximumFrames: blockSizes.max() ?? 4096, overwrite: overwrite, metadata: metadata)
+                                         maximumFrames: blockSizes.max() ?? 4096, overwrite: overwrite, metadata: metadata, durable: durable)
         try Renderer.render(graph, to: writer, blockSizes: blockSizes, expectedFrames: length,
                             progress: progress, cancellation: cancellation)
         let seconds = (clock.now - began).seconds

@@ -28,6 +28,8 @@ public struct FileStretch: Sendable {
     public var type: AudioFileType?
     public var sampleFormat: SampleFormat?
     public var overwrite = false
+    /// Also fsync the file and its directory, so the output survives a power cut (slower).
+    public var durable = false
     public var metadata = AudioMetadata()
     /// Cores a render may use (1 or 2).
     public var threads = min(2, ProcessInfo.processInfo.activeProcessorCount)
@@ -120,7 +122,7 @@ public struct FileStretch: Sendable {
                                        ratio: ratio, outputFrames: outFrames, quality: quality)
         }
         let writer = try AudioFileWriter(destination: output, encoding: encoding, format: info.format,
-                                         maximumFrames: blockSizes.max() ?? 16_384, overwrite: overwrite, metadata: metadata)
+                                         maximumFrames: blockSizes.max() ?? 16_384, overwrite: overwrite, metadata: metadata, durable: durable)
         try Renderer.render(node, to: writer, blockSizes: blockSizes, expectedFrames: outFrames,
                             progress: progress, cancellation: cancellation)
         let seconds = (clock.now - began).seconds
