@@ -247,3 +247,19 @@ final class Workspace {
         #expect(ws.contents == before)
     }
 }
+
+@Suite struct BenchCLITests {
+    @Test func benchReportsEveryStage() throws {
+        let dir = NSTemporaryDirectory()
+        let r = try CLI.run(["bench", "--seconds", "0.02", "--json"], in: dir)
+        #expect(r.code == 0, "\(r.stderr)")
+        let obj = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        let stages = obj["stages"] as! [[String: Any]]
+        #expect(stages.count >= 12)
+        #expect(stages.allSatisfy { ($0["frames_per_second"] as? Double ?? 0) > 0 && ($0["frames"] as? Int ?? 0) > 0 })
+        #expect(stages.contains { ($0["name"] as? String ?? "").hasPrefix("drift job") })
+        #expect(["avx512", "avx2", "sse2", "neon", "scalar"].contains(obj["kernel_path"] as? String ?? ""))
+        let bad = try CLI.run(["bench", "--seconds", "0"], in: dir)
+        #expect(bad.code == 2 && bad.stderr.contains("--seconds 0.0: must be above 0"))
+    }
+}
