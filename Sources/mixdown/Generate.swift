@@ -18,6 +18,8 @@ struct Generate: ParsableCommand {
     var markerInterval = "60"
     @Option(help: "Sample format: s16, s24, f32.")
     var format = "s16"
+    @Option(help: "A whole-hertz sine at amplitude 0.5 instead of the default tones (repeatable).")
+    var tone: [Int] = []
     @OptionGroup var common: RenderOptions
 
     struct Report: Encodable {
@@ -44,6 +46,10 @@ struct Generate: ParsableCommand {
         }
         job.type = type
         if type.isLossy { job.sampleFormat = nil }
+        for hz in tone where hz <= 0 || 2 * hz >= rate {
+            throw UsageError(message: "--tone \(hz): must lie between 0 and half of --rate")
+        }
+        if !tone.isEmpty { job.tones = tone.map { TestSignal.Tone(hz: $0, amplitude: 0.5 / Float(tone.count)) } }
         job.overwrite = common.overwrite
         let bar = ProgressBar(label: "generate", quiet: common.quiet)
         defer { bar.finish() }

@@ -95,6 +95,8 @@ public struct SignalFile: Sendable {
     public var sampleFormat: SampleFormat? = .s16
     public var type: AudioFileType = .wav
     public var overwrite = false
+    /// The sines (default: 440, 1000 and 5000 Hz, quiet).
+    public var tones = TestSignal.defaultTones
 
     public init(output: String, duration: MediaTime) {
         self.output = output
@@ -108,7 +110,7 @@ public struct SignalFile: Sendable {
         }
         let frames = duration.frames(atRate: sampleRate)
         let format = AudioFormat(sampleRate: sampleRate, channelCount: channelCount)
-        let signal = TestSignal(format: format, length: frames, markerInterval: markerInterval?.frames(atRate: sampleRate))
+        let signal = TestSignal(format: format, length: frames, tones: tones, markerInterval: markerInterval?.frames(atRate: sampleRate))
         let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat, frames: frames, channels: channelCount)
         let writer = try AudioFileWriter(destination: output, encoding: encoding, format: format,
                                          maximumFrames: 4096, overwrite: overwrite)
