@@ -130,8 +130,8 @@ public final class WSOLAStretch: AudioNode {
         }
         var start = nominal
         if k > 0 {
-            // Score every shift: correlation of the continuation with each candidate's first
-            // half, over the square root of the candidate's energy.
+            // Score every shift: the normalised correlation of the continuation with each
+            // candidate's first half (energies kept by a running sum), less the pull to centre.
             let lags = 2 * searchRadius + 1
             let m = mono!
             let t = m + Int(continuation - input.start), x = m + Int(nominal - r - input.start)
@@ -163,8 +163,8 @@ public final class WSOLAStretch: AudioNode {
         // Output k·H ..< k·H + H is complete; window −1's first hop is before frame 0.
         if k >= 0 {
             let fifo = pending!
-            _ = fifo.prepareWrite()
-            for c in 0..<channels { fifo.writePointers[c]!.update(from: acc[channel: c], count: hop) }
+            let destination = fifo.prepareWrite()
+            for c in 0..<channels { destination[c]!.update(from: acc[channel: c], count: hop) }
             fifo.didWrite(hop)
         }
         for c in 0..<channels {
