@@ -2,6 +2,7 @@
 // the steady-state render loop (asserted by the mallocCountTotal threshold).
 // Throughput is in 4096-frame blocks per second.
 import Benchmark
+import Foundation
 import Mixdown
 
 let blockFrames = 4096
@@ -61,6 +62,21 @@ let benchmarks: @Sendable () -> Void = {
         try measure(b, try WSOLAStretch(input: Silence(format: stereo, length: endless), ratio: drift))
     }
     _ = tone
+    // A finite input: one block per iteration, and fewer iterations than the input holds,
+    // so that every measured block is real work.
+    func finite(_ iterations: Int) -> Benchmark.Configuration {
+        .init(metrics: [.throughput, .wallClock, .mallocCountTotal], scalingFactor: .one, maxDuration: .seconds(3),
+              maxIterations: iterations, thresholds: [.mallocCountTotal: .init(absolute: [.p100: 0])])
+    }
+    // Ten minutes of 16-bit stereo, written once, read from the page cache.
+    let sourcePath = FileManager.default.temporaryDirectory.appendingPathComponent("mixdown-bench-source.wav").path
+    var sourceFile = SignalFile(output: sourcePath, duration: MediaTime(seconds: 600))
+    sourceFile.overwrite = true
+    if (try? sourceFile.run()) != nil {
+        Benchmark("FileSource 16-bit stereo WAV (page cache)", configuration: finite(6000)) { b in
+            try measure(b, try FileSource(path: sourcePath))
+        }
+    }
 
     Benchmark("TestSignal stereo (3 tones)") { b in
         let node = TestSignal(format: stereo, length: Int64.max / 2)
