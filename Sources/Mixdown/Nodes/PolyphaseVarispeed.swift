@@ -40,14 +40,11 @@ public final class PolyphaseVarispeed: AudioNode {
     /// splits each block between two cores, with bit-identical output.
     public init(input: AudioNode, ratio: StretchRatio, quality: ResamplerQuality = .best,
                 outputFrames: Int64? = nil, threads: Int = 1) throws(MixdownError) {
-        guard let n = input.length else {
-            throw .invalidParameter(name: "input", value: "stream", reason: "varispeed needs an input of known length")
-        }
-        try ratio.validate()
+        let (n, total) = try ratio.lengths(of: input, outputFrames: outputFrames, node: "varispeed")
         self.input = input
         self.ratio = ratio
         inputFrames = n
-        self.outputFrames = outputFrames ?? ratio.outputFrames(forInput: n)
+        self.outputFrames = total
         filter = FarrowFilter(quality: quality, ratio: ratio)
         format = input.format
         channels = format.channelCount

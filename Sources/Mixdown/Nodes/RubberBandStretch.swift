@@ -39,19 +39,16 @@ public final class RubberBandStretch: AudioNode {
                 outputFrames: Int64? = nil, engine: Engine = .finer) throws(MixdownError) {
         self.makeInput = makeInput
         let input = try makeInput()
-        guard let n = input.length else {
-            throw .invalidParameter(name: "input", value: "stream", reason: "Rubber Band needs an input of known length")
-        }
+        let (n, total) = try ratio.lengths(of: input, outputFrames: outputFrames, node: "Rubber Band")
         guard n <= Int64(UInt32.max) else {
             throw .invalidParameter(name: "input", value: "\(n) frames", reason: "Rubber Band takes at most 2^32 - 1 input frames")
         }
-        try ratio.validate()
         self.input = input
         self.ratio = ratio
         self.engine = engine
         inputFrames = n
         format = input.format
-        self.outputFrames = outputFrames ?? ratio.outputFrames(forInput: n)
+        self.outputFrames = total
     }
 
     deinit { if let state { rubberband_delete(state) } }

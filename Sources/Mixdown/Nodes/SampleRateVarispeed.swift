@@ -29,16 +29,13 @@ public final class SampleRateVarispeed: AudioNode {
 
     public init(input: AudioNode, ratio: StretchRatio, quality: ResamplerQuality = .best,
                 outputFrames: Int64? = nil) throws(MixdownError) {
-        guard let n = input.length else {
-            throw .invalidParameter(name: "input", value: "stream", reason: "varispeed needs an input of known length")
-        }
-        try ratio.validate()
+        let (n, total) = try ratio.lengths(of: input, outputFrames: outputFrames, node: "varispeed")
         self.input = input
         self.ratio = ratio
         self.quality = quality
         inputFrames = n
         format = input.format
-        self.outputFrames = outputFrames ?? ratio.outputFrames(forInput: n)
+        self.outputFrames = total
     }
 
     deinit {

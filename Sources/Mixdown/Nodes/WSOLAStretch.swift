@@ -50,16 +50,13 @@ public final class WSOLAStretch: AudioNode {
 
     public init(input: AudioNode, ratio: StretchRatio, outputFrames: Int64? = nil,
                 windowSeconds: Double = 0.04, searchSeconds: Double = 0.0015) throws(MixdownError) {
-        guard let n = input.length else {
-            throw .invalidParameter(name: "input", value: "stream", reason: "WSOLA needs an input of known length")
-        }
-        try ratio.validate()
+        let (n, total) = try ratio.lengths(of: input, outputFrames: outputFrames, node: "WSOLA")
         self.input = input
         self.ratio = ratio
         inputFrames = n
         format = input.format
         channels = format.channelCount
-        self.outputFrames = outputFrames ?? ratio.outputFrames(forInput: n)
+        self.outputFrames = total
         window = max(16, Int((windowSeconds * Double(format.sampleRate) / 2).rounded()) * 2)
         searchRadius = max(1, Int((searchSeconds * Double(format.sampleRate)).rounded()))
     }

@@ -85,6 +85,17 @@ public struct StretchRatio: Sendable, Hashable, CustomStringConvertible {
         Int64(FrameRounding.standard.divide(Int128(inputFrames) * Int128(numerator), by: Int128(denominator)))
     }
 
+    /// The lengths a stretch node over `input` works with: the input's frames, and the exact
+    /// output length (`outputFrames` when given, else round(N · R)). Throws when the input's
+    /// length is unknown (naming `node`) or the ratio lies outside [1/4, 4].
+    func lengths(of input: AudioNode, outputFrames: Int64?, node: String) throws(MixdownError) -> (input: Int64, output: Int64) {
+        guard let n = input.length else {
+            throw .invalidParameter(name: "input", value: "stream", reason: "\(node) needs an input of known length")
+        }
+        try validate()
+        return (n, outputFrames ?? self.outputFrames(forInput: n))
+    }
+
     /// The exact input position of output frame `j`: `frame` = floor(j / R), and
     /// `remainder / numerator` the fraction, 0 <= remainder < numerator.
     public func inputPosition(ofOutput j: Int64) -> (frame: Int64, remainder: Int64) {
