@@ -33,6 +33,12 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
     case writeFailed(path: String, reason: String)
     /// The output would be larger than its container holds.
     case outputTooLarge(path: String, bytes: Int64, reason: String)
+    /// A composition edit that cannot be made: bad times, a range outside its file.
+    case invalidEdit(track: String, reason: String)
+    /// Two segments of one track that would cover the same time.
+    case overlappingSegments(track: String, segment: String, other: String)
+    /// A composition document that cannot be used; `location` is the JSON path at fault.
+    case invalidDocument(file: String, location: String, reason: String)
     /// The render was cancelled (by the caller, or by Ctrl-C in the CLI).
     case cancelled
 
@@ -57,6 +63,9 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
         case .outputNotWritable(let p, let r): return "'\(p)': cannot write: \(r)"
         case .writeFailed(let p, let r): return "'\(p)': write failed: \(r)"
         case .outputTooLarge(let p, let b, let r): return "'\(p)': output of \(b) bytes is too large: \(r)"
+        case .invalidEdit(let t, let r): return "\(t): \(r)"
+        case .overlappingSegments(let t, let a, let b): return "\(t): \(a) overlaps \(b)"
+        case .invalidDocument(let f, let l, let r): return "'\(f)': \(l): \(r)"
         case .cancelled: return "cancelled"
         }
     }

@@ -8,25 +8,46 @@ public final class AudioBuffer: @unchecked Sendable {
     public let capacity: Int
     /// One pointer per channel, laid out as C's `float *const *` for the kernels.
     public let channelPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-    private let storage: UnsafeMutablePointer<Float>
+    /// Nil for a view, which points into another buffer's samples.
+    private let storage: UnsafeMutablePointer<Float>?
 
     public init(channelCount: Int, capacity: Int) {
         precondition(channelCount > 0 && capacity >= 0)
         self.channelCount = channelCount
         self.capacity = capacity
         // One block for all channels; zeroed so a fresh buffer is silence.
-        storage = .allocate(capacity: max(1, channelCount * capacity))
-        storage.initialize(repeating: 0, count: max(1, channelCount * capacity))
+        let samples = UnsafeMutablePointer<Float>.allocate(capacity: max(1, channelCount * capacity))
+        samples.initialize(repeating: 0, count: max(1, channelCount * capacity))
+        storage = samples
         channelPointers = .allocate(capacity: channelCount)
-        for c in 0..<channelCount { channelPointers[c] = storage + c * capacity }
+        for c in 0..<channelCount { channelPointers[c] = samples + c * capacity }
     }
 
     public convenience init(format: AudioFormat, capacity: Int) {
         self.init(channelCount: format.channelCount, capacity: capacity)
     }
 
+    /// A view: `channelCount` channel pointers and no samples of its own, aimed into
+    /// another buffer with `aim(into:offset:)` (so a node can render at an offset of a
+    /// caller's buffer). Allocates here only; re-aiming allocates nothing.
+    public init(viewWithChannelCount channelCount: Int, capacity: Int) {
+        self.channelCount = channelCount
+        self.capacity = capacity
+        storage = nil
+        channelPointers = .allocate(capacity: channelCount)
+        let dummy = UnsafeMutablePointer<Float>(bitPattern: MemoryLayout<Float>.alignment)!
+        for c in 0..<channelCount { channelPointers[c] = dummy }
+    }
+
+    /// Points this view's channels at frame `offset` of `base`'s. The view's `capacity`
+    /// must not run past the end of `base`: callers render at most `base.capacity - offset`.
+    public func aim(into base: AudioBuffer, offset: Int) {
+        precondition(storage == nil && base.channelCount == channelCount && offset <= base.capacity)
+        for c in 0..<channelCount { channelPointers[c] = base.channelPointers[c] + offset }
+    }
+
     deinit {
-        storage.deallocate()
+        storage?.deallocate()
         channelPointers.deallocate()
     }
 

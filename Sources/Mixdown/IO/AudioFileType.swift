@@ -92,6 +92,14 @@ public struct OutputEncoding: Sendable, Equatable {
     public let sampleFormat: SampleFormat?
     /// The exact size of the audio data in bytes, for PCM types.
     public let dataBytes: Int64?
+    /// Bitrate for lossy types.
+    public var encoder = EncoderSettings()
+
+    init(type: AudioFileType, sampleFormat: SampleFormat?, dataBytes: Int64?) {
+        self.type = type
+        self.sampleFormat = sampleFormat
+        self.dataBytes = dataBytes
+    }
 
     /// Room left for headers and metadata chunks below the 4 GiB limit of WAV and AIFF.
     static let headerAllowance: Int64 = 64 * 1024

@@ -72,6 +72,7 @@ public final class AudioFileWriter {
         guard sf_format_check(&info) != 0 else {
             throw .unsupportedOutput(path: destination, reason: "libsndfile cannot write \(encoding.type.rawValue) at \(format)")
         }
+        let compression = try encoding.encoder.compressionLevel(for: encoding.type, format: format, path: destination)
         // Open by descriptor so the temporary file is created exclusively (O_EXCL).
         let fd = open(temporaryPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
@@ -83,6 +84,18 @@ public final class AudioFileWriter {
             throw .unsupportedOutput(path: destination, reason: "libsndfile cannot write \(encoding.type.rawValue) at \(format): \(reason)")
         }
         handle = h
+        if let level = compression {
+            var value = level
+            if encoding.type == .mp3 {
+                var mode = Int32(SF_BITRATE_MODE_CONSTANT)
+                _ = sf_command(h, Int32(SFC_SET_BITRATE_MODE), &mode, Int32(MemoryLayout<Int32>.size))
+            }
+            guard sf_command(h, Int32(SFC_SET_COMPRESSION_LEVEL), &value, Int32(MemoryLayout<Double>.size)) == 1 else {
+                sf_close(h)
+                unlink(temporaryPath)
+                throw .unsupportedOutput(path: destination, reason: "libsndfile refused the bitrate \(encoding.encoder.bitrate ?? 0) for \(encoding.type.rawValue)")
+            }
+        }
         interleaved = .allocate(capacity: max(1, maximumFrames * format.channelCount))
         converted = .allocate(byteCount: max(4, maximumFrames * format.channelCount * 4), alignment: 16)
         for (key, value) in [(SF_STR_TITLE, metadata.title), (SF_STR_ARTIST, metadata.artist),

@@ -27,14 +27,22 @@ public final class SampleRateVarispeed: AudioNode {
     private var blockCapacity = 0
     private var outCapacity = 0
 
-    public init(input: AudioNode, ratio: StretchRatio, quality: ResamplerQuality = .best,
-                outputFrames: Int64? = nil) throws(MixdownError) {
-        let (n, total) = try ratio.lengths(of: input, outputFrames: outputFrames, node: "varispeed")
+    public convenience init(input: AudioNode, ratio: StretchRatio, quality: ResamplerQuality = .best,
+                            outputFrames: Int64? = nil) throws(MixdownError) {
+        try self.init(input: input, ratio: ratio, quality: quality, outputFrames: outputFrames, outputRate: nil)
+    }
+
+    /// With `outputRate`, the frames are labelled with that rate (a rate conversion, see
+    /// `SampleRateConverter`) and the ratio may lie anywhere in libsamplerate's [1/256, 256].
+    init(input: AudioNode, ratio: StretchRatio, quality: ResamplerQuality, outputFrames: Int64?, outputRate: Int?) throws(MixdownError) {
+        let (n, total) = try ratio.lengths(of: input, outputFrames: outputFrames,
+                                           node: outputRate == nil ? "varispeed" : "sample-rate conversion",
+                                           limit: outputRate == nil ? 4 : 256)
         self.input = input
         self.ratio = ratio
         self.quality = quality
         inputFrames = n
-        format = input.format
+        format = AudioFormat(sampleRate: outputRate ?? input.format.sampleRate, channelCount: input.format.channelCount)
         self.outputFrames = total
     }
 

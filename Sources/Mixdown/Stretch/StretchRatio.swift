@@ -87,12 +87,19 @@ public struct StretchRatio: Sendable, Hashable, CustomStringConvertible {
 
     /// The lengths a stretch node over `input` works with: the input's frames, and the exact
     /// output length (`outputFrames` when given, else round(N · R)). Throws when the input's
-    /// length is unknown (naming `node`) or the ratio lies outside [1/4, 4].
-    func lengths(of input: AudioNode, outputFrames: Int64?, node: String) throws(MixdownError) -> (input: Int64, output: Int64) {
+    /// length is unknown (naming `node`) or the ratio lies outside [1/limit, limit]
+    /// (4 for a stretch; 256 for libsamplerate's rate conversions).
+    func lengths(of input: AudioNode, outputFrames: Int64?, node: String, limit: Int64 = 4) throws(MixdownError) -> (input: Int64, output: Int64) {
         guard let n = input.length else {
             throw .invalidParameter(name: "input", value: "stream", reason: "\(node) needs an input of known length")
         }
-        try validate()
+        if limit == 4 {
+            try validate()
+        } else {
+            guard Int128(numerator) * Int128(limit) >= Int128(denominator), Int128(numerator) <= Int128(limit) * Int128(denominator) else {
+                throw .invalidParameter(name: node, value: "ratio \(description)", reason: "must lie between 1/\(limit) and \(limit)")
+            }
+        }
         return (n, outputFrames ?? self.outputFrames(forInput: n))
     }
 
