@@ -61,7 +61,9 @@ public struct Composition: Sendable, Equatable {
 
     /// The output format an export uses when none is given: the highest sample rate among
     /// the files, stereo if any file has two or more channels, else mono.
-    public var defaultOutputFormat: AudioFormat? {
+    public var defaultOutputFormat: AudioFormat? { defaultFormat(of: assets) }
+
+    func defaultFormat(of assets: [AudioAsset]) -> AudioFormat? {
         let infos = assets.map(\.info)
         guard let rate = infos.map(\.sampleRate).max() else { return nil }
         return AudioFormat(sampleRate: rate, channelCount: infos.contains { $0.channelCount >= 2 } ? 2 : 1)

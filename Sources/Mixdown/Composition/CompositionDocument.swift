@@ -1,0 +1,306 @@
+import Foundation
+
+/// A composition document: Mixdown's own JSON format (version 1, schema in
+/// `docs/composition.schema.json`, described in `docs/composition.md`) that says a whole
+/// render: tracks and their segments, empty edits, scaled ranges, volume events,
+/// ducking, output format, time range and metadata. Times are exact strings. File paths
+/// are relative to the document's directory.
+///
+/// Every error names the JSON path at fault, for example `tracks[1].segments[3].source`.
+public struct CompositionDocument: Sendable {
+    public static let version = 1
+
+    public var composition: Composition
+    public var audioMix: AudioMix
+    public var outputFormat: AudioFormat?
+    public var timeRange: MediaTimeRange?
+    public var timePitchAlgorithm: TimePitchAlgorithm?
+    public var type: AudioFileType?
+    public var sampleFormat: SampleFormat?
+    public var preset: ExportPreset?
+    public var bitrate: Int?
+    public var fileLengthLimit: Int64?
+    public var metadata: AudioMetadata
+    /// Where the document was read from.
+    public let path: String
+
+    /// Reads and checks the document at `path`; the files it names must exist.
+    public init(contentsOf path: String) throws(MixdownError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
+                throw isDir.boolValue ? .notAFile(path: path) : .unreadableFile(path: path, reason: "cannot be read")
+            }
+            throw .fileNotFound(path: path)
+        }
+        try self.init(data: data, path: path)
+    }
+
+    /// Reads a document from `data`; `path` names it in messages and anchors relative paths.
+    public init(data: Data, path: String) throws(MixdownError) {
+        self.path = path
+        let root: JSONValue
+        do { root = try JSONDecoder().decode(JSONValue.self, from: data) } catch {
+            throw .invalidDocument(file: path, location: "(document)", reason: "is not valid JSON: \(Self.describe(error))")
+        }
+        let top = JSONCursor(value: root, path: "", file: path)
+        let m = try top.object(allowed: ["version", "output", "time_range", "time_pitch_algorithm", "file_length_limit",
+                                         "metadata", "tracks", "scale", "ducking", "comment"])
+        let version = try top.required("version", in: m)
+        guard try version.integer() == Int64(Self.version) else {
+            throw version.fail("unknown version \(try version.number()); this Mixdown reads version \(Self.version)")
+        }
+        let base = (path as NSString).deletingLastPathComponent
+
+        // Output settings first: frame times on the timeline count at the output rate.
+        var outputFormat: AudioFormat?
+        var rate: Int?, channels: Int?
+        if let out = top.member("output", in: m) {
+            let o = try out.object(allowed: ["sample_rate", "channels", "type", "sample_format", "preset", "bitrate"])
+            if let r = out.member("sample_rate", in: o) {
+                let v = try r.integer()
+                guard (1...768_000).contains(v) else { throw r.fail("must be a sample rate between 1 and 768000 Hz, not \(v)") }
+                rate = Int(v)
+            }
+            if let c = out.member("channels", in: o) {
+                let v = try c.integer()
+                guard (1...64).contains(v) else { throw c.fail("must be a channel count between 1 and 64, not \(v)") }
+                channels = Int(v)
+            }
+            if let t = out.member("type", in: o) {
+                let s = try t.string()
+                guard let v = AudioFileType(rawValue: s) else {
+                    throw t.fail("unknown type '\(s)' (\(AudioFileType.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                type = v
+            }
+            if let f = out.member("sample_format", in: o) {
+                let s = try f.string()
+                guard let v = SampleFormat(rawValue: s) else {
+                    throw f.fail("unknown sample format '\(s)' (\(SampleFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                sampleFormat = v
+            }
+            if let p = out.member("preset", in: o) {
+                let s = try p.string()
+                guard let v = ExportPreset(name: s) else {
+                    throw p.fail("unknown preset '\(s)' (\(ExportPreset.all.map(\.name).joined(separator: ", ")))")
+                }
+                guard v != .passthrough else { throw p.fail("passthrough needs a single file, not a composition") }
+                preset = v
+                rate = rate ?? v.sampleRate
+                channels = channels ?? v.channels
+            }
+            if let b = out.member("bitrate", in: o) {
+                let v = try b.integer()
+                guard v > 0 else { throw b.fail("must be a positive number of bits per second") }
+                bitrate = Int(v)
+            }
+        }
+        if let a = top.member("time_pitch_algorithm", in: m) {
+            let s = try a.string()
+            guard let v = TimePitchAlgorithm(rawValue: s) else {
+                throw a.fail("unknown algorithm '\(s)' (\(TimePitchAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            guard v.isAvailable else { throw a.fail("'\(s)' is not built into this Mixdown (the RubberBand trait is off)") }
+            timePitchAlgorithm = v
+        }
+        if let l = top.member("file_length_limit", in: m) {
+            let v = try l.integer()
+            guard v > 0 else { throw l.fail("must be a positive number of bytes") }
+            fileLengthLimit = v
+        }
+        metadata = AudioMetadata()
+        if let md = top.member("metadata", in: m) {
+            let o = try md.object(allowed: ["title", "artist", "album", "comment", "date", "software"])
+            func text(_ k: String) throws(MixdownError) -> String? { try md.member(k, in: o)?.string() }
+            metadata = AudioMetadata(title: try text("title"), artist: try text("artist"), album: try text("album"),
+                                     comment: try text("comment"), date: try text("date"), software: try text("software") ?? "Mixdown")
+        }
+
+        // Tracks: first the files (their rates decide the default output rate), then times.
+        let trackList = try top.required("tracks", in: m).array()
+        guard !trackList.isEmpty else { throw top.fail("has no tracks", at: "tracks") }
+        struct PendingSegment { let cursor: JSONCursor; let members: [String: JSONValue]; let asset: AudioAsset? }
+        var pending: [[PendingSegment]] = []
+        var names: [String] = []
+        for t in trackList {
+            let o = try t.object(allowed: ["name", "segments", "volume"])
+            let name = try t.member("name", in: o)?.string() ?? "track \(names.count + 1)"
+            if names.contains(name) { throw t.fail("a second track named '\(name)'; names must be unique", at: "name") }
+            names.append(name)
+            var segs: [PendingSegment] = []
+            for s in try t.required("segments", in: o).array() {
+                let so = try s.object(allowed: ["file", "source", "at", "empty"])
+                var asset: AudioAsset?
+                if let f = s.member("file", in: so) {
+                    let given = try f.string()
+                    let resolved = given.hasPrefix("/") || base.isEmpty ? given : base + "/" + given
+                    do { asset = try AudioAsset(path: resolved) } catch { throw f.fail("\(error)") }
+                } else if s.member("empty", in: so) == nil {
+                    throw s.fail("needs 'file' (a part of a file) or 'empty' (an empty edit)")
+                }
+                segs.append(PendingSegment(cursor: s, members: so, asset: asset))
+            }
+            pending.append(segs)
+        }
+
+        var composition = Composition()
+        var ids: [Int32] = []
+        for name in names { ids.append(composition.addTrack(name: name)) }
+        if rate == nil || channels == nil {
+            let d = composition.defaultFormat(of: pending.flatMap { $0.compactMap(\.asset) })
+            rate = rate ?? d?.sampleRate
+            channels = channels ?? d?.channelCount
+        }
+        if let rate, let channels { outputFormat = AudioFormat(sampleRate: rate, channelCount: channels) }
+
+        for (ti, segs) in pending.enumerated() {
+            // Placed in document order; an overlap names both segments' JSON paths.
+            var placed: [(range: MediaTimeRange, path: String)] = []
+            for seg in segs {
+                let s = seg.cursor
+                if let asset = seg.asset {
+                    if s.member("empty", in: seg.members) != nil { throw s.fail("has both 'file' and 'empty'; give one") }
+                    let source = try s.member("source", in: seg.members)?.timeRange(frameRate: asset.info.sampleRate)
+                        ?? MediaTimeRange(start: .zero, duration: asset.duration)
+                    let at = try s.required("at", in: seg.members).time(frameRate: rate)
+                    try Self.checkSource(source, of: asset, at: s)
+                    guard at >= .zero else { throw s.fail("must not be negative", at: "at") }
+                    let target = MediaTimeRange(start: at, duration: source.duration)
+                    try Self.checkOverlap(target, placed, s)
+                    do { try composition[trackID: ids[ti]].addSegment(source, of: asset, at: at) } catch { throw s.fail("\(error)") }
+                    placed.append((target, s.path))
+                } else {
+                    if s.member("source", in: seg.members) != nil || s.member("at", in: seg.members) != nil {
+                        throw s.fail("an empty edit takes only 'empty': {\"start\", \"duration\"}")
+                    }
+                    let e = try s.required("empty", in: seg.members)
+                    let range = try e.timeRange(frameRate: rate)
+                    guard range.start >= .zero, range.duration > .zero else { throw e.fail("must start at or after 0 and last longer than 0") }
+                    try Self.checkOverlap(range, placed, s)
+                    do { try composition[trackID: ids[ti]].addEmptySegment(range) } catch { throw e.fail("\(error)") }
+                    placed.append((range, s.path))
+                }
+            }
+        }
+
+        if let scales = top.member("scale", in: m) {
+            for s in try scales.array() {
+                let o = try s.object(allowed: ["time_range", "to_duration"])
+                let range = try s.required("time_range", in: o).timeRange(frameRate: rate)
+                let to = try s.required("to_duration", in: o)
+                let duration = try to.time(frameRate: rate)
+                guard duration > .zero else { throw to.fail("must be longer than 0") }
+                do { try composition.scaleTimeRange(range, toDuration: duration) } catch { throw s.fail("\(error)") }
+            }
+        }
+
+        var mix = AudioMix()
+        for (ti, t) in trackList.enumerated() {
+            let o = try t.object(allowed: ["name", "segments", "volume"])
+            guard let volume = t.member("volume", in: o) else { continue }
+            var params = AudioMixInputParameters(trackID: ids[ti])
+            for e in try volume.array() {
+                let eo = try e.object(allowed: ["volume", "at", "ramp"])
+                if let r = e.member("ramp", in: eo) {
+                    if e.member("volume", in: eo) != nil || e.member("at", in: eo) != nil {
+                        throw e.fail("a ramp takes only 'ramp': {\"from\", \"to\", \"start\", \"duration\" or \"end\"}")
+                    }
+                    let ro = try r.object(allowed: ["from", "to", "start", "duration", "end"])
+                    let from = try Self.gain(r.required("from", in: ro))
+                    let to = try Self.gain(r.required("to", in: ro))
+                    var rangeMembers = ro
+                    rangeMembers["from"] = nil
+                    rangeMembers["to"] = nil
+                    let range = try JSONCursor(value: .object(rangeMembers), path: r.path, file: path).timeRange(frameRate: rate)
+                    do { try params.setVolumeRamp(from: from, to: to, timeRange: range) } catch { throw r.fail("\(error)") }
+                } else {
+                    let v = try Self.gain(e.required("volume", in: eo))
+                    let at = try e.required("at", in: eo).time(frameRate: rate)
+                    do { try params.setVolume(v, at: at) } catch { throw e.fail("\(error)") }
+                }
+            }
+            // Overlapping events are found when the events become frames; name the track's path.
+            do { _ = try params.volume.envelope(sampleRate: rate ?? 48_000) } catch { throw volume.fail("\(error)") }
+            mix[trackID: ids[ti]] = params
+        }
+
+        if let ducks = top.member("ducking", in: m) {
+            for d in try ducks.array() {
+                let o = try d.object(allowed: ["track", "while", "level", "level_db", "ramp_down", "ramp_up"])
+                func track(_ key: String) throws(MixdownError) -> Int32 {
+                    let c = try d.required(key, in: o)
+                    let name = try c.string()
+                    guard let i = names.firstIndex(of: name) else {
+                        throw c.fail("no track named '\(name)' (tracks: \(names.map { "'\($0)'" }.joined(separator: ", ")))")
+                    }
+                    return ids[i]
+                }
+                let ducked = try track("track"), trigger = try track("while")
+                guard ducked != trigger else { throw d.fail("a track cannot duck under itself", at: "while") }
+                let level: AudioMix.Level
+                switch (d.member("level", in: o), d.member("level_db", in: o)) {
+                case (let l?, nil): level = .linear(try Self.gain(l))
+                case (nil, let l?):
+                    let db = try l.number()
+                    guard db.isFinite, db <= 0 else { throw l.fail("must be 0 dB or less, not \(db)") }
+                    level = .decibels(Float(db))
+                default: throw d.fail("needs one of 'level' (linear) or 'level_db'")
+                }
+                let down = try d.member("ramp_down", in: o)?.time(frameRate: rate) ?? .zero
+                let up = try d.member("ramp_up", in: o)?.time(frameRate: rate) ?? .zero
+                do { try mix.duck(ducked, to: level, whileAudioOn: trigger, in: composition, rampDown: down, rampUp: up) }
+                catch { throw d.fail("\(error)") }
+            }
+        }
+
+        if let r = top.member("time_range", in: m) { timeRange = try r.timeRange(frameRate: rate) }
+        self.composition = composition
+        self.audioMix = mix
+        self.outputFormat = outputFormat
+    }
+
+    private static func gain(_ c: JSONCursor) throws(MixdownError) -> Float {
+        let v = try c.number()
+        guard v.isFinite, v >= 0 else { throw c.fail("must be a linear gain of 0 or more, not \(v)") }
+        return Float(v)
+    }
+
+    private static func checkSource(_ source: MediaTimeRange, of asset: AudioAsset, at s: JSONCursor) throws(MixdownError) {
+        guard source.start >= .zero, source.duration > .zero else {
+            throw s.fail("must start at or after 0 and last longer than 0", at: "source")
+        }
+        guard source.end <= asset.duration else {
+            throw s.fail("\(CompositionTrack.describe(source)) lies outside '\(asset.path)', which is \(asset.duration.clockDescription) long (\(asset.info.frames) frames)", at: "source")
+        }
+    }
+
+    private static func checkOverlap(_ range: MediaTimeRange, _ placed: [(range: MediaTimeRange, path: String)], _ s: JSONCursor) throws(MixdownError) {
+        if let other = placed.first(where: { $0.range.start < range.end && range.start < $0.range.end }) {
+            throw s.fail("\(CompositionTrack.describe(range)) overlaps \(other.path) (\(CompositionTrack.describe(other.range)))")
+        }
+    }
+
+    private static func describe(_ error: Error) -> String {
+        if case DecodingError.dataCorrupted(let c) = error {
+            return (c.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String ?? c.debugDescription
+        }
+        return "\(error)"
+    }
+
+    /// A render of this document to `output`, with the document's settings.
+    public func render(to output: String) -> CompositionRender {
+        var r = CompositionRender(composition: composition, output: output)
+        r.audioMix = audioMix
+        r.outputFormat = outputFormat
+        r.timeRange = timeRange
+        if let timePitchAlgorithm { r.timePitchAlgorithm = timePitchAlgorithm }
+        r.type = type ?? preset?.type
+        r.sampleFormat = sampleFormat ?? preset?.sampleFormat
+        r.encoder = EncoderSettings(bitrate: bitrate ?? preset?.bitrate)
+        r.fileLengthLimit = fileLengthLimit
+        r.metadata = metadata
+        return r
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// A parsed JSON value, for readers that report errors by JSON path.
+enum JSONValue: Decodable, Equatable {
+    case null, bool(Bool), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let n = try? c.decode(Double.self) { self = .number(n) }
+        else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
+        else { self = .object(try c.decode([String: JSONValue].self)) }
+    }
+
+    var kind: String {
+        switch self {
+        case .null: "null"; case .bool: "a boolean"; case .number: "a number"
+        case .string: "a string"; case .array: "an array"; case .object: "an object"
+        }
+    }
+}
+
+/// A value and where it sits in its document ("tracks[1].segments[3].source"); every
+/// accessor throws `invalidDocument` naming that path.
+struct JSONCursor {
+    let value: JSONValue
+    let path: String
+    let file: String
+
+    func fail(_ reason: String, at sub: String? = nil) -> MixdownError {
+        .invalidDocument(file: file, location: sub.map { path.isEmpty ? $0 : "\(path).\($0)" } ?? (path.isEmpty ? "(top level)" : path), reason: reason)
+    }
+
+    private func child(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    /// The object's members, refusing keys outside `allowed` (a typo is an error, not ignored).
+    func object(allowed: [String]) throws(MixdownError) -> [String: JSONValue] {
+        guard case .object(let members) = value else { throw fail("must be an object, not \(value.kind)") }
+        for key in members.keys.sorted() where !allowed.contains(key) {
+            throw fail("unknown key '\(key)' (expected \(allowed.map { "'\($0)'" }.joined(separator: ", ")))", at: key)
+        }
+        return members
+    }
+
+    func member(_ key: String, in members: [String: JSONValue]) -> JSONCursor? {
+        members[key].map { JSONCursor(value: $0, path: child(key), file: file) }
+    }
+
+    func required(_ key: String, in members: [String: JSONValue]) throws(MixdownError) -> JSONCursor {
+        guard let c = member(key, in: members) else { throw fail("missing '\(key)'") }
+        return c
+    }
+
+    func array() throws(MixdownError) -> [JSONCursor] {
+        guard case .array(let items) = value else { throw fail("must be an array, not \(value.kind)") }
+        return items.enumerated().map { JSONCursor(value: $1, path: "\(path)[\($0)]", file: file) }
+    }
+
+    func string() throws(MixdownError) -> String {
+        guard case .string(let s) = value else { throw fail("must be a string, not \(value.kind)") }
+        return s
+    }
+
+    func number() throws(MixdownError) -> Double {
+        guard case .number(let n) = value else { throw fail("must be a number, not \(value.kind)") }
+        return n
+    }
+
+    func integer() throws(MixdownError) -> Int64 {
+        let n = try number()
+        guard n == n.rounded(), abs(n) < 9e15 else { throw fail("must be a whole number, not \(n)") }
+        return Int64(n)
+    }
+
+    /// An exact time string ("30", "1:02:03.5", "1440000f", "1001/30000"); frames count at `frameRate`.
+    func time(frameRate: Int?) throws(MixdownError) -> MediaTime {
+        guard case .string(let s) = value else {
+            throw fail("must be a time string such as \"30\", \"1:02:03.5\", \"1440000f\" or \"1001/30000\", not \(value.kind)")
+        }
+        do { return try MediaTime(parsing: s, frameRate: frameRate) } catch { throw fail("\(error)") }
+    }
+
+    /// {"start": T, "duration": T} or {"start": T, "end": T}.
+    func timeRange(frameRate: Int?) throws(MixdownError) -> MediaTimeRange {
+        let m = try object(allowed: ["start", "duration", "end"])
+        let start = try required("start", in: m).time(frameRate: frameRate)
+        switch (member("duration", in: m), member("end", in: m)) {
+        case (let d?, nil): return MediaTimeRange(start: start, duration: try d.time(frameRate: frameRate))
+        case (nil, let e?):
+            let end = try e.time(frameRate: frameRate)
+            guard end > start else { throw fail("its end \(end.clockDescription) is not after its start \(start.clockDescription)", at: "end") }
+            return MediaTimeRange(start: start, end: end)
+        case (nil, nil): throw fail("needs 'duration' or 'end'")
+        case (_?, _?): throw fail("has both 'duration' and 'end'; give one")
+        }
+    }
+}

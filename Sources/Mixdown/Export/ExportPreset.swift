@@ -1,0 +1,45 @@
+/// A named bundle of output settings (AVAssetExportSession's presets).
+public struct ExportPreset: Sendable, Hashable, CustomStringConvertible {
+    public let name: String
+    /// Nil: the input's own type (passthrough).
+    public let type: AudioFileType?
+    /// Nil: the inputs' precision (or the input's own format, for passthrough).
+    public let sampleFormat: SampleFormat?
+    /// Bits per second for lossy types.
+    public let bitrate: Int?
+    /// Forced output rate and channel count, when the preset has one.
+    public let sampleRate: Int?
+    public let channels: Int?
+
+    /// 16-bit WAV.
+    public static let wav16 = ExportPreset(name: "wav16", type: .wav, sampleFormat: .s16, bitrate: nil, sampleRate: nil, channels: nil)
+    /// 24-bit WAV.
+    public static let wav24 = ExportPreset(name: "wav24", type: .wav, sampleFormat: .s24, bitrate: nil, sampleRate: nil, channels: nil)
+    /// FLAC at the inputs' precision (24-bit if any input has more than 16 bits).
+    public static let flac = ExportPreset(name: "flac", type: .flac, sampleFormat: nil, bitrate: nil, sampleRate: nil, channels: nil)
+    /// MP3 at a constant 192 kbps.
+    public static let mp3_192 = ExportPreset(name: "mp3-192", type: .mp3, sampleFormat: nil, bitrate: 192_000, sampleRate: nil, channels: nil)
+    /// Ogg Opus for speech: mono, 48 kHz, 32 kbps.
+    public static let opusVoice = ExportPreset(name: "opus-voice", type: .opus, sampleFormat: nil, bitrate: 32_000, sampleRate: 48_000, channels: 1)
+    /// The input's own type, sample format, rate and channels: a single-file asset only.
+    public static let passthrough = ExportPreset(name: "passthrough", type: nil, sampleFormat: nil, bitrate: nil, sampleRate: nil, channels: nil)
+
+    public static let all: [ExportPreset] = [.wav16, .wav24, .flac, .mp3_192, .opusVoice, .passthrough]
+
+    /// The preset called `name`, or nil.
+    public init?(name: String) {
+        guard let p = Self.all.first(where: { $0.name == name }) else { return nil }
+        self = p
+    }
+
+    private init(name: String, type: AudioFileType?, sampleFormat: SampleFormat?, bitrate: Int?, sampleRate: Int?, channels: Int?) {
+        self.name = name
+        self.type = type
+        self.sampleFormat = sampleFormat
+        self.bitrate = bitrate
+        self.sampleRate = sampleRate
+        self.channels = channels
+    }
+
+    public var description: String { name }
+}
