@@ -57,6 +57,51 @@ public struct CompositionRender: Sendable {
         public let segments: [SegmentMapping]
         /// Each track's gains on timeline frames.
         public let envelopes: [Int32: GainEnvelope]
+        /// Track names by ID, for the explanation.
+        let trackNames: [(id: Int32, name: String)]
+
+        /// The plan as data: segment table and gain spans, exact frame indices.
+        public var explanation: Explanation {
+            Explanation(sampleRate: format.sampleRate, channels: format.channelCount,
+                        compositionFrames: compositionFrames, startFrame: frames.lowerBound, endFrame: frames.upperBound,
+                        truncatedByFileLengthLimit: truncatedByFileLengthLimit, estimatedFileLength: estimatedFileLength,
+                        segments: segments,
+                        gains: trackNames.map { t in
+                            TrackGains(trackID: t.id, trackName: t.name, spans: (envelopes[t.id] ?? .unity).segments.map {
+                                GainSpan(startFrame: $0.start, endFrame: $0.end == .max ? nil : $0.end, startGain: $0.startGain,
+                                         endGain: $0.end == .max || $0.step == 0 ? $0.startGain : $0.startGain + Double($0.end - $0.start) * $0.step)
+                            })
+                        })
+        }
+    }
+
+    /// What `mixdown render --explain` prints.
+    public struct Explanation: Sendable, Codable, Equatable {
+        public let sampleRate: Int
+        public let channels: Int
+        public let compositionFrames: Int64
+        public let startFrame: Int64
+        public let endFrame: Int64
+        public let truncatedByFileLengthLimit: Bool
+        public let estimatedFileLength: Int64?
+        public let segments: [SegmentMapping]
+        public let gains: [TrackGains]
+    }
+
+    public struct TrackGains: Sendable, Codable, Equatable {
+        public let trackID: Int32
+        public let trackName: String
+        public let spans: [GainSpan]
+    }
+
+    /// Frames startFrame..<endFrame go linearly from startGain to endGain (endGain is
+    /// the value the ramp reaches on frame endFrame, the first after it). A nil end is
+    /// the end of time.
+    public struct GainSpan: Sendable, Codable, Equatable {
+        public let startFrame: Int64
+        public let endFrame: Int64?
+        public let startGain: Double
+        public let endGain: Double
     }
 
     public func plan() throws(MixdownError) -> Plan {
@@ -136,7 +181,7 @@ public struct CompositionRender: Sendable {
         let segments = composition.tracks.flatMap { $0.mappings(outputRate: rate) }
         return Plan(format: format, frames: frames, compositionFrames: total, encoding: encoding,
                     truncatedByFileLengthLimit: truncated, estimatedFileLength: estimate,
-                    segments: segments, envelopes: envelopes)
+                    segments: segments, envelopes: envelopes, trackNames: composition.tracks.map { ($0.trackID, $0.name) })
     }
 
     private func defaultSampleFormat(for type: AudioFileType) -> SampleFormat {

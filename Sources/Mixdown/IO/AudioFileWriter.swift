@@ -106,6 +106,15 @@ public final class AudioFileWriter {
         }
     }
 
+    /// Whether libsndfile can write `type` at `format`.
+    public static func canWrite(_ type: AudioFileType, format: AudioFormat) -> Bool {
+        var info = SF_INFO()
+        info.samplerate = Int32(format.sampleRate)
+        info.channels = Int32(format.channelCount)
+        info.format = OutputEncoding(type: type, sampleFormat: type.isLossy ? nil : .s16, dataBytes: nil).sndfileFormat
+        return sf_format_check(&info) != 0
+    }
+
     deinit {
         abort()
         interleaved.deallocate()

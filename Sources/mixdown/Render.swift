@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import Mixdown
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render a composition document (JSON) to a file, or explain it.",
+        discussion: """
+        The document format is described in docs/composition.md (schema:
+        docs/composition.schema.json). Paths in it are relative to the document. With
+        --explain, prints the segment table (exact source and target frames) and the gain
+        spans of every track, and renders nothing. Errors name the JSON path at fault.
+        """)
+
+    @Argument(help: "The composition document.")
+    var document: String
+    @Argument(help: "The output file (not with --explain); its extension gives the type unless the document or --type does.")
+    var output: String?
+    @Flag(help: "Print the segment table and gain events; render nothing.")
+    var explain = false
+    @OptionGroup var outputOptions: OutputOptions
+    @OptionGroup var common: RenderOptions
+
+    func run() throws {
+        let doc = try CompositionDocument(contentsOf: document)
+        if explain {
+            guard output == nil else { throw UsageError(message: "--explain renders nothing: give no output file") }
+            let plan = try doc.render(to: "explain.wav").plan()
+            if common.json { return try printJSON(plan.explanation) }
+            return print(Self.describe(plan.explanation), terminator: "")
+        }
+        guard let output else { throw UsageError(message: "missing the output file (or pass --explain)") }
+        var job = doc.render(to: output)
+        if let t = try outputOptions.fileType() { job.type = t }
+        if let f = try outputOptions.sampleFormat() { job.sampleFormat = f }
+        job.overwrite = common.overwrite
+        job.durable = common.sync
+        let bar = ProgressBar(label: "render", quiet: common.quiet)
+        defer { bar.finish() }
+        let report = try withInterruptCancellation { token in
+            try job.run(progress: bar.callback, cancellation: token)
+        }
+        bar.finish()
+        if common.json { return try printJSON(report) }
+        if !common.quiet {
+            print(String(format: "rendered %d tracks, %lld frames (%@) to %@ [%@%@, %d Hz, %d ch] in %.2f s (%.0fx real time)%@",
+                         report.tracks, report.frames, report.duration.clockDescription, report.output, report.type.rawValue,
+                         report.sampleFormat.map { " " + $0.rawValue } ?? "", report.sampleRate, report.channels,
+                         report.seconds, report.realtimeFactor,
+                         report.truncatedByFileLengthLimit ? "; stopped at the file length limit (\(report.fileBytes) bytes)" : ""))
+        }
+    }
+
+    static func describe(_ e: CompositionRender.Explanation) -> String {
+        var out = "output \(e.sampleRate) Hz, \(e.channels) ch; composition \(e.compositionFrames) frames; rendering frames \(e.startFrame)..<\(e.endFrame)"
+        if e.truncatedByFileLengthLimit { out += " (cut by the file length limit)" }
+        out += "\n"
+        var track: Int32 = -1
+        for s in e.segments {
+            if s.trackID != track {
+                track = s.trackID
+                out += "track \(s.trackID) '\(s.trackName)'\n"
+            }
+            let target = "\(s.targetStart.clockDescription)-\(s.targetEnd.clockDescription) frames \(s.targetStartFrame)..<\(s.targetEndFrame)"
+            if let file = s.file, let a = s.sourceStart, let b = s.sourceEnd, let fa = s.sourceStartFrame, let fb = s.sourceEndFrame {
+                out += "  [\(s.index)] \(target)  <- '\(file)' \(a.clockDescription)-\(b.clockDescription) frames \(fa)..<\(fb) @ \(s.sourceSampleRate ?? 0) Hz"
+                if let scale = s.scale { out += String(format: "  scaled x%.9g", scale) }
+                out += "\n"
+            } else {
+                out += "  [\(s.index)] \(target)  empty\n"
+            }
+        }
+        out += "gains (frames at \(e.sampleRate) Hz)\n"
+        for t in e.gains {
+            out += "track \(t.trackID) '\(t.trackName)'\n"
+            for g in t.spans {
+                let end = g.endFrame.map { "\($0)" } ?? "end"
+                out += g.startGain == g.endGain
+                    ? "  \(g.startFrame)..<\(end)  \(g.startGain)\n"
+                    : "  \(g.startFrame)..<\(end)  ramp \(g.startGain) -> \(g.endGain)\n"
+            }
+        }
+        return out
+    }
+}
