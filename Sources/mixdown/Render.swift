@@ -73,11 +73,12 @@ struct Render: ParsableCommand {
         out += "gains (frames at \(e.sampleRate) Hz)\n"
         for t in e.gains {
             out += "track \(t.trackID) '\(t.trackName)'\n"
+            func gain(_ g: Double) -> String { String(format: "%.7g", g) }
             for g in t.spans {
                 let end = g.endFrame.map { "\($0)" } ?? "end"
                 out += g.startGain == g.endGain
-                    ? "  \(g.startFrame)..<\(end)  \(g.startGain)\n"
-                    : "  \(g.startFrame)..<\(end)  ramp \(g.startGain) -> \(g.endGain)\n"
+                    ? "  \(g.startFrame)..<\(end)  \(gain(g.startGain))\n"
+                    : "  \(g.startFrame)..<\(end)  ramp \(gain(g.startGain)) -> \(gain(g.endGain))\n"
             }
         }
         return out
