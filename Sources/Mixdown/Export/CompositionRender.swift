@@ -153,6 +153,9 @@ public struct CompositionRender: Sendable {
             }
         }
         let type = try AudioFileType.forOutput(output, explicit: self.type)
+        guard AudioFileWriter.canWrite(type, format: format) else {
+            throw .unsupportedOutput(path: output, reason: "\(type.rawValue) cannot hold \(format); set the output's sample rate or channels")
+        }
         let sampleFormat = self.sampleFormat ?? (type.isLossy ? nil : defaultSampleFormat(for: type))
         var encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat,
                                                   frames: Int64(frames.count), channels: format.channelCount)

@@ -106,8 +106,15 @@ public final class AudioFileWriter {
         }
     }
 
-    /// Whether libsndfile can write `type` at `format`.
+    /// Whether libsndfile can write `type` at `format`. Opus takes only 8, 12, 16, 24 or
+    /// 48 kHz; MP3 only the MPEG rates and at most two channels.
     public static func canWrite(_ type: AudioFileType, format: AudioFormat) -> Bool {
+        switch type {
+        case .opus where ![8_000, 12_000, 16_000, 24_000, 48_000].contains(format.sampleRate): return false
+        case .mp3 where ![8_000, 11_025, 12_000, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000].contains(format.sampleRate)
+                        || format.channelCount > 2: return false
+        default: break
+        }
         var info = SF_INFO()
         info.samplerate = Int32(format.sampleRate)
         info.channels = Int32(format.channelCount)

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import Mixdown
+
+@Suite struct CompositionDocumentTests {
+    /// A directory with a.wav (2 s, 48 kHz stereo) and b.wav (1 s, 44.1 kHz mono).
+    static func directory() throws -> TempDir {
+        let dir = TempDir()
+        try FileManager.default.createDirectory(atPath: dir.file("audio"), withIntermediateDirectories: true)
+        let s = sine(300, frames: 96_000)
+        try writeFile(dir.file("audio/a.wav"), [s, s])
+        try writeFile(dir.file("audio/b.wav"), [sine(300, rate: 44_100, frames: 44_100)], sampleRate: 44_100)
+        return dir
+    }
+
+    static func load(_ json: String, in dir: TempDir) throws(MixdownError) -> CompositionDocument {
+        try CompositionDocument(data: Data(json.utf8), path: dir.file("doc.json"))
+    }
+
+    @Test func aDocumentSaysEverything() throws {
+        let dir = try Self.directory()
+        let doc = try Self.load("""
+        {"version": 1,
+         "output": {"sample_rate": 48000, "channels": 2, "preset": "wav24"},
+         "time_range": {"start": "0.5", "end": "3"},
+         "time_pitch_algorithm": "varispeed",
+         "metadata": {"title": "T"},
+         "tracks": [
+           {"name": "music", "segments": [{"file": "audio/a.wav", "source": {"start": "0", "duration": "2"}, "at": "0"},
+                                          {"empty": {"start": "2", "duration": "1.5"}}],
+            "volume": [{"volume": 0.5, "at": "0"}, {"ramp": {"from": 0.5, "to": 1, "start": "3", "end": "168000f"}}]},
+           {"name": "voice", "segments": [{"file": "audio/b.wav", "source": {"start": "22050f", "end": "1"}, "at": "1001/1000"}]}
+         ],
+         "scale": [{"time_range": {"start": "0", "duration": "1"}, "to_duration": "1.5"}],
+         "ducking": [{"track": "music", "while": "voice", "level_db": -6, "ramp_down": "0.1", "ramp_up": "0.1"}]}
+        """, in: dir)
+        #expect(doc.composition.tracks.map(\.name) == ["music", "voice"])
+        #expect(doc.outputFormat == AudioFormat(sampleRate: 48_000, channelCount: 2))
+        #expect(doc.preset == .wav24 && doc.timePitchAlgorithm == .varispeed && doc.metadata.title == "T")
+        let music = doc.composition.tracks[0]
+        // Scaled: 0-1 s became 0-1.5 s; the rest moved by 0.5 s, the empty edit too.
+        #expect(music.placedSegments.map(\.target.end.approximateSeconds) == [1.5, 2.5, 4])
+        #expect(music.duration == MediaTime(seconds: 4))
+        let voice = doc.composition.tracks[1].placedSegments[0]
+        // 22050f counts at the file's rate (44.1 kHz): 0.5 s. "at" lies after the scaled range: it moves by 0.5 s, 1.001 s -> 1.501 s.
+        #expect(voice.source?.range.start == MediaTime(value: 1, timescale: 2))
+        #expect(voice.target.start == MediaTime(value: 1501, timescale: 1000))
+        let plan = try doc.render(to: dir.file("o.wav")).plan()
+        #expect(plan.frames == 24_000..<144_000)
+        #expect(plan.encoding.sampleFormat == .s24)
+        let events = doc.audioMix[trackID: music.trackID].volume.events
+        #expect(events.count == 4)
+    }
+
+    /// (document, JSON path the error names, words the message holds)
+    static let bad: [(String, String, String)] = [
+        (#"{"version": 2, "tracks": []}"#, "version", "unknown version 2"),
+        (#"{"tracks": []}"#, "(top level)", "missing 'version'"),
+        (#"{"version": 1, "tracks": [{"segments": [{"file": "audio/missing.wav", "at": "0"}]}]}"#,
+         "tracks[0].segments[0].file", "no such file"),
+        (#"{"version": 1, "tracks": [{"segments": [{"file": "audio/a.wav", "at": "1:7x"}]}]}"#,
+         "tracks[0].segments[0].at", "is not a time"),
+        (#"{"version": 1, "tracks": [{"segments": [{"file": "audio/a.wav", "at": 3}]}]}"#,
+         "tracks[0].segments[0].at", "must be a time string"),
+        (#"{"version": 1, "tracks": [{"segments": [{"file": "audio/a.wav", "at": "0"}]}, {"segments": [{"file": "audio/a.wav", "at": "0"}, {"file": "audio/b.wav", "at": "1.5"}]}]}"#,
+         "tracks[1].segments[1]", "overlaps tracks[1].segments[0]"),
+        (#"{"version": 1, "tracks": [{"segments": [{"file": "audio/a.wav", "source": {"start": "1", "duration": "2"}, "at": "0"}]}]}"#,
+         "tracks[0].segments[0].source", "lies outside"),
+        (#"{"version": 1, "tracks": [{"segments": [{"file": "audio/a.wav", "at": "0"}], "volume": [{"ramp": {"from": 0, "to": 1, "start": "1", "end": "0.5"}}]}]}"#,
+         "tracks[0].volume[0].ramp.end", "is not after its start"),
+        (#"{"version": 1, "tracks": [{"name": "m", "segments": [{"file": "audio/a.wav", "at": "0"}]}], "ducking": [{"track": "m", "while": "voice", "level": 0.2}]}"#,
+         "ducking[0].while", "no track named 'voice'"),
+        (#"{"version": 1, "tracks": [{"segments": [{"file": "audio/a.wav", "at": "0", "gain": 2}]}]}"#,
+         "tracks[0].segments[0].gain", "unknown key 'gain'"),
+        (#"{"version": 1, "tracks": [{"segments": [{"file": "audio/a.wav", "at": "0"}], "volume": [{"volume": 1, "at": "1"}, {"ramp": {"from": 0, "to": 1, "start": "0.5", "end": "1.5"}}]}]}"#,
+         "tracks[0].volume", "overlaps"),
+        (#"{"version": 1, "tracks": [{"segments": [{"file": "audio/a.wav", "at": "0"}]}], "scale": [{"time_range": {"start": "0", "duration": "1"}, "to_duration": "9"}]}"#,
+         "", "scaled by 9"),
+        (#"{"version": 1, "tracks": [ }"#, "(document)", "is not valid JSON"),
+    ]
+
+    @Test(arguments: 0..<bad.count)
+    func aBadDocumentNamesTheJSONPathAtFault(case i: Int) throws {
+        let dir = try Self.directory()
+        let (json, location, words) = Self.bad[i]
+        do {
+            let doc = try Self.load(json, in: dir)
+            // Some faults show only when the render is planned (a scale factor out of range).
+            _ = try doc.render(to: dir.file("o.wav")).plan()
+            Issue.record("accepted: \(json)")
+        } catch {
+            let message = "\(error)"
+            if !location.isEmpty {
+                guard case .invalidDocument(_, let at, _) = error else { Issue.record("not a document error: \(message)"); return }
+                #expect(at == location, "\(message)")
+            }
+            #expect(message.contains(words), "\(message)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("o.wav")))
+    }
+}
