@@ -35,7 +35,7 @@ public struct CompositionRender: Sendable {
     public var durable = false
     public var metadata = AudioMetadata()
     public var threads = min(2, ProcessInfo.processInfo.activeProcessorCount)
-    public var blockSizes = [4096]
+    public var blockSizes = [16_384]
 
     public init(composition: Composition, output: String) {
         self.composition = composition

@@ -1,4 +1,5 @@
 import MixdownKernels
+import Synchronization
 
 /// Sums inputs, each through its own gain envelope, with the C kernel's mix loops
 /// (`mix_ramp` on ramps, `mix_gain` on held gains; a held gain of 0 is skipped).
@@ -6,8 +7,9 @@ import MixdownKernels
 /// Output frame p has envelope frame `startFrame + p`, so a render that starts inside the
 /// timeline gets the same gains as a full one. Inputs are summed in their given order,
 /// whatever the thread count, so the output is bit-identical with one or two threads and
-/// at every block size. With two threads the inputs' renders (decoding, rate conversion)
-/// are split between the render thread and a helper; the summing stays on the caller.
+/// at every block size. With two threads the render thread and a helper take the inputs'
+/// renders (decoding, rate conversion) one at a time from a shared counter, so neither
+/// waits on a fixed half; the summing stays on the caller.
 /// An input that ends before `length` contributes silence after its end.
 public final class Mixer: AudioNode {
     public struct Input {
@@ -27,10 +29,12 @@ public final class Mixer: AudioNode {
     private let threads: Int
     private var scratch: [AudioBuffer] = []
     private var segment: [Int]
-    private var inputEnded: [Bool]
+    /// Per input; written by whichever thread renders the input (raw memory, so two
+    /// threads writing different elements never touch a shared array's storage).
+    private let inputEnded: UnsafeMutablePointer<Bool>
     private var position: Int64 = 0
     private var helper: HelperThread?
-    private var split = 0
+    private let nextInput = Atomic<Int>(0)
     private var helperFrames = 0
     private var helperError: MixdownError?
 
@@ -44,45 +48,59 @@ public final class Mixer: AudioNode {
         self.startFrame = startFrame
         self.threads = threads
         segment = inputs.map { $0.envelope.segmentIndex(containing: startFrame) }
-        inputEnded = Array(repeating: false, count: inputs.count)
+        inputEnded = .allocate(capacity: max(1, inputs.count))
+        inputEnded.initialize(repeating: false, count: max(1, inputs.count))
     }
 
-    deinit { helper?.stop() }
+    deinit {
+        helper?.stop()
+        inputEnded.deallocate()
+    }
 
     public func prepare(maximumFrames: Int) throws(MixdownError) {
         precondition(scratch.isEmpty, "prepare is called once")
         for input in inputs { try input.node.prepare(maximumFrames: maximumFrames) }
         scratch = inputs.map { _ in AudioBuffer(format: format, capacity: maximumFrames) }
-        split = inputs.count
         if threads > 1 && inputs.count > 1 {
-            split = (inputs.count + 1) / 2
             helper = HelperThread(name: "mixdown.mixer") { [unowned self] in
-                do throws(MixdownError) { try self.renderInputs(self.split..<self.inputs.count, frames: self.helperFrames) }
+                do throws(MixdownError) { try self.renderSharedInputs(frames: self.helperFrames) }
                 catch { self.helperError = error }
             }
         }
     }
 
-    private func renderInputs(_ range: Range<Int>, frames: Int) throws(MixdownError) {
-        for i in range {
-            var got = 0
-            if !inputEnded[i] {
-                let status = try inputs[i].node.render(into: scratch[i], frames: frames)
-                got = status.frames
-                inputEnded[i] = status.ended
-            }
-            if got < frames { scratch[i].clear(got..<frames) }
+    /// Renders inputs taken one at a time from `nextInput` until none is left.
+    private func renderSharedInputs(frames: Int) throws(MixdownError) {
+        while true {
+            let i = nextInput.add(1, ordering: .relaxed).oldValue
+            guard i < inputs.count else { return }
+            try renderInput(i, frames: frames)
         }
+    }
+
+    private func renderInputs(_ range: Range<Int>, frames: Int) throws(MixdownError) {
+        for i in range { try renderInput(i, frames: frames) }
+    }
+
+    private func renderInput(_ i: Int, frames: Int) throws(MixdownError) {
+        var got = 0
+        if !inputEnded[i] {
+            let status = try inputs[i].node.render(into: scratch[i], frames: frames)
+            got = status.frames
+            inputEnded[i] = status.ended
+        }
+        if got < frames { scratch[i].clear(got..<frames) }
     }
 
     public func render(into buffer: AudioBuffer, frames: Int) throws(MixdownError) -> RenderStatus {
         let want = Int(min(Int64(frames), total - position))
         guard want > 0 else { return RenderStatus(frames: 0, ended: true) }
-        if let helper, split < inputs.count {
+        if let helper {
             helperFrames = want
+            nextInput.store(0, ordering: .relaxed)
             helper.start()
             var mine: MixdownError?
-            do throws(MixdownError) { try renderInputs(0..<split, frames: want) } catch { mine = error }
+            do throws(MixdownError) { try renderSharedInputs(frames: want) } catch { mine = error }
             helper.wait()
             if let e = mine ?? helperError { throw e }
         } else {

@@ -54,9 +54,15 @@ final class HelperThread: @unchecked Sendable {
     }
 
     /// Waits until the job started by `start()` has finished. The caller has just done the
-    /// other half of the same work, so the wait is short: spin, without system calls.
+    /// other half of the same work, so the wait is usually short: spin, without system
+    /// calls; past a few microseconds, yield the core between checks (the file writer's
+    /// thread may need it).
     func wait() {
-        while completed.load(ordering: .acquiring) != generation {}
+        var spins = 0
+        while completed.load(ordering: .acquiring) != generation {
+            spins += 1
+            if spins > 2_000 { sched_yield() }
+        }
     }
 
     /// Ends the thread. Call once, when the owner is done with it.
