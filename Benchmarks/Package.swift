@@ -28,5 +28,14 @@ let package = Package(
             path: "Benchmarks/Nodes",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "Renders",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Mixdown", package: "Mixdown"),
+            ],
+            path: "Benchmarks/Renders",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

@@ -62,6 +62,21 @@ let benchmarks: @Sendable () -> Void = {
         try measure(b, try WSOLAStretch(input: Silence(format: stereo, length: endless), ratio: drift))
     }
     _ = tone
+    for threads in [1, 2] {
+        Benchmark("Mixer 8 stereo inputs, a ramp and a held gain each, \(threads) thread(s)") { b in
+            var inputs: [Mixer.Input] = []
+            for i in 0..<8 {
+                var automation = VolumeAutomation()
+                try automation.setVolumeRamp(from: 0, to: 1, timeRange: MediaTimeRange(start: MediaTime(seconds: Int64(i)), duration: MediaTime(seconds: 1_000_000)))
+                inputs.append(Mixer.Input(node: Silence(format: stereo, length: nil), envelope: try automation.envelope(sampleRate: 48_000)))
+            }
+            try measure(b, Mixer(format: stereo, inputs: inputs, length: endless, threads: threads))
+        }
+    }
+    Benchmark("SampleRateConverter 44.1 -> 48 kHz stereo, best") { b in
+        try measure(b, try SampleRateConverter(input: Silence(format: AudioFormat(sampleRate: 44_100, channelCount: 2), length: endless),
+                                               sampleRate: 48_000))
+    }
     // A finite input: one block per iteration, and fewer iterations than the input holds,
     // so that every measured block is real work.
     func finite(_ iterations: Int) -> Benchmark.Configuration {
@@ -72,6 +87,28 @@ let benchmarks: @Sendable () -> Void = {
     let sourcePath = FileManager.default.temporaryDirectory.appendingPathComponent("mixdown-bench-source.wav").path
     var sourceFile = SignalFile(output: sourcePath, duration: MediaTime(seconds: 600))
     sourceFile.overwrite = true
+    // Rubber Band needs a finite input (it studies it whole in prepare). The node is made
+    // and prepared in the setup hook, outside the measurement, and each iteration renders
+    // one block of it: the steady state, not the start-up.
+    let minute = Int64(60 * 48_000)
+    for engine in [RubberBandStretch.Engine.faster, .finer] {
+        let held = Held()
+        Benchmark("RubberBandStretch \(engine) stereo, steady state", configuration: finite(Int(minute) / blockFrames - 40),
+                  closure: { b in
+                      guard let node = held.node, let buffer = held.buffer else { return }
+                      for _ in b.scaledIterations { blackHole(try node.render(into: buffer, frames: blockFrames)) }
+                  },
+                  setup: {
+                      let node = try RubberBandStretch(makeInput: { TestSignal(format: stereo, length: minute) }, ratio: drift,
+                                                       outputFrames: nil, engine: engine)
+                      try node.prepare(maximumFrames: blockFrames)
+                      let buffer = AudioBuffer(format: stereo, capacity: blockFrames)
+                      // Past the first blocks, where the engine fills its pipeline.
+                      for _ in 0..<20 { _ = try node.render(into: buffer, frames: blockFrames) }
+                      held.node = node
+                      held.buffer = buffer
+                  })
+    }
     if (try? sourceFile.run()) != nil {
         Benchmark("FileSource 16-bit stereo WAV (page cache)", configuration: finite(6000)) { b in
             try measure(b, try FileSource(path: sourcePath))
@@ -85,4 +122,10 @@ let benchmarks: @Sendable () -> Void = {
         b.startMeasurement()
         for _ in b.scaledIterations { blackHole(try node.render(into: buffer, frames: blockFrames)) }
     }
+}
+
+/// A node made in a benchmark's setup hook and rendered by its closure.
+final class Held: @unchecked Sendable {
+    var node: AudioNode?
+    var buffer: AudioBuffer?
 }

@@ -194,8 +194,9 @@ public struct CompositionRender: Sendable {
     }
 
     /// The render graph for `plan`: a `Mixer` over one `TrackPlayer` per track that plays
-    /// something inside the rendered frames.
-    func makeGraph(_ plan: Plan) throws(MixdownError) -> AudioNode {
+    /// something inside the rendered frames. Not yet prepared; `run` prepares and pulls it
+    /// (benchmarks and embedders may pull it themselves).
+    public func makeGraph(_ plan: Plan) throws(MixdownError) -> AudioNode {
         let rate = plan.format.sampleRate
         let o = plan.frames.lowerBound, e = plan.frames.upperBound
         var inputs: [Mixer.Input] = []
