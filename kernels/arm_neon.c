@@ -73,6 +73,30 @@ static void interleave_neon(float *restrict dst, const float *const *restrict sr
     for (; f < frames; f++) { dst[2 * f] = l[f]; dst[2 * f + 1] = r[f]; }
 }
 
+static void s16_deinterleave_neon(float *const *restrict dst, const int16_t *restrict src,
+                                  size_t channels, size_t frames) {
+    if (channels > 2) { mx_s16_deinterleave_scalar(dst, src, channels, frames); return; }
+    const float scale = 1.0f / 32768.0f;
+    size_t f = 0;
+    if (channels == 1) {
+        float *d = dst[0];
+        for (; f + 4 <= frames; f += 4)
+            vst1q_f32(d + f, vmulq_n_f32(vcvtq_f32_s32(vmovl_s16(vld1_s16(src + f))), scale));
+        for (; f < frames; f++) d[f] = (float)src[f] * scale;
+        return;
+    }
+    float *l = dst[0], *r = dst[1];
+    for (; f + 4 <= frames; f += 4) {
+        int16x4x2_t v = vld2_s16(src + 2 * f);   /* the load splits the channels */
+        vst1q_f32(l + f, vmulq_n_f32(vcvtq_f32_s32(vmovl_s16(v.val[0])), scale));
+        vst1q_f32(r + f, vmulq_n_f32(vcvtq_f32_s32(vmovl_s16(v.val[1])), scale));
+    }
+    for (; f < frames; f++) {
+        l[f] = (float)src[2 * f] * scale;
+        r[f] = (float)src[2 * f + 1] * scale;
+    }
+}
+
 static void deinterleave_neon(float *const *restrict dst, const float *restrict src,
                               size_t channels, size_t frames) {
     if (channels != 2) { mx_deinterleave_scalar(dst, src, channels, frames); return; }
@@ -148,6 +172,6 @@ static void xcorr_neon(float *restrict dst, const float *restrict a, const float
 
 const mx_kernels mx_kernels_neon = {
     mix_ramp_neon, mix_gain_neon, apply_ramp_neon, apply_gain_neon,
-    interleave_neon, deinterleave_neon, f32_to_s16_neon, f32_to_s24_neon, farrow_neon, xcorr_neon,
+    interleave_neon, deinterleave_neon, f32_to_s16_neon, f32_to_s24_neon, farrow_neon, xcorr_neon, s16_deinterleave_neon,
 };
 #endif

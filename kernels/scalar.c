@@ -55,6 +55,17 @@ void mx_deinterleave_scalar(float *const *restrict dst, const float *restrict sr
     }
 }
 
+void mx_s16_deinterleave_scalar(float *const *restrict dst, const int16_t *restrict src,
+                                size_t channels, size_t frames) {
+    const float scale = 1.0f / 32768.0f;
+    for (size_t c = 0; c < channels; c++) {
+        float *d = dst[c];
+        MX_NO_VECTORIZE
+        for (size_t f = 0; f < frames; f++)
+            d[f] = (float)src[f * channels + c] * scale;
+    }
+}
+
 void mx_f32_to_s16_scalar(int16_t *restrict dst, const float *restrict src, size_t n) {
     MX_NO_VECTORIZE
     for (size_t i = 0; i < n; i++)
@@ -80,5 +91,5 @@ void mx_xcorr_scalar(float *restrict dst, const float *restrict a, const float *
 const mx_kernels mx_kernels_scalar = {
     mx_mix_ramp_scalar, mx_mix_gain_scalar, mx_apply_ramp_scalar, mx_apply_gain_scalar,
     mx_interleave_scalar, mx_deinterleave_scalar, mx_f32_to_s16_scalar, mx_f32_to_s24_scalar,
-    mx_farrow_scalar, mx_xcorr_scalar,
+    mx_farrow_scalar, mx_xcorr_scalar, mx_s16_deinterleave_scalar,
 };

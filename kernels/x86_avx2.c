@@ -96,6 +96,37 @@ static void deinterleave_avx2(float *const *restrict dst, const float *restrict 
     for (; f < frames; f++) { l[f] = src[2 * f]; r[f] = src[2 * f + 1]; }
 }
 
+/* 8 int16 (at p) to 8 floats scaled by 2^-15. */
+static inline __m256 s16x8_to_f32_avx2(const int16_t *p, __m256 scale) {
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+    return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(x)), scale);
+}
+
+static void s16_deinterleave_avx2(float *const *restrict dst, const int16_t *restrict src,
+                                          size_t channels, size_t frames) {
+    if (channels > 2) { mx_s16_deinterleave_scalar(dst, src, channels, frames); return; }
+    const __m256 scale = _mm256_set1_ps(1.0f / 32768.0f);
+    size_t f = 0;
+    if (channels == 1) {
+        float *d = dst[0];
+        for (; f + 8 <= frames; f += 8) _mm256_storeu_ps(d + f, s16x8_to_f32_avx2(src + f, scale));
+        for (; f < frames; f++) d[f] = (float)src[f] * (1.0f / 32768.0f);
+        return;
+    }
+    float *l = dst[0], *r = dst[1];
+    for (; f + 8 <= frames; f += 8) {
+        __m256 a = s16x8_to_f32_avx2(src + 2 * f, scale), b = s16x8_to_f32_avx2(src + 2 * f + 8, scale);
+        __m256 ls = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+        __m256 rs = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+        _mm256_storeu_ps(l + f, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(ls), _MM_SHUFFLE(3, 1, 2, 0))));
+        _mm256_storeu_ps(r + f, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(rs), _MM_SHUFFLE(3, 1, 2, 0))));
+    }
+    for (; f < frames; f++) {
+        l[f] = (float)src[2 * f] * (1.0f / 32768.0f);
+        r[f] = (float)src[2 * f + 1] * (1.0f / 32768.0f);
+    }
+}
+
 static inline __m256 scale_clip_avx2(__m256 x, __m256 scale, __m256 lo, __m256 hi) {
     __m256 v = _mm256_mul_ps(x, scale);
     v = _mm256_and_ps(v, _mm256_cmp_ps(v, v, _CMP_ORD_Q));
@@ -191,6 +222,6 @@ static void xcorr_avx2(float *restrict dst, const float *restrict a, const float
 
 const mx_kernels mx_kernels_avx2 = {
     mix_ramp_avx2, mix_gain_avx2, apply_ramp_avx2, apply_gain_avx2,
-    interleave_avx2, deinterleave_avx2, f32_to_s16_avx2, f32_to_s24_avx2, farrow_avx2, xcorr_avx2,
+    interleave_avx2, deinterleave_avx2, f32_to_s16_avx2, f32_to_s24_avx2, farrow_avx2, xcorr_avx2, s16_deinterleave_avx2,
 };
 #endif

@@ -89,6 +89,42 @@ static inline __m128 scale_clip_sse2(__m128 x, __m128 scale, __m128 lo, __m128 h
     return _mm_max_ps(_mm_min_ps(v, hi), lo);
 }
 
+/* 8 int16 to 4 + 4 floats scaled by 2^-15: sign-extend by unpacking onto the high half
+ * and shifting back. */
+static inline void s16x8_to_f32_sse2(__m128i x, __m128 scale, __m128 *lo, __m128 *hi) {
+    *lo = _mm_mul_ps(_mm_cvtepi32_ps(_mm_srai_epi32(_mm_unpacklo_epi16(x, x), 16)), scale);
+    *hi = _mm_mul_ps(_mm_cvtepi32_ps(_mm_srai_epi32(_mm_unpackhi_epi16(x, x), 16)), scale);
+}
+
+static void s16_deinterleave_sse2(float *const *restrict dst, const int16_t *restrict src,
+                                  size_t channels, size_t frames) {
+    if (channels > 2) { mx_s16_deinterleave_scalar(dst, src, channels, frames); return; }
+    const __m128 scale = _mm_set1_ps(1.0f / 32768.0f);
+    size_t f = 0;
+    if (channels == 1) {
+        float *d = dst[0];
+        for (; f + 8 <= frames; f += 8) {
+            __m128 lo, hi;
+            s16x8_to_f32_sse2(_mm_loadu_si128((const __m128i *)(const void *)(src + f)), scale, &lo, &hi);
+            _mm_storeu_ps(d + f, lo);
+            _mm_storeu_ps(d + f + 4, hi);
+        }
+        for (; f < frames; f++) d[f] = (float)src[f] * (1.0f / 32768.0f);
+        return;
+    }
+    float *l = dst[0], *r = dst[1];
+    for (; f + 4 <= frames; f += 4) {
+        __m128 a, b;   /* a = L0 R0 L1 R1, b = L2 R2 L3 R3 */
+        s16x8_to_f32_sse2(_mm_loadu_si128((const __m128i *)(const void *)(src + 2 * f)), scale, &a, &b);
+        _mm_storeu_ps(l + f, _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+        _mm_storeu_ps(r + f, _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+    }
+    for (; f < frames; f++) {
+        l[f] = (float)src[2 * f] * (1.0f / 32768.0f);
+        r[f] = (float)src[2 * f + 1] * (1.0f / 32768.0f);
+    }
+}
+
 static void f32_to_s16_sse2(int16_t *restrict dst, const float *restrict src, size_t n) {
     const __m128 scale = _mm_set1_ps(32768.0f), lo = _mm_set1_ps(-32768.0f), hi = _mm_set1_ps(32767.0f);
     size_t i = 0;
@@ -160,6 +196,6 @@ static void xcorr_sse2(float *restrict dst, const float *restrict a, const float
 
 const mx_kernels mx_kernels_sse2 = {
     mix_ramp_sse2, mix_gain_sse2, apply_ramp_sse2, apply_gain_sse2,
-    interleave_sse2, deinterleave_sse2, f32_to_s16_sse2, f32_to_s24_sse2, farrow_sse2, xcorr_sse2,
+    interleave_sse2, deinterleave_sse2, f32_to_s16_sse2, f32_to_s24_sse2, farrow_sse2, xcorr_sse2, s16_deinterleave_sse2,
 };
 #endif

@@ -110,6 +110,19 @@ import Testing
                     gotP.withMutablePlanePointers(offset: off) { k.deinterleave($0, inter.baseAddress! + off, channels, n) }
                 }
                 #expect(refP == gotP, "deinterleave ch=\(channels) n=\(n)")
+                // 16-bit decoding: every int16, the extremes included, at misaligned offsets.
+                let ints: [Int16] = (0..<(channels * n + 8)).map { i in
+                    i % 17 == 0 ? .min : i % 13 == 0 ? .max : Int16(truncatingIfNeeded: i &* 40_503 &+ n &* 977)
+                }
+                var refS = [[Float]](repeating: [Float](repeating: 0, count: n + 8), count: channels), gotS = refS
+                ints.withUnsafeBufferPointer { p in
+                    refS.withMutablePlanePointers(offset: off) { mx_s16_deinterleave_scalar($0, p.baseAddress! + off, channels, n) }
+                    gotS.withMutablePlanePointers(offset: off) { k.s16_deinterleave($0, p.baseAddress! + off, channels, n) }
+                }
+                #expect(refS.map { $0.map(\.bitPattern) } == gotS.map { $0.map(\.bitPattern) }, "s16_deinterleave ch=\(channels) n=\(n)")
+                for c in 0..<channels {
+                    for f in 0..<n { #expect(refS[c][off + f] == Float(ints[off + f * channels + c]) / 32768) }
+                }
                 // And the round trip gives back the planes.
                 for c in 0..<channels { #expect(Array(refP[c][off..<off + n]) == Array(planes[c][off..<off + n])) }
             }

@@ -84,6 +84,10 @@ typedef struct mx_kernels {
      * the lag a search picks never depends on the CPU. */
     void (*xcorr)(float *MX_RESTRICT dst, const float *MX_RESTRICT a, const float *MX_RESTRICT x,
                   size_t len, size_t lags);
+    /* Decoding 16-bit PCM: dst[c][f] = src[f * channels + c] / 32768 (libsndfile's
+     * normalisation; exact in float, so every path is bit-identical). */
+    void (*s16_deinterleave)(float *const *MX_RESTRICT dst, const int16_t *MX_RESTRICT src,
+                             size_t channels, size_t frames);
 } mx_kernels;
 
 /* The table for `isa`, or NULL when that path is not built for this architecture or
@@ -111,6 +115,8 @@ void mx_f32_to_s16_scalar(int16_t *MX_RESTRICT dst, const float *MX_RESTRICT src
 void mx_f32_to_s24_scalar(int32_t *MX_RESTRICT dst, const float *MX_RESTRICT src, size_t n);
 void mx_xcorr_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT a, const float *MX_RESTRICT x,
                      size_t len, size_t lags);
+void mx_s16_deinterleave_scalar(float *const *MX_RESTRICT dst, const int16_t *MX_RESTRICT src,
+                                size_t channels, size_t frames);
 void mx_farrow_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
                       const float *MX_RESTRICT u, size_t count, const float *MX_RESTRICT coef, int taps, int order);
 

@@ -48,6 +48,20 @@ public struct ThroughputBench: Sendable {
         for quality in ResamplerQuality.allCases {
             stages.append(("varispeed libsamplerate \(quality.rawValue)", { () throws(MixdownError) -> AudioNode in try SampleRateVarispeed(input: loop.fresh(), ratio: drift, quality: quality) }))
         }
+        stages.append(("rate conversion 44.1 -> 48 kHz (libsamplerate best)", { () throws(MixdownError) -> AudioNode in
+            // The converter's cost does not depend on the samples: silence will do.
+            let at44k = Silence(format: AudioFormat(sampleRate: 44_100, channelCount: 2), length: Int64(1) << 40)
+            return try SampleRateConverter(input: at44k, sampleRate: 48_000)
+        }))
+        stages.append(("mixer, 8 tracks with ramps, \(threads) threads", { () throws(MixdownError) -> AudioNode in
+            var inputs: [Mixer.Input] = []
+            for i in 0..<8 {
+                var a = VolumeAutomation()
+                try a.setVolumeRamp(from: 0, to: 1, timeRange: MediaTimeRange(start: MediaTime(seconds: Int64(i)), duration: MediaTime(seconds: 100_000)))
+                inputs.append(Mixer.Input(node: loop.fresh(), envelope: try a.envelope(sampleRate: 48_000)))
+            }
+            return Mixer(format: Self.format, inputs: inputs, length: Int64(1) << 40, threads: threads)
+        }))
         stages.append(("WSOLA", { () throws(MixdownError) -> AudioNode in try WSOLAStretch(input: loop.fresh(), ratio: drift) }))
         #if RubberBand
         stages.append(("Rubber Band R2 (incl. study pass)", { () throws(MixdownError) -> AudioNode in try RubberBandStretch(makeInput: { () throws(MixdownError) in loop.fresh(length: 48_000 * 30) }, ratio: drift, engine: .faster) }))

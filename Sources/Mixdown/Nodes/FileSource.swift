@@ -19,6 +19,10 @@ public final class FileSource: AudioNode {
     private let file: SndFileReader
     private var remaining: Int64
     private var interleaved: UnsafeMutablePointer<Float>?
+    /// For 16-bit PCM: read as integers and decode in the C kernel (libsndfile's own
+    /// conversion is scalar), with the same result, x / 32768.
+    private var shorts: UnsafeMutablePointer<Int16>?
+    private let readsShorts: Bool
     private var capacity = 0
     /// Per-channel destination pointers, re-aimed at an offset inside the caller's buffer.
     private var destinations: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
@@ -45,6 +49,7 @@ public final class FileSource: AudioNode {
         }
         self.range = r
         remaining = Int64(r.count)
+        readsShorts = info.sampleFormat == "pcm_16"
         if r.lowerBound > 0 {
             guard sf_seek(file.handle, r.lowerBound, SEEK_SET) == r.lowerBound else {
                 throw .readFailed(path: path, reason: "cannot seek to frame \(r.lowerBound): \(String(cString: sf_strerror(file.handle)))")
@@ -54,6 +59,7 @@ public final class FileSource: AudioNode {
 
     deinit {
         interleaved?.deallocate()
+        shorts?.deallocate()
         destinations?.deallocate()
     }
 
@@ -61,6 +67,7 @@ public final class FileSource: AudioNode {
         precondition(interleaved == nil, "prepare is called once")
         capacity = maximumFrames
         interleaved = .allocate(capacity: max(1, maximumFrames * format.channelCount))
+        if readsShorts { shorts = .allocate(capacity: max(1, maximumFrames * format.channelCount)) }
         destinations = .allocate(capacity: format.channelCount)
     }
 
@@ -70,8 +77,10 @@ public final class FileSource: AudioNode {
         let want = Int(min(Int64(frames), remaining))
         var done = 0
         // libsndfile may return short reads before the end (compressed formats); loop.
+        let k = mx_kernels_active().pointee
         while done < want {
-            let got = Int(sf_readf_float(file.handle, scratch, sf_count_t(want - done)))
+            let got = shorts.map { Int(sf_readf_short(file.handle, $0, sf_count_t(want - done))) }
+                ?? Int(sf_readf_float(file.handle, scratch, sf_count_t(want - done)))
             if got <= 0 {
                 let expected = info.frames
                 let read = range.lowerBound + Int64(range.count) - remaining + Int64(done)
@@ -81,7 +90,11 @@ public final class FileSource: AudioNode {
                 throw .truncatedAudio(path: info.path, expectedFrames: expected, readFrames: read)
             }
             for c in 0..<format.channelCount { dst[c] = buffer[channel: c] + done }
-            mx_kernels_active().pointee.deinterleave(dst, scratch, format.channelCount, got)
+            if let shorts {
+                k.s16_deinterleave(dst, shorts, format.channelCount, got)
+            } else {
+                k.deinterleave(dst, scratch, format.channelCount, got)
+            }
             done += got
         }
         remaining -= Int64(done)
