@@ -39,6 +39,8 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
     case overlappingSegments(track: String, segment: String, other: String)
     /// A composition document that cannot be used; `location` is the JSON path at fault.
     case invalidDocument(file: String, location: String, reason: String)
+    /// A drift estimate too uncertain to act on.
+    case lowConfidence(reference: String, recording: String, confidence: Double, minimum: Double, reason: String)
     /// The render was cancelled (by the caller, or by Ctrl-C in the CLI).
     case cancelled
 
@@ -66,6 +68,8 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidEdit(let t, let r): return "\(t): \(r)"
         case .overlappingSegments(let t, let a, let b): return "\(t): \(a) overlaps \(b)"
         case .invalidDocument(let f, let l, let r): return "'\(f)': \(l): \(r)"
+        case .lowConfidence(let ref, let rec, let c, let m, let r):
+            return "'\(rec)' against '\(ref)': confidence \(String(format: "%.2f", c)) is below \(String(format: "%.2f", m)): \(r)"
         case .cancelled: return "cancelled"
         }
     }

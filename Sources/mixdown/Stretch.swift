@@ -24,6 +24,10 @@ struct Stretch: ParsableCommand {
     var toFrames: String?
     @Option(help: "Take the exact duration of this reference file.")
     var match: String?
+    @Option(help: "Estimate the offset and drift against this reference (see `mixdown sync`) and put the input on its clock: trimmed or padded at the start, stretched, ending at the reference's length.")
+    var align: String?
+    @Option(name: .customLong("min-confidence"), help: "With --align: refuse an estimate below this confidence (0 to 1).")
+    var minConfidence = 0.5
     @Option(help: "auto, varispeed, wsola or rubberband.")
     var algorithm = "auto"
     @Option(help: "best, medium or fastest (resampler filter; Rubber Band: best = R3, else R2).")
@@ -36,10 +40,11 @@ struct Stretch: ParsableCommand {
     @OptionGroup var common: RenderOptions
 
     func run() throws {
-        let targets = [ratio != nil, toDuration != nil, toFrames != nil, match != nil].filter { $0 }.count
+        let targets = [ratio != nil, toDuration != nil, toFrames != nil, match != nil, align != nil].filter { $0 }.count
         guard targets == 1 else {
-            throw UsageError(message: "give exactly one of --ratio, --to-duration, --to-frames, --match")
+            throw UsageError(message: "give exactly one of --ratio, --to-duration, --to-frames, --match, --align")
         }
+        if let align { return try runAlign(reference: align) }
         let target: FileStretch.Target
         if let ratio {
             target = .ratio(try StretchRatio(parsing: ratio))
@@ -83,6 +88,39 @@ struct Stretch: ParsableCommand {
             print(String(format: "stretched %lld -> %lld frames (ratio %@ = %.9f, %@%@) to %@ in %.2f s (%.0fx real time)",
                          report.inputFrames, report.outputFrames, report.ratio, report.ratioValue, report.algorithm.rawValue,
                          report.resampler.map { "/" + $0.rawValue } ?? "", report.output, report.seconds, report.realtimeFactor))
+        }
+    }
+
+    func runAlign(reference: String) throws {
+        var job = FileAlign(input: input, reference: reference, output: output)
+        guard let a = TimeScaleAlgorithm(rawValue: algorithm) else {
+            throw UsageError(message: "--algorithm: '\(algorithm)' is not one of \(TimeScaleAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let q = ResamplerQuality(rawValue: quality) else {
+            throw UsageError(message: "--quality: '\(quality)' is not one of best, medium, fastest")
+        }
+        guard minConfidence >= 0, minConfidence <= 1 else { throw UsageError(message: "--min-confidence \(minConfidence): between 0 and 1") }
+        if let threads {
+            guard (1...2).contains(threads) else { throw UsageError(message: "--threads \(threads): must be 1 or 2") }
+            job.threads = threads
+        }
+        job.algorithm = a
+        job.quality = q
+        job.minimumConfidence = minConfidence
+        job.type = try outputOptions.fileType()
+        job.sampleFormat = try outputOptions.sampleFormat()
+        job.overwrite = common.overwrite
+        job.durable = common.sync
+        let bar = ProgressBar(label: "align", quiet: common.quiet)
+        defer { bar.finish() }
+        let report = try withInterruptCancellation { token in try job.run(progress: bar.callback, cancellation: token) }
+        bar.finish()
+        if common.json { return try printJSON(report) }
+        if !common.quiet {
+            print(String(format: "aligned %@ to %@: offset %+.6f s, %+.3f ppm (confidence %.2f), %@; %lld frames to %@ in %.2f s; measured against the reference: offset %+.3f ms, %+.3f ppm, largest lag %.3f ms",
+                         report.input, report.reference, report.offsetSeconds, report.ppm, report.confidence, report.algorithm.rawValue,
+                         report.outputFrames, report.output, report.seconds, report.residualOffsetMilliseconds, report.residualPPM,
+                         report.residualMaxLagMilliseconds))
         }
     }
 }

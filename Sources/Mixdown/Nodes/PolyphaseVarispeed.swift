@@ -38,15 +38,17 @@ public final class PolyphaseVarispeed: AudioNode {
     /// Stretches `input` (of known length) by `ratio`. `outputFrames` overrides the length
     /// (for `--to-frames`, where the ratio is output/input exactly anyway). `threads` > 1
     /// splits each block between two cores, with bit-identical output.
+    /// `outputRate` labels the output with another sample rate: the same filter then
+    /// converts rates (R = outputRate / input rate) or changes speed and rate at once.
     public init(input: AudioNode, ratio: StretchRatio, quality: ResamplerQuality = .best,
-                outputFrames: Int64? = nil, threads: Int = 1) throws(MixdownError) {
+                outputFrames: Int64? = nil, threads: Int = 1, outputRate: Int? = nil) throws(MixdownError) {
         let (n, total) = try ratio.lengths(of: input, outputFrames: outputFrames, node: "varispeed")
         self.input = input
         self.ratio = ratio
         inputFrames = n
         self.outputFrames = total
         filter = FarrowFilter(quality: quality, ratio: ratio)
-        format = input.format
+        format = AudioFormat(sampleRate: outputRate ?? input.format.sampleRate, channelCount: input.format.channelCount)
         channels = format.channelCount
         self.threads = max(1, min(2, threads))
         halfTaps = Int64(filter.taps / 2)

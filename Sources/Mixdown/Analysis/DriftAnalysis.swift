@@ -1,0 +1,231 @@
+import Foundation
+import MixdownKernels
+
+/// A file as mono analysis samples: mixed to mono, converted to `rate` (the reference's
+/// rate) when its own differs, then averaged over `decimation` samples. Sample j stands
+/// for the file's time j · decimation / rate (the averaging delays both files alike).
+final class AnalysisStream {
+    let expectedSamples: Int64
+    private let node: AudioNode
+    private let decimation: Int
+    private let block: Int
+    private let buffer: AudioBuffer
+    private let out: UnsafeMutablePointer<Float>
+    private var ended = false
+
+    init(path: String, rate: Int, decimation: Int) throws(MixdownError) {
+        let source = try FileSource(path: path)
+        var node: AudioNode = source.format.channelCount == 1 ? source : try ChannelMapper(input: source, channelCount: 1)
+        if source.format.sampleRate != rate {
+            let ratio = StretchRatio(Int64(rate), Int64(source.format.sampleRate))
+            node = (0.5...2.0).contains(ratio.doubleValue)
+                ? try PolyphaseVarispeed(input: node, ratio: ratio, quality: .fastest, outputRate: rate)
+                : try SampleRateConverter(input: node, sampleRate: rate, quality: .fastest)
+        }
+        self.node = node
+        self.decimation = decimation
+        block = 16_384 / decimation * decimation
+        try node.prepare(maximumFrames: block)
+        buffer = AudioBuffer(channelCount: 1, capacity: block)
+        out = .allocate(capacity: block / decimation)
+        expectedSamples = (node.length ?? 0) / Int64(decimation)
+    }
+
+    deinit { out.deallocate() }
+
+    /// The next analysis samples (valid until the next call), or nil at the end.
+    func next() throws(MixdownError) -> UnsafeBufferPointer<Float>? {
+        guard !ended else { return nil }
+        let status = try node.render(into: buffer, frames: block)
+        ended = status.ended
+        let n = status.frames / decimation
+        let src = buffer[channel: 0]
+        let scale = 1 / Float(decimation)
+        for j in 0..<n {
+            var s: Float = 0
+            for i in 0..<decimation { s += src[j * decimation + i] }
+            out[j] = s * scale
+        }
+        if n == 0 && ended { return nil }
+        return UnsafeBufferPointer(start: out, count: n)
+    }
+
+    /// The RMS of every `step` samples, the whole file; also copies `windows` (sorted
+    /// starts, each `length` samples, into consecutive slots of `into`) on the way.
+    func envelope(step: Int, cancellation: CancellationToken?,
+                  windows: (starts: [Int64], length: Int, into: UnsafeMutablePointer<Float>)? = nil,
+                  progress: (Double) -> Void) throws(MixdownError) -> [Float] {
+        var env: [Float] = []
+        env.reserveCapacity(Int(expectedSamples) / step + 1)
+        var acc = 0.0, inBin = 0
+        var position: Int64 = 0
+        var firstOpen = 0
+        var blocks = 0
+        while let chunk = try next() {
+            if cancellation?.isCancelled == true { throw .cancelled }
+            for x in chunk {
+                acc += Double(x) * Double(x)
+                inBin += 1
+                if inBin == step {
+                    env.append(Float((acc / Double(step)).squareRoot()))
+                    acc = 0
+                    inBin = 0
+                }
+            }
+            if let w = windows {
+                let end = position + Int64(chunk.count)
+                var k = firstOpen
+                while k < w.starts.count && w.starts[k] < end {
+                    let a = max(w.starts[k], position), b = min(w.starts[k] + Int64(w.length), end)
+                    if a < b {
+                        (w.into + k * w.length + Int(a - w.starts[k])).update(from: chunk.baseAddress! + Int(a - position), count: Int(b - a))
+                    }
+                    if w.starts[k] + Int64(w.length) <= end && k == firstOpen { firstOpen += 1 }
+                    k += 1
+                }
+            }
+            position += Int64(chunk.count)
+            blocks += 1
+            if blocks % 64 == 0, expectedSamples > 0 { progress(min(1, Double(position) / Double(expectedSamples))) }
+        }
+        progress(1)
+        return env
+    }
+}
+
+/// Normalised cross-correlation of `a` (n values) against `x` at lags 0..<lags, where
+/// `x` holds n + lags − 1 values: corr[l] = Σ a·x[l...] / (|a| · |x[l..<l+n]|), with the
+/// means removed when `centred`. The sums run in the C kernel.
+func normalisedCorrelation(_ a: [Float], _ x: [Float], lags: Int, centred: Bool) -> [Double] {
+    let n = a.count
+    precondition(x.count >= n + lags - 1)
+    var a = a
+    if centred {
+        let mean = a.reduce(0, +) / Float(n)
+        for i in 0..<n { a[i] -= mean }
+    }
+    let aNorm = a.reduce(0.0) { $0 + Double($1) * Double($1) }.squareRoot()
+    var num = [Float](repeating: 0, count: lags)
+    let k = mx_kernels_active().pointee
+    a.withUnsafeBufferPointer { ap in x.withUnsafeBufferPointer { xp in num.withUnsafeMutableBufferPointer { dp in
+        k.xcorr(dp.baseAddress!, ap.baseAddress!, xp.baseAddress!, n, lags)
+    } } }
+    // Sliding sums of x and x² over n values.
+    var s = 0.0, s2 = 0.0
+    for i in 0..<n { s += Double(x[i]); s2 += Double(x[i]) * Double(x[i]) }
+    var out = [Double](repeating: 0, count: lags)
+    for l in 0..<lags {
+        if l > 0 {
+            let old = Double(x[l - 1]), new = Double(x[l + n - 1])
+            s += new - old
+            s2 += new * new - old * old
+        }
+        let energy = centred ? s2 - s * s / Double(n) : s2
+        out[l] = energy > 1e-20 && aNorm > 0 ? Double(num[l]) / (aNorm * energy.squareRoot()) : 0
+    }
+    return out
+}
+
+/// The peak of `c` with a parabola through it and its neighbours: (fractional index, value);
+/// nil when the peak sits on an edge (the search range did not contain it).
+func parabolicPeak(_ c: [Double]) -> (index: Double, value: Double)? {
+    guard c.count >= 3, let m = c.indices.max(by: { c[$0] < c[$1] }), m > 0, m < c.count - 1 else { return nil }
+    let y0 = c[m - 1], y1 = c[m], y2 = c[m + 1]
+    let d = y0 - 2 * y1 + y2
+    let delta = d < 0 ? 0.5 * (y0 - y2) / d : 0
+    return (Double(m) + delta, y1 - 0.25 * (y0 - y2) * delta)
+}
+
+/// Lags from the 100 Hz energy envelopes.
+struct CoarseAligner {
+    let ref: [Float]
+    let rec: [Float]
+    /// Envelope values per second.
+    let rate: Double
+    let maxOffset: Double
+    let maxDrift: Double
+
+    /// REF time minus REC time near REC's start: the best of three two-minute stretches
+    /// of REC (start, a third, two thirds) searched over ±(maxOffset + drift).
+    func globalOffset() -> Double {
+        let length = min(rec.count, Int(120 * rate))
+        var best: (lag: Double, value: Double) = (0, -1)
+        for start in [0, rec.count / 3, 2 * rec.count / 3] where start + length <= rec.count {
+            let t = Double(start) / rate
+            let span = maxOffset + maxDrift * t + 1
+            if let f = lag(from: start, count: length, around: 0, span: span), f.correlation > best.value {
+                best = (f.lag, f.correlation)
+            }
+        }
+        return best.lag
+    }
+
+    /// The lag (seconds) of REC's 20 s of envelope centred on REC time `t`, searched within
+    /// `centre ± span`, and its normalised correlation.
+    func lag(at t: Double, around centre: Double, span: Double) -> (lag: Double, correlation: Double)? {
+        let half = Int(10 * rate)
+        let mid = Int((t * rate).rounded())
+        let start = max(0, mid - half), end = min(rec.count, mid + half)
+        guard end - start > Int(2 * rate) else { return nil }
+        return lag(from: start, count: end - start, around: centre, span: span)
+    }
+
+    private func lag(from start: Int, count: Int, around centre: Double, span: Double) -> (lag: Double, correlation: Double)? {
+        let a = Array(rec[start..<(start + count)])
+        let lo = Int(((centre - span) * rate).rounded(.down)), hi = Int(((centre + span) * rate).rounded(.up))
+        let lags = hi - lo + 1
+        guard lags >= 3 else { return nil }
+        // REF from start + lo, zero outside the file.
+        var x = [Float](repeating: 0, count: count + lags - 1)
+        let from = start + lo
+        let first = max(0, -from), last = min(x.count, ref.count - from)
+        if first < last { for i in first..<last { x[i] = ref[from + i] } }
+        let c = normalisedCorrelation(a, x, lags: lags, centred: true)
+        guard let p = parabolicPeak(c) else { return nil }
+        return ((Double(lo) + p.index) / rate, p.value)
+    }
+}
+
+/// Matches REC windows against REF at the analysis rate, reading REF forwards once.
+final class FineAligner {
+    private let stream: AnalysisStream
+    private let length: Int
+    private let search: Int
+    private var buffer: [Float] = []
+    /// REF sample index of buffer[0].
+    private var bufferStart = 0
+    private var finished = false
+
+    init(stream: AnalysisStream, rate: Double, windowLength: Int, search: Int) throws(MixdownError) {
+        self.stream = stream
+        length = windowLength
+        self.search = search
+    }
+
+    /// Where (fractional REF sample) `rec`'s window start matches best near `refStart`,
+    /// and how well; nil when the peak is not inside the search or REF is already past.
+    func match(_ rec: UnsafePointer<Float>, at refStart: Double) throws(MixdownError) -> (position: Double, correlation: Double)? {
+        let lo = Int(refStart.rounded(.down)) - search
+        let lags = 2 * search + 1
+        let hi = lo + lags - 1 + length
+        guard lo >= bufferStart, hi > 0 else { return nil }
+        while bufferStart + buffer.count < hi && !finished {
+            if let chunk = try stream.next() { buffer.append(contentsOf: chunk) } else { finished = true }
+        }
+        // Keep a second of history before this window; drop the rest.
+        let keep = lo - length
+        if keep - bufferStart > 1 << 18 {
+            buffer.removeFirst(keep - bufferStart)
+            bufferStart = keep
+        }
+        var x = [Float](repeating: 0, count: length + lags - 1)
+        for i in 0..<x.count {
+            let j = lo + i - bufferStart
+            if j >= 0 && j < buffer.count { x[i] = buffer[j] }
+        }
+        let a = Array(UnsafeBufferPointer(start: rec, count: length))
+        let c = normalisedCorrelation(a, x, lags: lags, centred: false)
+        guard let p = parabolicPeak(c) else { return nil }
+        return (Double(lo) + p.index, p.value)
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import Mixdown
+
+struct Sync: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Estimate how a recording maps onto a reference of the same event: offset and drift.",
+        discussion: """
+        REC's time t lands on REF's time offset + ratio x t. Windows of REC every --spacing
+        seconds are matched against REF (energy envelopes, then cross-correlation at ~8 kHz)
+        and a robust line is fitted through their lags; silent windows, windows with no
+        clear match and windows off the line are rejected and reported. Exits 1 when the
+        confidence is below --min-confidence (for example, unrelated recordings).
+        """)
+
+    @Argument(help: "The reference recording.")
+    var reference: String
+    @Argument(help: "The recording to place on the reference's clock.")
+    var recording: String
+    @Option(name: .customLong("max-offset"), help: "The largest offset searched (exact time).")
+    var maxOffset = "60"
+    @Option(name: .customLong("max-drift"), help: "The largest drift searched, ppm.")
+    var maxDrift = 1000.0
+    @Option(help: "Seconds between analysis windows.")
+    var spacing = 10.0
+    @Flag(help: "Report where the drift changes (a device that re-synced its clock).")
+    var piecewise = false
+    @Option(name: .customLong("min-confidence"), help: "Below this confidence (0 to 1) the estimate is refused.")
+    var minConfidence = 0.5
+    @Flag(help: "Print the estimate as JSON (with every window's lag and residual).")
+    var json = false
+    @Flag(name: [.short, .long], help: "Print nothing but errors.")
+    var quiet = false
+
+    func run() throws {
+        var job = DriftEstimator(reference: reference, recording: recording)
+        var times = TimeParser { () throws(MixdownError) in try AudioFileInfo.read(path: reference).sampleRate }
+        if let t = try times.parse(maxOffset, option: "--max-offset") { job.maxOffset = t }
+        guard maxDrift.isFinite, maxDrift > 0, maxDrift <= 10_000 else {
+            throw MixdownError.invalidParameter(name: "--max-drift", value: "\(maxDrift)", reason: "must lie above 0 and at most 10000 ppm")
+        }
+        job.maxDriftPPM = maxDrift
+        job.windowSpacing = spacing
+        job.piecewise = piecewise
+        let bar = ProgressBar(label: "sync", quiet: quiet || json)
+        defer { bar.finish() }
+        let estimate = try withInterruptCancellation { token in try job.run(progress: bar.callback, cancellation: token) }
+        bar.finish()
+        if json { try printJSON(estimate) } else if !quiet { print(estimate.summary) }
+        try estimate.requireConfidence(minConfidence)
+    }
+}
