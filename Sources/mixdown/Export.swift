@@ -39,12 +39,9 @@ struct Export: ParsableCommand {
         job.overwrite = common.overwrite
         job.durable = common.sync
 
-        let bar = ProgressBar(label: "export", quiet: common.quiet)
-        defer { bar.finish() }
-        let report = try withInterruptCancellation { token in
-            try job.run(progress: bar.callback, cancellation: token)
+        let report = try runWithProgress("export", quiet: common.quiet) { progress, token in
+            try job.run(progress: progress, cancellation: token)
         }
-        bar.finish()
         if common.json { return try printJSON(report) }
         if !common.quiet {
             print(String(format: "exported %lld frames (%@) to %@ [%@%@, %d Hz, %d ch] in %.2f s (%.0fx real time)",

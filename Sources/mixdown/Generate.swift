@@ -51,10 +51,9 @@ struct Generate: ParsableCommand {
         }
         if !tone.isEmpty { job.tones = tone.map { TestSignal.Tone(hz: $0, amplitude: 0.5 / Float(tone.count)) } }
         job.overwrite = common.overwrite
-        let bar = ProgressBar(label: "generate", quiet: common.quiet)
-        defer { bar.finish() }
-        let result = try withInterruptCancellation { token in try job.run(progress: bar.callback, cancellation: token) }
-        bar.finish()
+        let result = try runWithProgress("generate", quiet: common.quiet) { progress, token in
+            try job.run(progress: progress, cancellation: token)
+        }
         if common.json {
             return try printJSON(Report(output: output, frames: result.frames, sampleRate: rate, channels: channels, markerFrames: result.markers))
         }

@@ -86,3 +86,14 @@ func withInterruptCancellation<T>(_ body: (CancellationToken) throws -> T) throw
     }
     return try body(token)
 }
+
+/// Runs a library job with a progress bar (on a terminal, unless `quiet`) and Ctrl-C
+/// turned into cancellation; the bar is cleared before the job's result is printed.
+func runWithProgress<T>(_ label: String, quiet: Bool,
+                        _ body: (((Double) -> Void)?, CancellationToken) throws -> T) throws -> T {
+    let bar = ProgressBar(label: label, quiet: quiet)
+    defer { bar.finish() }
+    let result = try withInterruptCancellation { token in try body(bar.callback, token) }
+    bar.finish()
+    return result
+}

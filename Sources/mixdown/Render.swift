@@ -35,12 +35,9 @@ struct Render: ParsableCommand {
         if let f = try outputOptions.sampleFormat() { job.sampleFormat = f }
         job.overwrite = common.overwrite
         job.durable = common.sync
-        let bar = ProgressBar(label: "render", quiet: common.quiet)
-        defer { bar.finish() }
-        let report = try withInterruptCancellation { token in
-            try job.run(progress: bar.callback, cancellation: token)
+        let report = try runWithProgress("render", quiet: common.quiet) { progress, token in
+            try job.run(progress: progress, cancellation: token)
         }
-        bar.finish()
         if common.json { return try printJSON(report) }
         if !common.quiet {
             print(String(format: "rendered %d tracks, %lld frames (%@) to %@ [%@%@, %d Hz, %d ch] in %.2f s (%.0fx real time)%@",

@@ -58,31 +58,22 @@ struct Stretch: ParsableCommand {
             target = .match(path: match!)
         }
         var job = FileStretch(input: input, output: output, target: target)
-        guard let a = TimeScaleAlgorithm(rawValue: algorithm) else {
-            throw UsageError(message: "--algorithm: '\(algorithm)' is not one of \(TimeScaleAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        guard let q = ResamplerQuality(rawValue: quality) else {
-            throw UsageError(message: "--quality: '\(quality)' is not one of best, medium, fastest")
-        }
         guard let e = ResamplerEngine(rawValue: resampler) else {
             throw UsageError(message: "--resampler: '\(resampler)' is not one of auto, polyphase, libsamplerate")
         }
-        if let threads {
-            guard (1...2).contains(threads) else { throw UsageError(message: "--threads \(threads): must be 1 or 2") }
-            job.threads = threads
-        }
+        let (a, q, t) = try engineOptions()
         job.algorithm = a
         job.quality = q
+        job.threads = t ?? job.threads
         job.resampler = e
         job.type = try outputOptions.fileType()
         job.sampleFormat = try outputOptions.sampleFormat()
         job.overwrite = common.overwrite
         job.durable = common.sync
 
-        let bar = ProgressBar(label: "stretch", quiet: common.quiet)
-        defer { bar.finish() }
-        let report = try withInterruptCancellation { token in try job.run(progress: bar.callback, cancellation: token) }
-        bar.finish()
+        let report = try runWithProgress("stretch", quiet: common.quiet) { progress, token in
+            try job.run(progress: progress, cancellation: token)
+        }
         if common.json { return try printJSON(report) }
         if !common.quiet {
             print(String(format: "stretched %lld -> %lld frames (ratio %@ = %.9f, %@%@) to %@ in %.2f s (%.0fx real time)",
@@ -91,30 +82,33 @@ struct Stretch: ParsableCommand {
         }
     }
 
-    func runAlign(reference: String) throws {
-        var job = FileAlign(input: input, reference: reference, output: output)
+    /// --algorithm, --quality and --threads, checked.
+    func engineOptions() throws -> (TimeScaleAlgorithm, ResamplerQuality, Int?) {
         guard let a = TimeScaleAlgorithm(rawValue: algorithm) else {
             throw UsageError(message: "--algorithm: '\(algorithm)' is not one of \(TimeScaleAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard let q = ResamplerQuality(rawValue: quality) else {
             throw UsageError(message: "--quality: '\(quality)' is not one of best, medium, fastest")
         }
+        if let threads, !(1...2).contains(threads) { throw UsageError(message: "--threads \(threads): must be 1 or 2") }
+        return (a, q, threads)
+    }
+
+    func runAlign(reference: String) throws {
+        var job = FileAlign(input: input, reference: reference, output: output)
         guard minConfidence >= 0, minConfidence <= 1 else { throw UsageError(message: "--min-confidence \(minConfidence): between 0 and 1") }
-        if let threads {
-            guard (1...2).contains(threads) else { throw UsageError(message: "--threads \(threads): must be 1 or 2") }
-            job.threads = threads
-        }
+        let (a, q, t) = try engineOptions()
         job.algorithm = a
         job.quality = q
+        job.threads = t ?? job.threads
         job.minimumConfidence = minConfidence
         job.type = try outputOptions.fileType()
         job.sampleFormat = try outputOptions.sampleFormat()
         job.overwrite = common.overwrite
         job.durable = common.sync
-        let bar = ProgressBar(label: "align", quiet: common.quiet)
-        defer { bar.finish() }
-        let report = try withInterruptCancellation { token in try job.run(progress: bar.callback, cancellation: token) }
-        bar.finish()
+        let report = try runWithProgress("align", quiet: common.quiet) { progress, token in
+            try job.run(progress: progress, cancellation: token)
+        }
         if common.json { return try printJSON(report) }
         if !common.quiet {
             print(String(format: "aligned %@ to %@: offset %+.6f s, %+.3f ppm (confidence %.2f), %@; %lld frames to %@ in %.2f s; measured against the reference: offset %+.3f ms, %+.3f ppm, largest lag %.3f ms",

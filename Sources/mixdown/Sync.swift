@@ -42,10 +42,9 @@ struct Sync: ParsableCommand {
         job.maxDriftPPM = maxDrift
         job.windowSpacing = spacing
         job.piecewise = piecewise
-        let bar = ProgressBar(label: "sync", quiet: quiet || json)
-        defer { bar.finish() }
-        let estimate = try withInterruptCancellation { token in try job.run(progress: bar.callback, cancellation: token) }
-        bar.finish()
+        let estimate = try runWithProgress("sync", quiet: quiet || json) { progress, token in
+            try job.run(progress: progress, cancellation: token)
+        }
         if json { try printJSON(estimate) } else if !quiet { print(estimate.summary) }
         try estimate.requireConfidence(minConfidence)
     }
