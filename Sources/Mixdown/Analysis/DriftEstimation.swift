@@ -122,7 +122,7 @@ public struct DriftEstimator: Sendable {
         guard windowSpacing.isFinite, windowSpacing >= 1 else {
             throw .invalidParameter(name: "--spacing", value: "\(windowSpacing)", reason: "must be at least 1 second")
         }
-        let decimation = max(1, refInfo.sampleRate / Self.analysisTarget)
+        let decimation = AnalysisStream.factor(refInfo.sampleRate, decimation: refInfo.sampleRate / Self.analysisTarget)
         let rate = Double(refInfo.sampleRate) / Double(decimation)        // analysis samples per second
         let envelopeStep = max(1, Int((rate / 100).rounded()))            // analysis samples per envelope value
         let windowLength = Int(rate * Self.windowSeconds)
