@@ -48,6 +48,9 @@ public final class ExportSession: @unchecked Sendable {
         var report: CompositionRender.Report?
     }
     private let state = Mutex(Progress())
+    /// Called on the render thread after each block's progress is recorded (for tests that
+    /// must act at a known point of a render).
+    var progressObserver: (@Sendable (Double) -> Void)?
     private let token = CancellationToken()
     private let scheduler: ExportScheduler
 
@@ -177,8 +180,10 @@ public final class ExportSession: @unchecked Sendable {
                 // cooperative pool's threads must not.
                 let thread = Thread { [self] in
                     do throws(MixdownError) {
+                        let observer = progressObserver
                         let report = try job.run(progress: { [self] p in
                             state.withLock { $0.progress = max($0.progress, min(p, 1)) }
+                            observer?(p)
                         }, cancellation: token)
                         c.resume(returning: .success(report))
                     } catch {

@@ -55,10 +55,9 @@ private func size(_ path: String) -> Int64 {
         let session = try ExportSession(asset: .composition(composition(dir, seconds: 120)), preset: .wav16)
         session.outputPath = dir.file("out.wav")
         session.blockSizes = [256]
-        let task = Task { try await session.export() }
-        while session.progress == 0 { try await Task.sleep(for: .milliseconds(1)) }
-        session.cancel()
-        await #expect(throws: MixdownError.cancelled) { try await task.value }
+        // Cancel from the render thread once a tenth is written: within one block it stops.
+        session.progressObserver = { [unowned session] p in if p >= 0.1 { session.cancel() } }
+        await #expect(throws: MixdownError.cancelled) { try await session.export() }
         #expect(session.status == .cancelled && session.error == .cancelled)
         #expect(session.progress < 1)
         #expect(dir.contents.filter { $0.hasPrefix("out") || $0.hasPrefix(".out") }.isEmpty)
@@ -75,8 +74,11 @@ private func size(_ path: String) -> Int64 {
         second.outputPath = dir.file("2.wav")
         third.outputPath = dir.file("3.wav")
         first.blockSizes = [256]
+        // The first export holds its core, paused after its first block, until the others wait.
+        let gate = Gate()
+        first.progressObserver = { _ in gate.pass() }
         let a = Task { try await first.export() }
-        while first.status != .exporting { try await Task.sleep(for: .milliseconds(1)) }
+        while first.progress == 0 { try await Task.sleep(for: .milliseconds(1)) }
         let b = Task { try await second.export() }
         let c3 = Task { try await third.export() }
         while second.status != .waiting || third.status != .waiting { try await Task.sleep(for: .milliseconds(1)) }
@@ -85,6 +87,7 @@ private func size(_ path: String) -> Int64 {
         third.cancel()
         await #expect(throws: MixdownError.cancelled) { try await c3.value }
         #expect(third.status == .cancelled && third.progress == 0)
+        gate.open()
         _ = try await a.value
         _ = try await b.value
         #expect(first.status == .completed && second.status == .completed)
@@ -198,5 +201,18 @@ private func size(_ path: String) -> Int64 {
         session.fileLengthLimit = header + 48_000 * 4
         #expect(try session.maxDuration() == t("1"))
         #expect(try session.estimatedOutputFileLength() == header + 48_000 * 4)
+    }
+}
+
+/// Stops the first thread that passes until `open()`; later ones pass freely.
+final class Gate: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let closed = Atomic<Bool>(true)
+    func pass() {
+        if closed.load(ordering: .acquiring) { semaphore.wait() }
+    }
+    func open() {
+        closed.store(false, ordering: .releasing)
+        semaphore.signal()
     }
 }
