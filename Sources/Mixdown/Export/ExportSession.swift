@@ -26,6 +26,11 @@ public final class ExportSession: @unchecked Sendable {
     public let preset: ExportPreset
     /// Where the file goes (required).
     public var outputPath: String?
+    /// `outputPath` as a file URL, AVFoundation's spelling.
+    public var outputURL: URL? {
+        get { outputPath.map { URL(fileURLWithPath: $0) } }
+        set { outputPath = newValue?.path }
+    }
     /// Nil: the preset's type, else the output's extension.
     public var outputFileType: AudioFileType?
     /// Nil: the whole asset.
@@ -207,6 +212,15 @@ public final class ExportSession: @unchecked Sendable {
         case .failure(let error):
             finish(error == .cancelled ? .cancelled : .failed, error: error)
             throw error
+        }
+    }
+
+    /// AVFoundation's older spelling: runs `export()` and calls `handler` when it ends;
+    /// `status` and `error` then say how.
+    public func exportAsynchronously(completionHandler handler: @escaping @Sendable () -> Void) {
+        Task {
+            _ = try? await export()
+            handler()
         }
     }
 

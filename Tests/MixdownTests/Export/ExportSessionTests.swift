@@ -192,6 +192,16 @@ private func size(_ path: String) -> Int64 {
         #expect(try AudioFileInfo.read(path: dir.file("out.wav")).frames == 96_000)
     }
 
+    @Test func theCompletionHandlerSpellingWorksToo() async throws {
+        let dir = TempDir()
+        let session = try ExportSession(asset: .composition(composition(dir)), preset: .wav16)
+        session.outputURL = URL(fileURLWithPath: dir.file("done.wav"))
+        #expect(session.outputPath == dir.file("done.wav"))
+        await withCheckedContinuation { c in session.exportAsynchronously { c.resume() } }
+        #expect(session.status == .completed)
+        #expect(try AudioFileInfo.read(path: dir.file("done.wav")).frames == 96_000)
+    }
+
     @Test func maxDurationFollowsTheFileLengthLimit() throws {
         let dir = TempDir()
         let session = try ExportSession(asset: .composition(composition(dir)), preset: .wav16)
