@@ -120,6 +120,27 @@ func renderInMemory(_ job: CompositionRender, blockSizes: [Int] = [4096]) throws
         }
     }
 
+    /// A render that starts inside a resampled or stretched segment drops that segment's
+    /// head: its frames are exactly the whole render's.
+    @Test func aTimeRangeInsideAConvertedOrScaledSegmentIsAnExactSlice() throws {
+        let dir = TempDir()
+        try writeFile(dir.file("m44.wav"), [sine(441, rate: 44_100, frames: 88_200)], sampleRate: 44_100)
+        try writeFile(dir.file("a48.wav"), [sine(500, frames: 96_000)])
+        var c = Composition()
+        let id = c.addTrack(), other = c.addTrack()
+        try c[trackID: id].addSegment(range("0", "2"), of: AudioAsset(path: dir.file("m44.wav")), at: t("0.5"))
+        try c[trackID: other].addSegment(range("0", "2"), of: AudioAsset(path: dir.file("a48.wav")), at: .zero)
+        try c[trackID: other].scaleTimeRange(range("0", "2"), toDuration: t("2.2"))
+        var job = CompositionRender(composition: c, output: dir.file("o.wav"))
+        job.outputFormat = AudioFormat(sampleRate: 48_000, channelCount: 1)
+        job.timePitchAlgorithm = .varispeed
+        let whole = try renderInMemory(job, blockSizes: [4096])[0]
+        #expect(whole.count == 120_000)
+        job.timeRange = range("1.25", "2.4")
+        let part = try renderInMemory(job, blockSizes: [333])[0]
+        #expect(part == Array(whole[60_000..<115_200]))
+    }
+
     @Test(arguments: TimePitchAlgorithm.allCases.filter(\.isAvailable))
     func aScaledRangeCoversExactlyItsFrames(algorithm: TimePitchAlgorithm) throws {
         let dir = TempDir()
