@@ -34,10 +34,7 @@ struct Export: ParsableCommand {
         job.duration = try times.parse(duration, option: "--duration")
         job.fadeIn = try times.parse(fadeIn, option: "--fade-in")
         job.fadeOut = try times.parse(fadeOut, option: "--fade-out")
-        job.type = try outputOptions.fileType()
-        job.sampleFormat = try outputOptions.sampleFormat()
-        job.overwrite = common.overwrite
-        job.durable = common.sync
+        try job.apply(outputOptions, common)
 
         let report = try runWithProgress("export", quiet: common.quiet) { progress, token in
             try job.run(progress: progress, cancellation: token)

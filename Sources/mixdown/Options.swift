@@ -97,3 +97,13 @@ func runWithProgress<T>(_ label: String, quiet: Bool,
     bar.finish()
     return result
 }
+
+extension FileWritingJob {
+    /// --type and --format (when given), --overwrite and --sync.
+    mutating func apply(_ output: OutputOptions, _ common: RenderOptions) throws {
+        if let t = try output.fileType() { type = t }
+        if let f = try output.sampleFormat() { sampleFormat = f }
+        overwrite = common.overwrite
+        durable = common.sync
+    }
+}

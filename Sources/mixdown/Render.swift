@@ -31,10 +31,7 @@ struct Render: ParsableCommand {
         }
         guard let output else { throw UsageError(message: "missing the output file (or pass --explain)") }
         var job = doc.render(to: output)
-        if let t = try outputOptions.fileType() { job.type = t }
-        if let f = try outputOptions.sampleFormat() { job.sampleFormat = f }
-        job.overwrite = common.overwrite
-        job.durable = common.sync
+        try job.apply(outputOptions, common)
         let report = try runWithProgress("render", quiet: common.quiet) { progress, token in
             try job.run(progress: progress, cancellation: token)
         }

@@ -66,10 +66,7 @@ struct Stretch: ParsableCommand {
         job.quality = q
         job.threads = t ?? job.threads
         job.resampler = e
-        job.type = try outputOptions.fileType()
-        job.sampleFormat = try outputOptions.sampleFormat()
-        job.overwrite = common.overwrite
-        job.durable = common.sync
+        try job.apply(outputOptions, common)
 
         let report = try runWithProgress("stretch", quiet: common.quiet) { progress, token in
             try job.run(progress: progress, cancellation: token)
@@ -102,10 +99,7 @@ struct Stretch: ParsableCommand {
         job.quality = q
         job.threads = t ?? job.threads
         job.minimumConfidence = minConfidence
-        job.type = try outputOptions.fileType()
-        job.sampleFormat = try outputOptions.sampleFormat()
-        job.overwrite = common.overwrite
-        job.durable = common.sync
+        try job.apply(outputOptions, common)
         let report = try runWithProgress("align", quiet: common.quiet) { progress, token in
             try job.run(progress: progress, cancellation: token)
         }
