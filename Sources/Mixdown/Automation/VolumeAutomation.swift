@@ -132,6 +132,23 @@ public struct GainEnvelope: Sendable, Equatable {
         return lo
     }
 
+    /// Walks `frames` piece by piece, each piece inside one segment: `body(offset, count,
+    /// segment, position)` gets the piece's offset from `frames.lowerBound`, its length, its
+    /// segment and its first frame's position inside that segment (the kernels' `offset`).
+    /// `segment` is the caller's cursor: the index of the segment holding
+    /// `frames.lowerBound`, advanced past every segment that ends inside `frames`.
+    @inline(__always)
+    func forEachPiece(of frames: Range<Int64>, segment: inout Int, _ body: (Int, Int, Segment, Int64) -> Void) {
+        var f = frames.lowerBound
+        while f < frames.upperBound {
+            let s = segments[segment]
+            let pieceEnd = min(frames.upperBound, s.end)
+            body(Int(f - frames.lowerBound), Int(pieceEnd - f), s, f - s.start)
+            f = pieceEnd
+            if f == s.end { segment += 1 }
+        }
+    }
+
     /// The gain of frame `f`, as the kernel computes it before its final rounding to Float.
     public func gain(atFrame f: Int64) -> Double {
         let s = segments[segmentIndex(containing: f)]

@@ -25,21 +25,13 @@ public final class GainAutomation: AudioNode {
         let status = try input.render(into: buffer, frames: frames)
         let k = mx_kernels_active().pointee
         let blockEnd = position + Int64(status.frames)
-        var f = position
-        while f < blockEnd {
-            let s = envelope.segments[segment]
-            let pieceEnd = min(blockEnd, s.end)
-            let offset = Int(f - position), n = Int(pieceEnd - f)
+        envelope.forEachPiece(of: position..<blockEnd, segment: &segment) { offset, n, s, at in
             if s.step != 0 {
-                for c in 0..<buffer.channelCount {
-                    k.apply_ramp(buffer[channel: c] + offset, n, s.startGain, s.step, f - s.start)
-                }
+                for c in 0..<buffer.channelCount { k.apply_ramp(buffer[channel: c] + offset, n, s.startGain, s.step, at) }
             } else if s.startGain != 1 {
                 let g = Float(s.startGain)
                 for c in 0..<buffer.channelCount { k.apply_gain(buffer[channel: c] + offset, n, g) }
             }
-            f = pieceEnd
-            if f == s.end { segment += 1 }
         }
         position = blockEnd
         return status

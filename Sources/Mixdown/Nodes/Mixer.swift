@@ -78,10 +78,6 @@ public final class Mixer: AudioNode {
         }
     }
 
-    private func renderInputs(_ range: Range<Int>, frames: Int) throws(MixdownError) {
-        for i in range { try renderInput(i, frames: frames) }
-    }
-
     private func renderInput(_ i: Int, frames: Int) throws(MixdownError) {
         var got = 0
         if !inputEnded[i] {
@@ -95,38 +91,31 @@ public final class Mixer: AudioNode {
     public func render(into buffer: AudioBuffer, frames: Int) throws(MixdownError) -> RenderStatus {
         let want = Int(min(Int64(frames), total - position))
         guard want > 0 else { return RenderStatus(frames: 0, ended: true) }
+        nextInput.store(0, ordering: .relaxed)
         if let helper {
             helperFrames = want
-            nextInput.store(0, ordering: .relaxed)
             helper.start()
             var mine: MixdownError?
             do throws(MixdownError) { try renderSharedInputs(frames: want) } catch { mine = error }
             helper.wait()
             if let e = mine ?? helperError { throw e }
         } else {
-            try renderInputs(0..<inputs.count, frames: want)
+            try renderSharedInputs(frames: want)
         }
         buffer.clear(0..<want)
         let k = mx_kernels_active().pointee
         let first = startFrame + position, end = first + Int64(want)
         for i in inputs.indices {
-            let env = inputs[i].envelope
             let src = scratch[i]
-            var f = first
-            while f < end {
-                let s = env.segments[segment[i]]
-                let pieceEnd = min(end, s.end)
-                let offset = Int(f - first), n = Int(pieceEnd - f)
+            inputs[i].envelope.forEachPiece(of: first..<end, segment: &segment[i]) { offset, n, s, at in
                 if s.step != 0 {
                     for c in 0..<format.channelCount {
-                        k.mix_ramp(buffer[channel: c] + offset, src[channel: c] + offset, n, s.startGain, s.step, f - s.start)
+                        k.mix_ramp(buffer[channel: c] + offset, src[channel: c] + offset, n, s.startGain, s.step, at)
                     }
                 } else if s.startGain != 0 {
                     let g = Float(s.startGain)
                     for c in 0..<format.channelCount { k.mix_gain(buffer[channel: c] + offset, src[channel: c] + offset, n, g) }
                 }
-                f = pieceEnd
-                if f == s.end { segment[i] += 1 }
             }
         }
         position += Int64(want)
