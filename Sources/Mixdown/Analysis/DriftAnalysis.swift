@@ -194,7 +194,7 @@ final class FineAligner {
     private var bufferStart = 0
     private var finished = false
 
-    init(stream: AnalysisStream, rate: Double, windowLength: Int, search: Int) throws(MixdownError) {
+    init(stream: AnalysisStream, windowLength: Int, search: Int) {
         self.stream = stream
         length = windowLength
         self.search = search

@@ -182,8 +182,7 @@ public struct DriftEstimator: Sendable {
 
         // Pass 2: refine at the analysis rate against REF, streamed once more.
         let stream = try AnalysisStream(path: reference, rate: refRate, decimation: decimation)
-        let fine = try FineAligner(stream: stream, rate: rate, windowLength: windowLength,
-                                   search: Int((Self.fineSearchSeconds * rate).rounded()))
+        let fine = FineAligner(stream: stream, windowLength: windowLength, search: Int((Self.fineSearchSeconds * rate).rounded()))
         // A window's REC time is its exact centre on the analysis grid.
         let times = windowStarts.map { (Double($0) + Double(windowLength) / 2) / rate }
         // REF is read forwards once: take the windows in the order of where they land in it.

@@ -90,7 +90,8 @@ enum Fit {
                 defer { start += piece.count }
                 return Array(kept[start..<(start + piece.count)])
             }
-            for i in candidates where !kept.contains(i) { status[i] = "outlier" }
+            let keptSet = Set(kept)
+            for i in candidates where !keptSet.contains(i) { status[i] = "outlier" }
         }
         var fitted: [(indices: [Int], line: Fit.Line)] = []
         for g in groups {

@@ -73,13 +73,6 @@ public struct SyncTestPair: Sendable {
         let recWorld = unrelated ? recording + ".other.tmp.wav" : worldPath
         defer { if unrelated { unlink(recWorld) } }
         if unrelated { try Self.write(SpeechLikeSignal(format: mono, length: worldFrames, seed: seed &+ 1000), to: recWorld, frames: worldFrames) }
-        // The noise level: the speech's RMS over a minute (pauses included), lowered by the SNR.
-        let probe = SpeechLikeSignal(format: mono, length: Int64(60 * fs), seed: seed)
-        let buffer = AudioBuffer(format: mono, capacity: 60 * fs)
-        _ = try probe.render(into: buffer, frames: 60 * fs)
-        var power = 0.0
-        for i in 0..<(60 * fs) { power += Double(buffer[channel: 0][i]) * Double(buffer[channel: 0][i]) }
-        let rms = (power / Double(60 * fs)).squareRoot()
         func piece(from s: Int64, inputFrames: Int64, ratio r: Double, frames: Range<Int64>) -> TrackPlayer.Item {
             TrackPlayer.Item(frames: frames) { () throws(MixdownError) -> AudioNode in
                 let src = try FileSource(path: recWorld, range: s..<min(worldFrames, s + inputFrames))
@@ -102,10 +95,22 @@ public struct SyncTestPair: Sendable {
             items.append(piece(from: s1, inputFrames: Int64(Double(outFrames) / rateRatio * r1) + 64, ratio: r1, frames: 0..<outFrames))
         }
         let player = TrackPlayer(format: recFormat, length: outFrames, items: items, label: "recording")
-        let coloured = Microphone(input: player, gain: pow(10, gainDecibels / 20), equalise: equalise,
-                                  noise: snrDecibels.map { rms * pow(10, -$0 / 20) }, seed: seed &+ 99)
+        var noise: Double?
+        if let snr = snrDecibels { noise = try Self.speechRMS(seed: seed, rate: fs) * pow(10, -snr / 20) }
+        let coloured = Microphone(input: player, gain: pow(10, gainDecibels / 20), equalise: equalise, noise: noise, seed: seed &+ 99)
         try Self.write(ChannelMapper(input: coloured, channelCount: recordingChannels), to: recording, frames: outFrames)
         return truth
+    }
+
+    /// The speech's RMS over a minute, pauses included: the level an SNR is measured from.
+    static func speechRMS(seed: UInt64, rate: Int) throws(MixdownError) -> Double {
+        let n = 60 * rate
+        let probe = SpeechLikeSignal(format: AudioFormat(sampleRate: rate, channelCount: 1), length: Int64(n), seed: seed)
+        let buffer = AudioBuffer(channelCount: 1, capacity: n)
+        _ = try probe.render(into: buffer, frames: n)
+        var power = 0.0
+        for i in 0..<n { power += Double(buffer[channel: 0][i]) * Double(buffer[channel: 0][i]) }
+        return (power / Double(n)).squareRoot()
     }
 
     static func write(_ node: AudioNode, to path: String, frames: Int64) throws(MixdownError) {
