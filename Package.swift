@@ -13,7 +13,10 @@ let package = Package(
         // Rubber Band is GPL-2.0-or-later: an embedder can build without it
         // (`--disable-default-traits`, or `traits: []` on the dependency).
         .trait(name: "RubberBand", description: "Link librubberband (GPL-2.0-or-later) for the spectral time-scale node."),
-        .default(enabledTraits: ["RubberBand"]),
+        // FFmpeg's libraries (LGPL-2.1-or-later as Debian builds them, GPL with some options)
+        // read and write MP4, MOV, M4A, MKV and WebM.
+        .trait(name: "FFmpeg", description: "Link libavformat, libavcodec and libavutil to read and write MP4, MOV, M4A, MKV and WebM."),
+        .default(enabledTraits: ["RubberBand", "FFmpeg"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -27,11 +30,14 @@ let package = Package(
                        providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband",
                        providers: [.apt(["librubberband-dev"])]),
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
         .target(
             name: "Mixdown",
             dependencies: [
                 "MixdownKernels", "CSndFile", "CSampleRate",
                 .target(name: "CRubberBand", condition: .when(traits: ["RubberBand"])),
+                .target(name: "CFFmpeg", condition: .when(traits: ["FFmpeg"])),
             ]
         ),
         .executableTarget(

@@ -13,6 +13,10 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
     case truncatedAudio(path: String, expectedFrames: Int64, readFrames: Int64)
     /// A read error in the middle of a file.
     case readFailed(path: String, reason: String)
+    /// Data that cannot be decoded, at a time of the stream (never replaced by silence).
+    case corruptAudio(path: String, time: String, reason: String)
+    /// The container holds no audio stream, or not at the index asked for.
+    case noAudioStream(path: String, reason: String)
     /// A parameter with a value that cannot be used (the name is the option or argument).
     case invalidParameter(name: String, value: String, reason: String)
     /// A time string that did not parse, for the named parameter.
@@ -53,6 +57,8 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
         case .truncatedAudio(let p, let e, let r):
             return "'\(p)': the file is truncated: its header promises \(e) frames but only \(r) could be read"
         case .readFailed(let p, let r): return "'\(p)': read failed: \(r)"
+        case .corruptAudio(let p, let t, let r): return "'\(p)': cannot decode the audio at \(t): \(r)"
+        case .noAudioStream(let p, let r): return "'\(p)': \(r)"
         case .invalidParameter(let n, let v, let r): return "\(n) \(v): \(r)"
         case .invalidTime(let n, let e): return "\(n): \(e)"
         case .rangeOutsideSource(let p, let req, let avail):

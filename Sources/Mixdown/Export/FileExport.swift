@@ -11,6 +11,8 @@ import Foundation
 ///   frame L - 1, with N = round(T * R).
 public struct FileExport: Sendable {
     public var input: String
+    /// The input's audio stream (the container's index); nil: its first audio stream.
+    public var stream: Int?
     public var output: String
     /// Where the part starts in the input (default 0).
     public var start: MediaTime?
@@ -59,7 +61,7 @@ public struct FileExport: Sendable {
         let clock = ContinuousClock()
         let began = clock.now
         let type = try AudioFileType.forOutput(output, explicit: self.type)
-        let reader = try SndFileReader(path: input)
+        let reader = try AudioFileProbe.open(path: input, stream: stream)
         let info = reader.info
         let rate = info.sampleRate
 
@@ -129,7 +131,7 @@ public struct FileExport: Sendable {
 
         let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? info.naturalSampleFormat(for: type),
                                                   frames: length, channels: info.channelCount)
-        let source = try FileSource(reader: reader, range: a..<b)
+        let source = try FileSource(decoder: reader, range: a..<b)
         let graph = GainAutomation(input: ReadAhead(input: source), envelope: envelope)
         let writer = try AudioFileWriter(destination: output, encoding: encoding, format: info.format,
                                          maximumFrames: blockSizes.max() ?? 4096, overwrite: overwrite, metadata: metadata, durable: durable)

@@ -20,6 +20,8 @@ public struct FileStretch: Sendable {
     }
 
     public var input: String
+    /// The input's audio stream (the container's index); nil: its first audio stream.
+    public var stream: Int?
     public var output: String
     public var target: Target
     public var algorithm: TimeScaleAlgorithm = .auto
@@ -91,7 +93,7 @@ public struct FileStretch: Sendable {
         let clock = ContinuousClock()
         let began = clock.now
         let type = try AudioFileType.forOutput(output, explicit: self.type)
-        let reader = try SndFileReader(path: input)
+        let reader = try AudioFileProbe.open(path: input, stream: stream)
         let info = reader.info
         let (ratio, outFrames) = try plan(for: info)
         let chosen = algorithm.resolved(for: ratio)
@@ -101,7 +103,7 @@ public struct FileStretch: Sendable {
         let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? info.naturalSampleFormat(for: type),
                                                   frames: outFrames, channels: info.channelCount)
         // Decoding runs ahead on its own thread, overlapping with the stretch.
-        let source = ReadAhead(input: try FileSource(reader: reader, range: nil))
+        let source = ReadAhead(input: try FileSource(decoder: reader, range: nil))
         let engine: ResamplerEngine?
         let node: AudioNode
         switch chosen {
@@ -117,8 +119,8 @@ public struct FileStretch: Sendable {
             node = try WSOLAStretch(input: source, ratio: ratio, outputFrames: outFrames)
         case .rubberband:
             engine = nil
-            let path = input
-            node = try Self.rubberBand(makeInput: { () throws(MixdownError) in ReadAhead(input: try FileSource(path: path)) },
+            let path = input, stream = self.stream
+            node = try Self.rubberBand(makeInput: { () throws(MixdownError) in ReadAhead(input: try FileSource(path: path, stream: stream)) },
                                        ratio: ratio, outputFrames: outFrames, quality: quality)
         }
         let writer = try AudioFileWriter(destination: output, encoding: encoding, format: info.format,

@@ -1,18 +1,43 @@
 import CSndFile
 import Foundation
 
-/// What a readable audio file holds, as libsndfile reports it.
+/// What a readable audio file holds: the audio stream Mixdown plays, and every stream of
+/// the container.
 public struct AudioFileInfo: Sendable, Equatable, Codable {
     public let path: String
-    /// Container name: "wav", "aiff", "flac", "ogg", "mp3", ...
+    /// Container name: "wav", "aiff", "flac", "ogg", "mpeg" (libsndfile); "m4a", "mp4",
+    /// "mov", "matroska", "webm" (FFmpeg).
     public let type: String
-    /// Encoding: "pcm_16", "pcm_24", "float", "vorbis", "opus", "mp3", ...
+    /// Encoding: "pcm_16", "pcm_24", "float", "vorbis", "opus", "mp3" (libsndfile); the
+    /// codec's name for FFmpeg's formats: "aac", "alac", "opus", "pcm_s16le", ...
     public let sampleFormat: String
     /// Frames per second.
     public let sampleRate: Int
     public let channelCount: Int
-    /// Frames in the file (one frame = one sample of every channel).
+    /// Frames in the stream (one frame = one sample of every channel): the valid frames,
+    /// after the encoder's priming and before its padding, where the container says them.
     public let frames: Int64
+    /// The container's index of the audio stream played (0 for libsndfile's formats).
+    public let stream: Int
+    /// Where `frames` comes from.
+    public let lengthSource: LengthSource
+    /// Encoder priming skipped at the start, in frames (0 when none is declared).
+    public let priming: Int64
+    /// Bits per decoded sample where the codec says it (16 or 24 for PCM, ALAC, FLAC).
+    public let bitsPerSample: Int?
+    /// Every stream of the container, in its order.
+    public let streams: [MediaStreamInfo]
+
+    public init(path: String, type: String, sampleFormat: String, sampleRate: Int, channelCount: Int, frames: Int64,
+                stream: Int = 0, lengthSource: LengthSource = .header, priming: Int64 = 0, bitsPerSample: Int? = nil,
+                streams: [MediaStreamInfo]? = nil) {
+        self.path = path; self.type = type; self.sampleFormat = sampleFormat
+        self.sampleRate = sampleRate; self.channelCount = channelCount; self.frames = frames
+        self.stream = stream; self.lengthSource = lengthSource; self.priming = priming; self.bitsPerSample = bitsPerSample
+        self.streams = streams ?? [MediaStreamInfo(index: 0, kind: .audio, codec: sampleFormat, sampleRate: sampleRate,
+                                                   channelCount: channelCount, frames: frames,
+                                                   duration: MediaTime(frames: frames, sampleRate: sampleRate))]
+    }
 
     /// The exact duration: `frames / sampleRate` seconds.
     public var duration: MediaTime { MediaTime(frames: frames, sampleRate: sampleRate) }
@@ -23,6 +48,7 @@ public struct AudioFileInfo: Sendable, Equatable, Codable {
     /// anything else s16. Nil for lossy output types, which take no sample format.
     public func naturalSampleFormat(for type: AudioFileType) -> SampleFormat? {
         if type.isLossy { return nil }
+        if let bits = bitsPerSample, bits > 16, sampleFormat != "float", sampleFormat != "double" { return .s24 }
         switch sampleFormat {
         case "pcm_24", "pcm_32": return .s24
         case "float", "double": return type.supportedSampleFormats.contains(.f32) ? .f32 : .s24
@@ -30,115 +56,67 @@ public struct AudioFileInfo: Sendable, Equatable, Codable {
         }
     }
 
-    /// Reads the header of the file at `path`.
-    public static func read(path: String) throws(MixdownError) -> AudioFileInfo {
-        let file = try SndFileReader(path: path)
-        return file.info
+    /// Reads the header of the file at `path` (its first audio stream, or `stream`: the
+    /// container's stream index, as `mixdown info` lists it).
+    public static func read(path: String, stream: Int? = nil) throws(MixdownError) -> AudioFileInfo {
+        try AudioFileProbe.open(path: path, stream: stream).info
     }
 }
 
-/// An open libsndfile handle for reading, closed on deinit.
-final class SndFileReader {
-    let info: AudioFileInfo
-    let handle: OpaquePointer
+/// Where an audio stream's frame count comes from.
+public enum LengthSource: String, Sendable, Codable {
+    /// The file's header (libsndfile: WAV, AIFF, FLAC, Ogg granule positions, MP3's
+    /// LAME/Xing gapless header).
+    case header
+    /// The streamed WAV's size fields were 0xFFFFFFFF: the length came from the file's size.
+    case fileSize = "file size"
+    /// An MP4/MOV edit list (`elst`): priming skipped, valid length declared.
+    case editList = "edit list"
+    /// An MP4/MOV track's sample table (no edit list): every decoded frame is valid.
+    case sampleTable = "sample table"
+    /// iTunes' `iTunSMPB` tag: priming, padding and valid length.
+    case iTunSMPB
+    /// Matroska/WebM: the packets' durations less CodecDelay (or Opus pre-skip) at the
+    /// start and DiscardPadding at the end.
+    case codecDelayAndPadding = "codec delay and discard padding"
+    /// The container declares no length: the frames a decode gives, counted when opened.
+    case decoded = "not declared (counted by decoding)"
+}
 
-    init(path: String) throws(MixdownError) {
-        var st = stat()
-        guard stat(path, &st) == 0 else {
-            if errno == ENOENT || errno == ENOTDIR { throw .fileNotFound(path: path) }
-            throw .unreadableFile(path: path, reason: String(cString: strerror(errno)))
-        }
-        guard (st.st_mode & S_IFMT) == S_IFREG || (st.st_mode & S_IFMT) == S_IFIFO else {
-            throw .notAFile(path: path)
-        }
-        if (st.st_mode & S_IFMT) == S_IFREG && st.st_size == 0 { throw .emptyFile(path: path) }
-        var sfinfo = SF_INFO()
-        guard let h = sf_open(path, Int32(SFM_READ), &sfinfo) else {
-            let reason = String(cString: sf_strerror(nil))
-            if access(path, R_OK) != 0 {
-                throw .unreadableFile(path: path, reason: String(cString: strerror(errno)))
-            }
-            throw .unreadableFile(path: path, reason: reason)
-        }
-        guard sfinfo.frames > 0, sfinfo.frames != Int64.max else {
-            sf_close(h)
-            throw .emptyFile(path: path)
-        }
-        guard sfinfo.samplerate > 0, sfinfo.channels > 0 else {
-            sf_close(h)
-            throw .unreadableFile(path: path, reason: "the header gives \(sfinfo.samplerate) Hz and \(sfinfo.channels) channels")
-        }
-        if let promised = Self.promisedFrames(h, sfinfo), promised > sfinfo.frames {
-            sf_close(h)
-            throw .truncatedAudio(path: path, expectedFrames: promised, readFrames: sfinfo.frames)
-        }
-        handle = h
-        info = AudioFileInfo(path: path, type: Self.majorName(sfinfo.format), sampleFormat: Self.subtypeName(sfinfo.format),
-                             sampleRate: Int(sfinfo.samplerate), channelCount: Int(sfinfo.channels), frames: sfinfo.frames)
-    }
+/// One stream of a container, as `mixdown info` lists it.
+public struct MediaStreamInfo: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Codable { case audio, video, subtitle, data, other }
+    /// The container's stream index (what `--stream` takes).
+    public let index: Int
+    public let kind: Kind
+    public let codec: String
+    /// Audio only.
+    public var sampleRate: Int?
+    public var channelCount: Int?
+    /// Audio only: valid frames, exact (for the stream Mixdown plays), else the container's count.
+    public var frames: Int64?
+    /// Video only: frames per second, exact ("30000/1001").
+    public var frameRate: String?
+    /// The stream's exact duration in its own time base, when the container declares it.
+    public var duration: MediaTime?
 
-    deinit { sf_close(handle) }
-
-    /// The frame count a PCM file's header promised, when libsndfile's header log says the
-    /// data chunk is longer than the file ("data : 576000 (should be 199908)"): libsndfile
-    /// then quietly plays what is there, and Mixdown calls the file truncated instead.
-    static func promisedFrames(_ h: OpaquePointer, _ sfinfo: SF_INFO) -> Int64? {
-        var log = [CChar](repeating: 0, count: 16_384)
-        sf_command(h, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
-        let text = String(decoding: log.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        for line in text.split(separator: "\n") {
-            let t = line.trimmingCharacters(in: .whitespaces)
-            guard t.hasPrefix("data :") || t.hasPrefix("SSND :"), let open = t.range(of: "(should be ") else { continue }
-            let declared = t[t.index(t.startIndex, offsetBy: 6)..<open.lowerBound].trimmingCharacters(in: .whitespaces)
-            let actual = t[open.upperBound...].prefix { $0.isNumber }
-            guard let d = Int64(declared), let a = Int64(actual), d > a else { continue }
-            let bytesPerSample: Int64 = switch sfinfo.format & Int32(SF_FORMAT_SUBMASK) {
-            case Int32(SF_FORMAT_PCM_S8), Int32(SF_FORMAT_PCM_U8), Int32(SF_FORMAT_ULAW), Int32(SF_FORMAT_ALAW): 1
-            case Int32(SF_FORMAT_PCM_16): 2
-            case Int32(SF_FORMAT_PCM_24): 3
-            case Int32(SF_FORMAT_PCM_32), Int32(SF_FORMAT_FLOAT): 4
-            case Int32(SF_FORMAT_DOUBLE): 8
-            default: 0
-            }
-            guard bytesPerSample > 0 else { return sfinfo.frames + 1 }
-            return sfinfo.frames + (d - a) / (bytesPerSample * Int64(sfinfo.channels))
-        }
-        return nil
-    }
-
-    static func majorName(_ format: Int32) -> String {
-        switch format & Int32(SF_FORMAT_TYPEMASK) {
-        case Int32(SF_FORMAT_WAV): return "wav"
-        case Int32(SF_FORMAT_AIFF): return "aiff"
-        case Int32(SF_FORMAT_FLAC): return "flac"
-        case Int32(SF_FORMAT_CAF): return "caf"
-        case Int32(SF_FORMAT_OGG): return "ogg"
-        case Int32(SF_FORMAT_W64): return "w64"
-        case Int32(SF_FORMAT_RF64): return "rf64"
-        case Int32(SF_FORMAT_MPEG): return "mpeg"
-        case Int32(SF_FORMAT_AU): return "au"
-        case Int32(SF_FORMAT_RAW): return "raw"
-        default: return String(format: "sndfile-0x%06x", format & Int32(SF_FORMAT_TYPEMASK))
-        }
-    }
-
-    static func subtypeName(_ format: Int32) -> String {
-        switch format & Int32(SF_FORMAT_SUBMASK) {
-        case Int32(SF_FORMAT_PCM_S8): return "pcm_s8"
-        case Int32(SF_FORMAT_PCM_U8): return "pcm_u8"
-        case Int32(SF_FORMAT_PCM_16): return "pcm_16"
-        case Int32(SF_FORMAT_PCM_24): return "pcm_24"
-        case Int32(SF_FORMAT_PCM_32): return "pcm_32"
-        case Int32(SF_FORMAT_FLOAT): return "float"
-        case Int32(SF_FORMAT_DOUBLE): return "double"
-        case Int32(SF_FORMAT_ULAW): return "ulaw"
-        case Int32(SF_FORMAT_ALAW): return "alaw"
-        case Int32(SF_FORMAT_VORBIS): return "vorbis"
-        case Int32(SF_FORMAT_OPUS): return "opus"
-        case Int32(SF_FORMAT_MPEG_LAYER_I): return "mp1"
-        case Int32(SF_FORMAT_MPEG_LAYER_II): return "mp2"
-        case Int32(SF_FORMAT_MPEG_LAYER_III): return "mp3"
-        default: return String(format: "sndfile-0x%04x", format & Int32(SF_FORMAT_SUBMASK))
-        }
+    public init(index: Int, kind: Kind, codec: String, sampleRate: Int? = nil, channelCount: Int? = nil,
+                frames: Int64? = nil, frameRate: String? = nil, duration: MediaTime? = nil) {
+        self.index = index; self.kind = kind; self.codec = codec; self.sampleRate = sampleRate
+        self.channelCount = channelCount; self.frames = frames; self.frameRate = frameRate; self.duration = duration
     }
 }
+
+/// An open audio stream being decoded, as `FileSource` pulls it: sample-accurate seek, then
+/// planar Float32 reads at the stream's own rate and channel count.
+protocol AudioDecoder: AnyObject {
+    var info: AudioFileInfo { get }
+    /// Allocates the scratch space for reads of at most `maximumFrames` frames. Called once.
+    func prepare(maximumFrames: Int)
+    /// Positions the next read at valid frame `frame` (0 = the first frame after priming).
+    func seek(toFrame frame: Int64) throws(MixdownError)
+    /// Decodes up to `frames` frames into `destinations[c]` (one pointer per channel).
+    /// Returns the frames written; fewer than asked only at the end of the stream, 0 after.
+    func read(into destinations: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>, frames: Int) throws(MixdownError) -> Int
+}
+

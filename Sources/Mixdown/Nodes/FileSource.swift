@@ -1,42 +1,35 @@
-import CSndFile
-import MixdownKernels
-
-/// Reads a range of an audio file through libsndfile (WAV, RF64, W64, AIFF, CAF, FLAC,
-/// Ogg Vorbis, Opus, MP3: whatever the installed libsndfile reads), as planar Float32 at
-/// the file's own rate and channel count. Integer samples are scaled by 1/32768 (16-bit)
-/// or 1/2^31 (24/32-bit, left-justified), libsndfile's normalisation.
+/// Reads a range of an audio stream as planar Float32 at the stream's own rate and channel
+/// count: libsndfile's formats (WAV, RF64, W64, AIFF, CAF, FLAC, Ogg, MP3) and, with the
+/// `FFmpeg` trait, MP4, MOV, M4A, MKV and WebM. `AudioFileProbe` picks the reader.
 ///
-/// The range is in frames of the file, start inclusive, end exclusive; seeking is
-/// sample-accurate (libsndfile's `sf_seek`). A file that ends before its header said
-/// throws `truncatedAudio` rather than ending early.
+/// The range is in frames of the stream, start inclusive, end exclusive; frame 0 is the
+/// first valid frame (after the encoder's priming, where the container declares it).
+/// Seeking is sample-accurate. A stream that ends before its declared length throws
+/// `truncatedAudio` rather than ending early; undecodable data throws `corruptAudio`.
 public final class FileSource: AudioNode {
     public let info: AudioFileInfo
     public let format: AudioFormat
-    /// The frames of the file this node plays.
+    /// The frames of the stream this node plays.
     public let range: Range<Int64>
     public var length: Int64? { Int64(range.count) }
 
-    private let file: SndFileReader
+    private let decoder: AudioDecoder
     private var remaining: Int64
-    private var interleaved: UnsafeMutablePointer<Float>?
-    /// For 16-bit PCM: read as integers and decode in the C kernel (libsndfile's own
-    /// conversion is scalar), with the same result, x / 32768.
-    private var shorts: UnsafeMutablePointer<Int16>?
-    private let readsShorts: Bool
     private var capacity = 0
     /// Per-channel destination pointers, re-aimed at an offset inside the caller's buffer.
     private var destinations: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
 
-    /// Opens `path` and plays `range` (default: the whole file). A range that does not lie
-    /// inside the file throws `rangeOutsideSource`.
-    public convenience init(path: String, range: Range<Int64>? = nil) throws(MixdownError) {
-        try self.init(reader: SndFileReader(path: path), range: range)
+    /// Opens `path` and plays `range` (default: the whole stream) of its audio stream
+    /// `stream` (the container's index; nil: the first audio stream). A range that does not
+    /// lie inside the stream throws `rangeOutsideSource`.
+    public convenience init(path: String, range: Range<Int64>? = nil, stream: Int? = nil) throws(MixdownError) {
+        try self.init(decoder: AudioFileProbe.open(path: path, stream: stream), range: range)
     }
 
-    /// Plays `range` of an already open file (one open per export, so pipes work too).
-    init(reader: SndFileReader, range: Range<Int64>?) throws(MixdownError) {
-        file = reader
-        info = reader.info
+    /// Plays `range` of an already open stream (one open per export, so pipes work too).
+    init(decoder: AudioDecoder, range: Range<Int64>?) throws(MixdownError) {
+        self.decoder = decoder
+        info = decoder.info
         let path = info.path
         format = info.format
         let r = range ?? 0..<info.frames
@@ -49,51 +42,31 @@ public final class FileSource: AudioNode {
         }
         self.range = r
         remaining = Int64(r.count)
-        readsShorts = info.sampleFormat == "pcm_16"
-        if r.lowerBound > 0 {
-            guard sf_seek(file.handle, r.lowerBound, SEEK_SET) == r.lowerBound else {
-                throw .readFailed(path: path, reason: "cannot seek to frame \(r.lowerBound): \(String(cString: sf_strerror(file.handle)))")
-            }
-        }
+        try decoder.seek(toFrame: r.lowerBound)
     }
 
     deinit {
-        interleaved?.deallocate()
-        shorts?.deallocate()
         destinations?.deallocate()
     }
 
     public func prepare(maximumFrames: Int) throws(MixdownError) {
-        precondition(interleaved == nil, "prepare is called once")
+        precondition(destinations == nil, "prepare is called once")
         capacity = maximumFrames
-        interleaved = .allocate(capacity: max(1, maximumFrames * format.channelCount))
-        if readsShorts { shorts = .allocate(capacity: max(1, maximumFrames * format.channelCount)) }
+        decoder.prepare(maximumFrames: maximumFrames)
         destinations = .allocate(capacity: format.channelCount)
     }
 
     public func render(into buffer: AudioBuffer, frames: Int) throws(MixdownError) -> RenderStatus {
-        guard let scratch = interleaved, let dst = destinations else { preconditionFailure("render before prepare") }
+        guard let dst = destinations else { preconditionFailure("render before prepare") }
         assert(frames <= capacity && buffer.channelCount == format.channelCount)
         let want = Int(min(Int64(frames), remaining))
         var done = 0
-        // libsndfile may return short reads before the end (compressed formats); loop.
-        let k = mx_kernels_active().pointee
         while done < want {
-            let got = shorts.map { Int(sf_readf_short(file.handle, $0, sf_count_t(want - done))) }
-                ?? Int(sf_readf_float(file.handle, scratch, sf_count_t(want - done)))
-            if got <= 0 {
-                let expected = info.frames
-                let read = range.lowerBound + Int64(range.count) - remaining + Int64(done)
-                if sf_error(file.handle) != 0 {
-                    throw .readFailed(path: info.path, reason: String(cString: sf_strerror(file.handle)))
-                }
-                throw .truncatedAudio(path: info.path, expectedFrames: expected, readFrames: read)
-            }
             for c in 0..<format.channelCount { dst[c] = buffer[channel: c] + done }
-            if let shorts {
-                k.s16_deinterleave(dst, shorts, format.channelCount, got)
-            } else {
-                k.deinterleave(dst, scratch, format.channelCount, got)
+            let got = try decoder.read(into: dst, frames: want - done)
+            if got == 0 {
+                let read = range.upperBound - remaining + Int64(done)
+                throw .truncatedAudio(path: info.path, expectedFrames: info.frames, readFrames: read)
             }
             done += got
         }

@@ -1,0 +1,537 @@
+#if FFmpeg
+import CFFmpeg
+import Foundation
+import MixdownKernels
+
+/// Decodes one audio stream of an MP4, MOV, M4A, MKV or WebM file (or anything else
+/// libavformat reads) with FFmpeg's libraries, as planar Float32, sample-exact.
+///
+/// Exact length: the decoder runs with `AV_CODEC_FLAG2_SKIP_MANUAL`, so it drops nothing
+/// itself; every decoded frame lands on a "raw" frame index counted from the stream's first
+/// packet. Valid frame 0 is raw frame `priming`: the encoder delay the container declares
+/// (the MP4 edit list's start or iTunSMPB, as the demuxer's skip-samples side data; Opus's
+/// pre-skip, which Matroska's CodecDelay states). The valid length is the edit list's
+/// duration (MP4/MOV), iTunSMPB's count, or, for Matroska/WebM, the packets' frames less
+/// the priming and the last packet's DiscardPadding.
+///
+/// Seeking: opening scans the packets once (demuxing only, no decoding) and keeps one seek
+/// point per second of audio: a packet's timestamp and the raw frame it starts on, counted
+/// exactly from the packets' frame counts (not from timestamps, which Matroska keeps in
+/// milliseconds). A seek goes to the last point at least `preroll` frames before the
+/// target, decodes and discards up to the target.
+///
+/// Integer samples are scaled like libsndfile's: 16-bit by 1/32768, 32-bit by 1/2^31.
+/// libavformat allocates packet buffers as it demuxes; Mixdown's side allocates nothing
+/// after `prepare`.
+final class FFmpegDecoder: AudioDecoder {
+    private(set) var info: AudioFileInfo
+    private var formatContext: UnsafeMutablePointer<AVFormatContext>?
+    private var codecContext: UnsafeMutablePointer<AVCodecContext>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private var streamIndex: Int32
+    private var timeBase: AVRational
+    private var channelCount: Int
+    /// Raw frames before valid frame 0.
+    private var priming: Int64
+    private var seekPoints: [SeekPoint]
+    /// Raw frames decoded before a seek target, so that the decoder's state has settled
+    /// (AAC overlaps one packet, Opus asks for 80 ms, MP3's bit reservoir a few frames).
+    private var preroll: Int64
+
+    struct SeekPoint { let pts: Int64; let raw: Int64 }
+
+    /// Raw index of the frame at `frameOffset` of the current decoded frame.
+    private var rawPosition: Int64 = 0
+    private var frameOffset = 0
+    private var frameCount = 0
+    /// Raw frames still to drop after a seek.
+    private var discard: Int64 = 0
+    /// After a seek, packets of the stream before this timestamp are dropped.
+    private var waitingForPts: Int64?
+    private var draining = false
+    private var positioned = false
+    /// Per-channel pointers aimed at an offset of the caller's buffer (for the kernels).
+    private var targets: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
+
+    init(path: String, stream requested: Int?) throws(MixdownError) {
+        var fmt: UnsafeMutablePointer<AVFormatContext>?
+        let opened = avformat_open_input(&fmt, path, nil, nil)
+        guard opened >= 0, let fmt else {
+            throw .unreadableFile(path: path, reason: Self.message(opened))
+        }
+        formatContext = fmt
+        packet = av_packet_alloc()
+        frame = av_frame_alloc()
+        targets = .allocate(capacity: 1)
+        streamIndex = -1; timeBase = AVRational(num: 1, den: 1); channelCount = 1
+        priming = 0; seekPoints = []; preroll = 0
+        info = AudioFileInfo(path: path, type: "", sampleFormat: "", sampleRate: 1, channelCount: 1, frames: 0)
+        let found = avformat_find_stream_info(fmt, nil)
+        guard found >= 0 else { throw .unreadableFile(path: path, reason: Self.message(found)) }
+
+        var streams = Self.listStreams(fmt)
+        let audio = streams.filter { $0.kind == .audio }
+        let index: Int
+        if let requested {
+            guard requested >= 0, requested < streams.count else {
+                throw .noAudioStream(path: path, reason: "has no stream \(requested) (it has \(streams.count): \(Self.summary(streams)))")
+            }
+            guard streams[requested].kind == .audio else {
+                throw .noAudioStream(path: path, reason: "stream \(requested) is \(streams[requested].kind.rawValue) (\(streams[requested].codec)), not audio; audio streams: \(audio.isEmpty ? "none" : audio.map { "\($0.index)" }.joined(separator: ", "))")
+            }
+            index = requested
+        } else {
+            guard let first = audio.first else {
+                throw .noAudioStream(path: path, reason: "has no audio stream (\(Self.summary(streams)))")
+            }
+            index = first.index
+        }
+        let st = fmt.pointee.streams[index]!
+        let par = st.pointee.codecpar!
+        guard let decoder = avcodec_find_decoder(par.pointee.codec_id) else {
+            throw .unreadableFile(path: path, reason: "the audio codec '\(String(cString: avcodec_get_name(par.pointee.codec_id)))' of stream \(index) has no decoder in this FFmpeg")
+        }
+        guard let ctx = avcodec_alloc_context3(decoder) else { throw .unreadableFile(path: path, reason: "out of memory") }
+        codecContext = ctx
+        let copied = avcodec_parameters_to_context(ctx, par)
+        guard copied >= 0 else { throw .unreadableFile(path: path, reason: Self.message(copied)) }
+        ctx.pointee.pkt_timebase = st.pointee.time_base
+        ctx.pointee.flags2 |= AV_CODEC_FLAG2_SKIP_MANUAL
+        ctx.pointee.err_recognition |= AV_EF_EXPLODE
+        ctx.pointee.thread_count = 1
+        let codecOpened = avcodec_open2(ctx, decoder, nil)
+        guard codecOpened >= 0 else { throw .unreadableFile(path: path, reason: "cannot open the \(String(cString: decoder.pointee.name)) decoder: \(Self.message(codecOpened))") }
+        let rate = Int(ctx.pointee.sample_rate), channels = Int(ctx.pointee.ch_layout.nb_channels)
+        guard rate > 0, rate <= Int(Int32.max), channels > 0 else {
+            throw .unreadableFile(path: path, reason: "stream \(index) gives \(rate) Hz and \(channels) channels")
+        }
+        streamIndex = Int32(index)
+        timeBase = st.pointee.time_base
+        channelCount = channels
+        targets.deallocate()
+        targets = .allocate(capacity: channels)
+        preroll = Int64(max(8192, rate / 5))
+
+        let codecName = String(cString: avcodec_get_name(par.pointee.codec_id))
+        var scan = try Self.scan(fmt, stream: Int32(index), rate: rate, codecName: codecName, path: path, codec: ctx)
+        let isMOV = String(cString: fmt.pointee.iformat.pointee.name).hasPrefix("mov")
+        var frames = scan.rawFrames - scan.priming - scan.discardPadding
+        var lengthSource: LengthSource = scan.priming > 0 || scan.discardPadding > 0 ? .codecDelayAndPadding : .decoded
+        if isMOV {
+            let declared = st.pointee.duration
+            if let smpb = Self.iTunSMPB(fmt, st), scan.priming == smpb.priming || scan.priming == 0 {
+                frames = smpb.frames
+                lengthSource = .iTunSMPB
+                if scan.priming == 0 { scan.priming = smpb.priming }
+            } else if declared != mx_av_nopts(), declared > 0, let exact = Self.samples(declared, timeBase, rate) {
+                frames = exact
+                lengthSource = scan.priming > 0 || exact < scan.rawFrames ? .editList : .sampleTable
+            }
+        }
+        guard frames > 0 else { throw .emptyFile(path: path) }
+        priming = scan.priming
+        seekPoints = scan.points
+        if index < streams.count {
+            streams[index].frames = frames
+            streams[index].duration = MediaTime(frames: frames, sampleRate: rate)
+        }
+        let bits = Int(par.pointee.bits_per_raw_sample)
+        info = AudioFileInfo(path: path, type: Self.containerName(fmt, path: path), sampleFormat: codecName,
+                             sampleRate: rate, channelCount: channels, frames: frames, stream: index,
+                             lengthSource: lengthSource, priming: scan.priming, bitsPerSample: bits > 0 ? bits : nil,
+                             streams: streams)
+    }
+
+    deinit {
+        avcodec_free_context(&codecContext)
+        avformat_close_input(&formatContext)
+        av_packet_free(&packet)
+        av_frame_free(&frame)
+        targets.deallocate()
+    }
+
+    func prepare(maximumFrames: Int) {}
+
+    func seek(toFrame target: Int64) throws(MixdownError) {
+        let raw = priming + target
+        if positioned, discard == 0, raw == rawPosition { return }
+        guard let fmt = formatContext, let ctx = codecContext else { return }
+        // The last seek point at least `preroll` frames before the target.
+        var lo = 0, hi = seekPoints.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if seekPoints[mid].raw <= raw - preroll { lo = mid } else { hi = mid - 1 }
+        }
+        let point = seekPoints[lo]
+        let r = av_seek_frame(fmt, streamIndex, point.pts, AVSEEK_FLAG_BACKWARD)
+        guard r >= 0 else {
+            throw .readFailed(path: info.path, reason: "cannot seek to \(MediaTime(frames: target, sampleRate: info.sampleRate).clockDescription): \(Self.message(r))")
+        }
+        avcodec_flush_buffers(ctx)
+        waitingForPts = point.pts
+        rawPosition = point.raw
+        discard = raw - point.raw
+        frameOffset = 0; frameCount = 0
+        draining = false
+        positioned = true
+    }
+
+    func read(into destinations: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>, frames: Int) throws(MixdownError) -> Int {
+        if !positioned { try seek(toFrame: 0) }
+        var done = 0
+        while done < frames {
+            if frameOffset >= frameCount {
+                guard try nextFrame() else { break }
+                continue
+            }
+            let n = min(frames - done, frameCount - frameOffset)
+            convert(n, into: destinations, at: done)
+            frameOffset += n
+            done += n
+            rawPosition += Int64(n)
+        }
+        return done
+    }
+
+    /// Decodes until a frame with samples at or after the seek target is ready; false at the end.
+    private func nextFrame() throws(MixdownError) -> Bool {
+        guard let ctx = codecContext, let frame else { return false }
+        while true {
+            let r = avcodec_receive_frame(ctx, frame)
+            if r == 0 {
+                if frame.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 || frame.pointee.decode_error_flags != 0 {
+                    throw .corruptAudio(path: info.path, time: timeAt(raw: rawPosition), reason: "the decoder marked the frame corrupt")
+                }
+                let n = Int64(frame.pointee.nb_samples)
+                let skip = min(n, discard)
+                discard -= skip
+                rawPosition += skip
+                if skip == n { continue }
+                frameOffset = Int(skip)
+                frameCount = Int(n)
+                return true
+            }
+            if r == mx_averror_eagain() {
+                try feedPacket()
+                continue
+            }
+            if r == mx_averror_eof() { return false }
+            throw .corruptAudio(path: info.path, time: timeAt(raw: rawPosition), reason: Self.message(r))
+        }
+    }
+
+    /// Sends the stream's next packet to the decoder, or the end of the stream.
+    private func feedPacket() throws(MixdownError) {
+        guard let fmt = formatContext, let ctx = codecContext, let packet else { return }
+        while true {
+            let r = av_read_frame(fmt, packet)
+            if r == mx_averror_eof() {
+                if !draining {
+                    draining = true
+                    _ = avcodec_send_packet(ctx, nil)
+                }
+                return
+            }
+            if r < 0 {
+                throw .readFailed(path: info.path, reason: "at \(timeAt(raw: rawPosition)): \(Self.message(r))")
+            }
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == streamIndex else { continue }
+            let pts = Self.timestamp(packet)
+            if let wanted = waitingForPts {
+                if pts < wanted { continue }
+                guard pts == wanted else {
+                    throw .readFailed(path: info.path, reason: "seeking landed after the packet at \(clock(pts)) (at \(clock(pts)))")
+                }
+                waitingForPts = nil
+            }
+            let sent = avcodec_send_packet(ctx, packet)
+            if sent < 0 && sent != mx_averror_eagain() {
+                throw .corruptAudio(path: info.path, time: clock(pts), reason: Self.message(sent))
+            }
+            return
+        }
+    }
+
+    /// Copies `n` frames from the current decoded frame (at `frameOffset`) to
+    /// `destinations[c] + at`, converting to Float32.
+    private func convert(_ n: Int, into destinations: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>, at: Int) {
+        guard let frame else { return }
+        let ch = channelCount, off = frameOffset
+        let data = frame.pointee.extended_data!
+        let k = mx_kernels_active().pointee
+        for c in 0..<ch { targets[c] = destinations[c]! + at }
+        switch AVSampleFormat(rawValue: frame.pointee.format) {
+        case AV_SAMPLE_FMT_FLTP:
+            for c in 0..<ch {
+                let src = UnsafeRawPointer(data[c]!).assumingMemoryBound(to: Float.self) + off
+                targets[c]!.update(from: src, count: n)
+            }
+        case AV_SAMPLE_FMT_FLT:
+            k.deinterleave(targets, UnsafeRawPointer(data[0]!).assumingMemoryBound(to: Float.self) + off * ch, ch, n)
+        case AV_SAMPLE_FMT_S16:
+            k.s16_deinterleave(targets, UnsafeRawPointer(data[0]!).assumingMemoryBound(to: Int16.self) + off * ch, ch, n)
+        case AV_SAMPLE_FMT_S16P:
+            for c in 0..<ch { Self.scale(UnsafeRawPointer(data[c]!).assumingMemoryBound(to: Int16.self) + off, 1, targets[c]!, n, 1 / 32768) }
+        case AV_SAMPLE_FMT_S32:
+            for c in 0..<ch { Self.scale(UnsafeRawPointer(data[0]!).assumingMemoryBound(to: Int32.self) + off * ch + c, ch, targets[c]!, n, 1 / 2_147_483_648) }
+        case AV_SAMPLE_FMT_S32P:
+            for c in 0..<ch { Self.scale(UnsafeRawPointer(data[c]!).assumingMemoryBound(to: Int32.self) + off, 1, targets[c]!, n, 1 / 2_147_483_648) }
+        case AV_SAMPLE_FMT_DBL:
+            for c in 0..<ch { Self.scale(UnsafeRawPointer(data[0]!).assumingMemoryBound(to: Double.self) + off * ch + c, ch, targets[c]!, n, 1) }
+        case AV_SAMPLE_FMT_DBLP:
+            for c in 0..<ch { Self.scale(UnsafeRawPointer(data[c]!).assumingMemoryBound(to: Double.self) + off, 1, targets[c]!, n, 1) }
+        case AV_SAMPLE_FMT_U8:
+            for c in 0..<ch { Self.scaleU8(UnsafeRawPointer(data[0]!).assumingMemoryBound(to: UInt8.self) + off * ch + c, ch, targets[c]!, n) }
+        case AV_SAMPLE_FMT_U8P:
+            for c in 0..<ch { Self.scaleU8(UnsafeRawPointer(data[c]!).assumingMemoryBound(to: UInt8.self) + off, 1, targets[c]!, n) }
+        default:
+            for c in 0..<ch { targets[c]!.update(repeating: 0, count: n) }
+            assertionFailure("unsupported sample format \(frame.pointee.format)")
+        }
+    }
+
+    private static func scale<T: BinaryInteger>(_ src: UnsafePointer<T>, _ stride: Int, _ dst: UnsafeMutablePointer<Float>, _ n: Int, _ factor: Double) {
+        for i in 0..<n { dst[i] = Float(Double(src[i * stride]) * factor) }
+    }
+
+    private static func scale(_ src: UnsafePointer<Double>, _ stride: Int, _ dst: UnsafeMutablePointer<Float>, _ n: Int, _ factor: Double) {
+        for i in 0..<n { dst[i] = Float(src[i * stride] * factor) }
+    }
+
+    private static func scaleU8(_ src: UnsafePointer<UInt8>, _ stride: Int, _ dst: UnsafeMutablePointer<Float>, _ n: Int) {
+        for i in 0..<n { dst[i] = (Float(src[i * stride]) - 128) / 128 }
+    }
+
+    private func timeAt(raw: Int64) -> String {
+        MediaTime(frames: max(0, raw - priming), sampleRate: info.sampleRate).clockDescription
+    }
+
+    private func clock(_ pts: Int64) -> String {
+        guard pts != mx_av_nopts() else { return "an unknown time" }
+        return MediaTime(value: pts * Int64(timeBase.num), timescale: timeBase.den).clockDescription
+    }
+
+    // MARK: - Opening
+
+    struct Scan {
+        var rawFrames: Int64
+        var priming: Int64
+        var discardPadding: Int64
+        var points: [SeekPoint]
+    }
+
+    /// Reads every packet of the stream once, without decoding: exact frame counts, the
+    /// priming and end padding, and one seek point per second. A codec whose packets do not
+    /// say their frame count is decoded instead (and then seeks decode from the start).
+    private static func scan(_ fmt: UnsafeMutablePointer<AVFormatContext>, stream: Int32, rate: Int, codecName: String,
+                             path: String, codec: UnsafeMutablePointer<AVCodecContext>) throws(MixdownError) -> Scan {
+        guard let packet = av_packet_alloc() else { throw .unreadableFile(path: path, reason: "out of memory") }
+        var pkt: UnsafeMutablePointer<AVPacket>? = packet
+        defer { av_packet_free(&pkt) }
+        let st = fmt.pointee.streams[Int(stream)]!
+        let tb = st.pointee.time_base
+        let par = st.pointee.codecpar!
+        // Packet durations are frame counts only when the time base is 1/rate (or a divisor).
+        let durationsExact = tb.num == 1 && Int(tb.den) == rate
+        var raw: Int64 = 0, priming: Int64 = 0, discardPadding: Int64 = 0
+        var points: [SeekPoint] = []
+        var seenFirst = false, primingSettled = false, countable = true
+        var lastPts = Int64.min
+        while true {
+            let r = av_read_frame(fmt, packet)
+            if r == mx_averror_eof() { break }
+            if r < 0 {
+                throw .readFailed(path: path, reason: "at \(MediaTime(frames: max(0, raw - priming), sampleRate: rate).clockDescription): \(message(r))")
+            }
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == stream else { continue }
+            let pts = timestamp(packet)
+            if !seenFirst || (pts != mx_av_nopts() && pts > lastPts && raw - (points.last?.raw ?? 0) >= Int64(rate) && countable) {
+                if pts == mx_av_nopts() && !seenFirst {
+                    throw .unreadableFile(path: path, reason: "the first audio packet has no timestamp")
+                }
+                points.append(SeekPoint(pts: pts, raw: raw))
+            }
+            if pts != mx_av_nopts() { lastPts = max(lastPts, pts) }
+            let (skipStart, skipEnd) = skipSamples(packet)
+            let count = frames(of: packet, durationsExact: durationsExact, tb: tb, rate: rate, codecName: codecName,
+                               frameSize: Int64(par.pointee.frame_size))
+            if count == nil { countable = false }
+            // Priming: whole packets the demuxer marks discarded, then a skip count.
+            if !primingSettled {
+                if packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0 {
+                    priming += count ?? 0
+                } else {
+                    if skipStart > 0 { priming += skipStart } else if !seenFirst, codecName == "opus" { priming = opusPreSkip(par) }
+                    primingSettled = true
+                }
+            }
+            discardPadding = skipEnd
+            seenFirst = true
+            raw += count ?? 0
+        }
+        guard seenFirst else { throw .emptyFile(path: path) }
+        if !countable {
+            raw = try decodedFrames(fmt, stream: stream, codec: codec, path: path, from: points[0].pts)
+            points = [points[0]]
+        }
+        return Scan(rawFrames: raw, priming: priming, discardPadding: discardPadding, points: points)
+    }
+
+    /// The frames a packet decodes to, from what the packet and codec say, or nil.
+    private static func frames(of packet: UnsafeMutablePointer<AVPacket>, durationsExact: Bool, tb: AVRational, rate: Int,
+                               codecName: String, frameSize: Int64) -> Int64? {
+        if durationsExact, packet.pointee.duration > 0 { return packet.pointee.duration }
+        if codecName == "opus", let data = packet.pointee.data, packet.pointee.size > 0 {
+            return opusFrames(data, Int(packet.pointee.size)).map { $0 * Int64(rate) / 48_000 }
+        }
+        if frameSize > 0, ["aac", "mp3", "mp2", "ac3", "eac3"].contains(codecName) { return frameSize }
+        return nil
+    }
+
+    /// Counts the frames a whole decode gives (for codecs whose packets do not say).
+    private static func decodedFrames(_ fmt: UnsafeMutablePointer<AVFormatContext>, stream: Int32,
+                                      codec: UnsafeMutablePointer<AVCodecContext>, path: String, from pts: Int64) throws(MixdownError) -> Int64 {
+        guard av_seek_frame(fmt, stream, pts, AVSEEK_FLAG_BACKWARD) >= 0 else {
+            throw .readFailed(path: path, reason: "cannot seek back to the start to count its frames")
+        }
+        var pkt = av_packet_alloc(), frm = av_frame_alloc()
+        defer { av_packet_free(&pkt); av_frame_free(&frm); avcodec_flush_buffers(codec) }
+        guard let packet = pkt, let frame = frm else { throw .unreadableFile(path: path, reason: "out of memory") }
+        var total: Int64 = 0
+        var ended = false
+        while true {
+            let r = avcodec_receive_frame(codec, frame)
+            if r == 0 { total += Int64(frame.pointee.nb_samples); continue }
+            if r == mx_averror_eof() { break }
+            guard r == mx_averror_eagain(), !ended else {
+                throw .corruptAudio(path: path, time: "frame \(total)", reason: message(r))
+            }
+            let read = av_read_frame(fmt, packet)
+            if read < 0 { ended = true; _ = avcodec_send_packet(codec, nil); continue }
+            if packet.pointee.stream_index == stream {
+                let s = avcodec_send_packet(codec, packet)
+                if s < 0 { av_packet_unref(packet); throw .corruptAudio(path: path, time: "frame \(total)", reason: message(s)) }
+            }
+            av_packet_unref(packet)
+        }
+        return total
+    }
+
+    /// AV_PKT_DATA_SKIP_SAMPLES: frames to drop at the start and at the end of this packet.
+    private static func skipSamples(_ packet: UnsafeMutablePointer<AVPacket>) -> (Int64, Int64) {
+        var size: Int = 0
+        guard let side = av_packet_get_side_data(packet, AV_PKT_DATA_SKIP_SAMPLES, &size), size >= 8 else { return (0, 0) }
+        func le32(_ o: Int) -> Int64 { Int64(UInt32(side[o]) | UInt32(side[o + 1]) << 8 | UInt32(side[o + 2]) << 16 | UInt32(side[o + 3]) << 24) }
+        return (le32(0), le32(4))
+    }
+
+    /// Opus's pre-skip, from Matroska's CodecDelay (as FFmpeg reports it) or the OpusHead.
+    private static func opusPreSkip(_ par: UnsafeMutablePointer<AVCodecParameters>) -> Int64 {
+        if par.pointee.initial_padding > 0 { return Int64(par.pointee.initial_padding) }
+        guard let extra = par.pointee.extradata, par.pointee.extradata_size >= 12,
+              String(decoding: UnsafeBufferPointer(start: extra, count: 8), as: UTF8.self) == "OpusHead" else { return 0 }
+        return Int64(UInt16(extra[10]) | UInt16(extra[11]) << 8)
+    }
+
+    /// Frames at 48 kHz in an Opus packet, from its TOC byte (RFC 6716, section 3.1).
+    static func opusFrames(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int64? {
+        guard size >= 1 else { return nil }
+        let config = Int(data[0] >> 3)
+        let perFrame: Int64
+        switch config {
+        case 0...11: perFrame = [480, 960, 1920, 2880][config % 4]
+        case 12...15: perFrame = [480, 960][config % 2]
+        default: perFrame = [120, 240, 480, 960][config % 4]
+        }
+        switch data[0] & 3 {
+        case 0: return perFrame
+        case 1, 2: return 2 * perFrame
+        default:
+            guard size >= 2 else { return nil }
+            return Int64(data[1] & 0x3F) * perFrame
+        }
+    }
+
+    /// iTunes' gapless tag: " 00000000 PRIMING PADDING FRAMES ...", in hexadecimal.
+    private static func iTunSMPB(_ fmt: UnsafeMutablePointer<AVFormatContext>, _ st: UnsafeMutablePointer<AVStream>) -> (priming: Int64, frames: Int64)? {
+        for dict in [st.pointee.metadata, fmt.pointee.metadata] {
+            guard let entry = av_dict_get(dict, "iTunSMPB", nil, 0), let value = entry.pointee.value else { continue }
+            let fields = String(cString: value).split(separator: " ").compactMap { Int64($0, radix: 16) }
+            guard fields.count >= 4, fields[3] > 0 else { continue }
+            return (fields[1], fields[3])
+        }
+        return nil
+    }
+
+    private static func timestamp(_ packet: UnsafeMutablePointer<AVPacket>) -> Int64 {
+        packet.pointee.pts != mx_av_nopts() ? packet.pointee.pts : packet.pointee.dts
+    }
+
+    /// `value` in `tb` as frames at `rate`, when that is exact.
+    private static func samples(_ value: Int64, _ tb: AVRational, _ rate: Int) -> Int64? {
+        let (n, overflow) = value.multipliedReportingOverflow(by: Int64(tb.num) * Int64(rate))
+        guard !overflow, tb.den > 0, n % Int64(tb.den) == 0 else { return nil }
+        return n / Int64(tb.den)
+    }
+
+    private static func listStreams(_ fmt: UnsafeMutablePointer<AVFormatContext>) -> [MediaStreamInfo] {
+        (0..<Int(fmt.pointee.nb_streams)).map { i in
+            let st = fmt.pointee.streams[i]!
+            let par = st.pointee.codecpar!
+            let codec = String(cString: avcodec_get_name(par.pointee.codec_id))
+            let tb = st.pointee.time_base
+            let d = st.pointee.duration
+            let duration: MediaTime? = d != mx_av_nopts() && d > 0 && tb.den > 0
+                ? MediaTime(value: d * Int64(tb.num), timescale: tb.den) : nil
+            switch par.pointee.codec_type {
+            case AVMEDIA_TYPE_AUDIO:
+                let rate = Int(par.pointee.sample_rate)
+                return MediaStreamInfo(index: i, kind: .audio, codec: codec, sampleRate: rate,
+                                       channelCount: Int(par.pointee.ch_layout.nb_channels),
+                                       frames: rate > 0 ? samples(d, tb, rate) : nil, duration: duration)
+            case AVMEDIA_TYPE_VIDEO:
+                let fr = st.pointee.avg_frame_rate.num > 0 ? st.pointee.avg_frame_rate : st.pointee.r_frame_rate
+                let g = gcd(Int(fr.num), Int(max(1, fr.den)))
+                return MediaStreamInfo(index: i, kind: .video, codec: codec,
+                                       frameRate: fr.num > 0 ? "\(Int(fr.num) / g)/\(Int(fr.den) / g)" : nil, duration: duration)
+            case AVMEDIA_TYPE_SUBTITLE: return MediaStreamInfo(index: i, kind: .subtitle, codec: codec, duration: duration)
+            case AVMEDIA_TYPE_DATA: return MediaStreamInfo(index: i, kind: .data, codec: codec, duration: duration)
+            default: return MediaStreamInfo(index: i, kind: .other, codec: codec, duration: duration)
+            }
+        }
+    }
+
+    private static func summary(_ streams: [MediaStreamInfo]) -> String {
+        streams.isEmpty ? "no streams" : streams.map { "\($0.index): \($0.kind.rawValue) \($0.codec)" }.joined(separator: ", ")
+    }
+
+    /// "m4a", "mp4", "mov" (from the ftyp brand), "webm", "matroska", or libavformat's name.
+    private static func containerName(_ fmt: UnsafeMutablePointer<AVFormatContext>, path: String) -> String {
+        let name = String(cString: fmt.pointee.iformat.pointee.name)
+        if name.hasPrefix("mov") {
+            let brand = av_dict_get(fmt.pointee.metadata, "major_brand", nil, 0).map { String(cString: $0.pointee.value) } ?? ""
+            switch brand.trimmingCharacters(in: .whitespaces) {
+            case "M4A", "M4B", "M4P": return "m4a"
+            case "qt": return "mov"
+            default: return "mp4"
+            }
+        }
+        if name.hasPrefix("matroska") {
+            let doctype = av_dict_get(fmt.pointee.metadata, "doctype", nil, 0).map { String(cString: $0.pointee.value) }
+            if doctype == "webm" || (path as NSString).pathExtension.lowercased() == "webm" { return "webm" }
+            return "matroska"
+        }
+        return name.split(separator: ",").first.map(String.init) ?? name
+    }
+
+    static func message(_ code: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        return String(cString: mx_av_strerror(code, &buffer, buffer.count))
+    }
+}
+
+private func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? max(1, abs(a)) : gcd(b, a % b) }
+#endif

@@ -1,0 +1,154 @@
+import CSndFile
+import Foundation
+import MixdownKernels
+
+/// An open libsndfile handle for reading, closed on deinit: WAV, RF64, W64, AIFF, CAF,
+/// FLAC, Ogg Vorbis/Opus, MP3, as planar Float32. Integer samples are scaled by 1/32768
+/// (16-bit) or 1/2^31 (24/32-bit, left-justified), libsndfile's normalisation; seeking is
+/// sample-accurate (`sf_seek`).
+final class SndFileDecoder: AudioDecoder {
+    let info: AudioFileInfo
+    let handle: OpaquePointer
+    private var interleaved: UnsafeMutablePointer<Float>?
+    /// For 16-bit PCM: read as integers and decode in the C kernel (libsndfile's own
+    /// conversion is scalar), with the same result, x / 32768.
+    private var shorts: UnsafeMutablePointer<Int16>?
+    private var position: Int64 = 0
+
+    /// Opens `path`, which `AudioFileProbe` has checked is a non-empty file or a FIFO.
+    init(path: String) throws(MixdownError) {
+        var sfinfo = SF_INFO()
+        guard let h = sf_open(path, Int32(SFM_READ), &sfinfo) else {
+            let reason = String(cString: sf_strerror(nil))
+            if access(path, R_OK) != 0 {
+                throw .unreadableFile(path: path, reason: String(cString: strerror(errno)))
+            }
+            throw .unreadableFile(path: path, reason: reason)
+        }
+        guard sfinfo.frames > 0, sfinfo.frames != Int64.max else {
+            sf_close(h)
+            throw .emptyFile(path: path)
+        }
+        guard sfinfo.samplerate > 0, sfinfo.channels > 0 else {
+            sf_close(h)
+            throw .unreadableFile(path: path, reason: "the header gives \(sfinfo.samplerate) Hz and \(sfinfo.channels) channels")
+        }
+        if let promised = Self.promisedFrames(h, sfinfo), promised > sfinfo.frames {
+            sf_close(h)
+            throw .truncatedAudio(path: path, expectedFrames: promised, readFrames: sfinfo.frames)
+        }
+        handle = h
+        info = AudioFileInfo(path: path, type: Self.majorName(sfinfo.format), sampleFormat: Self.subtypeName(sfinfo.format),
+                             sampleRate: Int(sfinfo.samplerate), channelCount: Int(sfinfo.channels), frames: sfinfo.frames)
+    }
+
+    deinit {
+        sf_close(handle)
+        interleaved?.deallocate()
+        shorts?.deallocate()
+    }
+
+    func prepare(maximumFrames: Int) {
+        let n = max(1, maximumFrames * info.channelCount)
+        if info.sampleFormat == "pcm_16" { shorts = .allocate(capacity: n) } else { interleaved = .allocate(capacity: n) }
+    }
+
+    func seek(toFrame frame: Int64) throws(MixdownError) {
+        guard frame != position else { return }
+        guard sf_seek(handle, frame, SEEK_SET) == frame else {
+            throw .readFailed(path: info.path, reason: "cannot seek to frame \(frame): \(String(cString: sf_strerror(handle)))")
+        }
+        position = frame
+    }
+
+    func read(into destinations: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>, frames: Int) throws(MixdownError) -> Int {
+        let channels = info.channelCount
+        let want = Int(min(Int64(frames), info.frames - position))
+        var done = 0
+        let k = mx_kernels_active().pointee
+        // libsndfile may return short reads before the end (compressed formats); loop.
+        while done < want {
+            let got = shorts.map { Int(sf_readf_short(handle, $0, sf_count_t(want - done))) }
+                ?? Int(sf_readf_float(handle, interleaved!, sf_count_t(want - done)))
+            if got <= 0 {
+                if sf_error(handle) != 0 {
+                    throw .readFailed(path: info.path, reason: String(cString: sf_strerror(handle)))
+                }
+                throw .truncatedAudio(path: info.path, expectedFrames: info.frames, readFrames: position + Int64(done))
+            }
+            if let shorts {
+                k.s16_deinterleave(destinations, shorts, channels, got)
+            } else {
+                k.deinterleave(destinations, interleaved, channels, got)
+            }
+            for c in 0..<channels { destinations[c] = destinations[c]! + got }
+            done += got
+        }
+        for c in 0..<channels { destinations[c] = destinations[c]! - done }
+        position += Int64(done)
+        return done
+    }
+
+    /// The frame count a PCM file's header promised, when libsndfile's header log says the
+    /// data chunk is longer than the file ("data : 576000 (should be 199908)"): libsndfile
+    /// then quietly plays what is there, and Mixdown calls the file truncated instead.
+    static func promisedFrames(_ h: OpaquePointer, _ sfinfo: SF_INFO) -> Int64? {
+        var log = [CChar](repeating: 0, count: 16_384)
+        sf_command(h, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
+        let text = String(decoding: log.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        for line in text.split(separator: "\n") {
+            let t = line.trimmingCharacters(in: .whitespaces)
+            guard t.hasPrefix("data :") || t.hasPrefix("SSND :"), let open = t.range(of: "(should be ") else { continue }
+            let declared = t[t.index(t.startIndex, offsetBy: 6)..<open.lowerBound].trimmingCharacters(in: .whitespaces)
+            let actual = t[open.upperBound...].prefix { $0.isNumber }
+            guard let d = Int64(declared), let a = Int64(actual), d > a else { continue }
+            let bytesPerSample: Int64 = switch sfinfo.format & Int32(SF_FORMAT_SUBMASK) {
+            case Int32(SF_FORMAT_PCM_S8), Int32(SF_FORMAT_PCM_U8), Int32(SF_FORMAT_ULAW), Int32(SF_FORMAT_ALAW): 1
+            case Int32(SF_FORMAT_PCM_16): 2
+            case Int32(SF_FORMAT_PCM_24): 3
+            case Int32(SF_FORMAT_PCM_32), Int32(SF_FORMAT_FLOAT): 4
+            case Int32(SF_FORMAT_DOUBLE): 8
+            default: 0
+            }
+            guard bytesPerSample > 0 else { return sfinfo.frames + 1 }
+            return sfinfo.frames + (d - a) / (bytesPerSample * Int64(sfinfo.channels))
+        }
+        return nil
+    }
+
+    static func majorName(_ format: Int32) -> String {
+        switch format & Int32(SF_FORMAT_TYPEMASK) {
+        case Int32(SF_FORMAT_WAV): return "wav"
+        case Int32(SF_FORMAT_AIFF): return "aiff"
+        case Int32(SF_FORMAT_FLAC): return "flac"
+        case Int32(SF_FORMAT_CAF): return "caf"
+        case Int32(SF_FORMAT_OGG): return "ogg"
+        case Int32(SF_FORMAT_W64): return "w64"
+        case Int32(SF_FORMAT_RF64): return "rf64"
+        case Int32(SF_FORMAT_MPEG): return "mpeg"
+        case Int32(SF_FORMAT_AU): return "au"
+        case Int32(SF_FORMAT_RAW): return "raw"
+        default: return String(format: "sndfile-0x%06x", format & Int32(SF_FORMAT_TYPEMASK))
+        }
+    }
+
+    static func subtypeName(_ format: Int32) -> String {
+        switch format & Int32(SF_FORMAT_SUBMASK) {
+        case Int32(SF_FORMAT_PCM_S8): return "pcm_s8"
+        case Int32(SF_FORMAT_PCM_U8): return "pcm_u8"
+        case Int32(SF_FORMAT_PCM_16): return "pcm_16"
+        case Int32(SF_FORMAT_PCM_24): return "pcm_24"
+        case Int32(SF_FORMAT_PCM_32): return "pcm_32"
+        case Int32(SF_FORMAT_FLOAT): return "float"
+        case Int32(SF_FORMAT_DOUBLE): return "double"
+        case Int32(SF_FORMAT_ULAW): return "ulaw"
+        case Int32(SF_FORMAT_ALAW): return "alaw"
+        case Int32(SF_FORMAT_VORBIS): return "vorbis"
+        case Int32(SF_FORMAT_OPUS): return "opus"
+        case Int32(SF_FORMAT_MPEG_LAYER_I): return "mp1"
+        case Int32(SF_FORMAT_MPEG_LAYER_II): return "mp2"
+        case Int32(SF_FORMAT_MPEG_LAYER_III): return "mp3"
+        default: return String(format: "sndfile-0x%04x", format & Int32(SF_FORMAT_SUBMASK))
+        }
+    }
+}
