@@ -16,6 +16,8 @@ struct Export: ParsableCommand {
     var input: String
     @Argument(help: "The output file; its extension gives the type unless --type is given.")
     var output: String
+    @Option(help: "The input's audio stream, by the index `mixdown info` lists (default: its first audio stream).")
+    var stream: Int?
     @Option(help: "Where to start in the input (default 0).")
     var start: String?
     @Option(help: "How long the output is (default: to the end of the input).")
@@ -29,11 +31,12 @@ struct Export: ParsableCommand {
 
     func run() throws {
         var job = FileExport(input: input, output: output)
-        var times = TimeParser { () throws(MixdownError) in try AudioFileInfo.read(path: input).sampleRate }
+        var times = TimeParser { () throws(MixdownError) in try AudioFileInfo.read(path: input, stream: stream).sampleRate }
         job.start = try times.parse(start, option: "--start")
         job.duration = try times.parse(duration, option: "--duration")
         job.fadeIn = try times.parse(fadeIn, option: "--fade-in")
         job.fadeOut = try times.parse(fadeOut, option: "--fade-out")
+        job.stream = stream
         try job.apply(outputOptions, common)
 
         let report = try runWithProgress("export", quiet: common.quiet) { progress, token in

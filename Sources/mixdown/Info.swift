@@ -3,16 +3,21 @@ import Mixdown
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print a file's type, sample format, rate, channels, frames and exact duration.")
+        abstract: "Print a file's streams: for audio the codec, rate, channels, exact frames and duration; for video the codec, frame rate and exact duration.")
 
-    @Argument(help: "An audio file libsndfile reads.")
+    @Argument(help: "An audio or video file (WAV, FLAC, MP3, Ogg, M4A, MP4, MOV, MKV, WebM, ...).")
     var file: String
+    @Option(help: "The audio stream to describe in full (default: the first audio stream).")
+    var stream: Int?
     @Flag(help: "Print one JSON object.")
     var json = false
 
     struct Output: Encodable {
         let info: AudioFileInfo
-        enum Keys: String, CodingKey { case path, type, sampleFormat, sampleRate, channels, frames, duration, durationSeconds }
+        enum Keys: String, CodingKey {
+            case path, type, sampleFormat, sampleRate, channels, frames, duration, durationSeconds
+            case stream, lengthSource, priming, streams
+        }
         func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
             try c.encode(info.path, forKey: .path)
@@ -23,11 +28,36 @@ struct Info: ParsableCommand {
             try c.encode(info.frames, forKey: .frames)
             try c.encode(info.duration.reduced.description, forKey: .duration)
             try c.encode(info.duration.approximateSeconds, forKey: .durationSeconds)
+            try c.encode(info.stream, forKey: .stream)
+            try c.encode(info.lengthSource.rawValue, forKey: .lengthSource)
+            try c.encode(info.priming, forKey: .priming)
+            try c.encode(info.streams.map(StreamOutput.init), forKey: .streams)
+        }
+    }
+
+    struct StreamOutput: Encodable {
+        let s: MediaStreamInfo
+        enum Keys: String, CodingKey { case index, kind, codec, sampleRate, channels, frames, frameRate, duration, durationSeconds }
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(s.index, forKey: .index)
+            try c.encode(s.kind.rawValue, forKey: .kind)
+            try c.encode(s.codec, forKey: .codec)
+            try c.encodeIfPresent(s.sampleRate, forKey: .sampleRate)
+            try c.encodeIfPresent(s.channelCount, forKey: .channels)
+            try c.encodeIfPresent(s.frames, forKey: .frames)
+            try c.encodeIfPresent(s.frameRate, forKey: .frameRate)
+            try c.encodeIfPresent(s.duration?.reduced.description, forKey: .duration)
+            try c.encodeIfPresent(s.duration?.approximateSeconds, forKey: .durationSeconds)
         }
     }
 
     func run() throws {
-        let info = try AudioFileInfo.read(path: file)
+        let info: AudioFileInfo
+        do { info = try AudioFileInfo.read(path: file, stream: stream) } catch {
+            if stream == nil, case .noAudioStream = error { try listStreamsOfVideoOnly() }
+            throw error
+        }
         if json { return try printJSON(Output(info: info)) }
         print("""
         \(info.path)
@@ -36,6 +66,28 @@ struct Info: ParsableCommand {
           channels:    \(info.channelCount)
           frames:      \(info.frames)
           duration:    \(info.duration.clockDescription) (\(info.duration.reduced) s)
+          length from: \(info.lengthSource.rawValue)\(info.priming > 0 ? ", \(info.priming) frames of priming skipped" : "")
         """)
+        if info.streams.count > 1 || info.lengthSource != .header {
+            print("  streams:")
+            for s in info.streams { print("    " + Self.line(s) + (s.index == info.stream && s.kind == .audio ? "   <- played" : "")) }
+        }
+    }
+
+    /// A video-only file: list its streams before the error says nothing plays.
+    private func listStreamsOfVideoOnly() throws {
+        guard let streams = try? MediaFileStreams.read(path: file), !streams.isEmpty, !json else { return }
+        print(file)
+        for s in streams { print("  " + Self.line(s)) }
+    }
+
+    static func line(_ s: MediaStreamInfo) -> String {
+        var parts = ["\(s.index): \(s.kind.rawValue) \(s.codec)"]
+        if let r = s.sampleRate { parts.append("\(r) Hz") }
+        if let c = s.channelCount { parts.append("\(c) ch") }
+        if let f = s.frames { parts.append("\(f) frames") }
+        if let fr = s.frameRate { parts.append("\(fr) fps") }
+        parts.append(s.duration.map { "\($0.clockDescription) (\($0.reduced) s)" } ?? "duration not declared")
+        return parts.joined(separator: ", ")
     }
 }

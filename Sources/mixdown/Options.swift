@@ -34,13 +34,35 @@ struct TimeParser {
 
 /// The output file's type and sample format, shared by the commands that write audio.
 struct OutputOptions: ParsableArguments {
-    @Option(help: "Output type: wav, aiff, flac, caf, ogg, opus, mp3, w64, rf64 (default: from the extension).")
+    @Option(help: "Output type: wav, aiff, flac, caf, ogg, opus, mp3, w64, rf64, m4a, mp4, mov, mkv, webm (default: from the extension).")
     var type: String?
     @Option(help: "Sample format: s16, s24, f32 (default: the input's precision).")
     var format: String?
+    @Option(help: "Codec for m4a, mp4, mov (aac or alac; default aac), mkv (opus or aac) and webm (opus).")
+    var codec: String?
+    @Option(help: "Bitrate of a lossy output in kbps (aac, opus, mp3).")
+    var bitrate: Int?
+    @Option(name: .customLong("video-from"), help: "mp4/mov output: copy this file's video stream beside the audio, bit for bit.")
+    var videoFrom: String?
 
     func fileType() throws -> AudioFileType? { try parseType(type) }
     func sampleFormat() throws -> SampleFormat? { try parseSampleFormat(format) }
+
+    /// --codec and --bitrate.
+    func encoder() throws -> EncoderSettings {
+        var e = EncoderSettings()
+        if let codec {
+            guard let c = AudioCodec(rawValue: codec.lowercased()) else {
+                throw UsageError(message: "--codec: '\(codec)' is not one of \(AudioCodec.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            e.codec = c
+        }
+        if let bitrate {
+            guard bitrate > 0, bitrate <= 10_000 else { throw UsageError(message: "--bitrate \(bitrate): give kbps, from 1 to 10000") }
+            e.bitrate = bitrate * 1000
+        }
+        return e
+    }
 }
 
 func parseType(_ text: String?) throws -> AudioFileType? {
@@ -103,6 +125,10 @@ extension FileWritingJob {
     mutating func apply(_ output: OutputOptions, _ common: RenderOptions) throws {
         if let t = try output.fileType() { type = t }
         if let f = try output.sampleFormat() { sampleFormat = f }
+        let e = try output.encoder()
+        if e.codec != nil { encoder.codec = e.codec }
+        if e.bitrate != nil { encoder.bitrate = e.bitrate }
+        if let v = output.videoFrom { videoFrom = v }
         overwrite = common.overwrite
         durable = common.sync
     }

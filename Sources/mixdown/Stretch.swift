@@ -16,6 +16,8 @@ struct Stretch: ParsableCommand {
     var input: String
     @Argument(help: "The output file; its extension gives the type unless --type is given.")
     var output: String
+    @Option(help: "The input's audio stream, by the index `mixdown info` lists (default: its first audio stream).")
+    var stream: Int?
     @Option(help: "Output length / input length: 1.0001309 or 10001309/10000000, between 0.25 and 4.")
     var ratio: String?
     @Option(name: .customLong("to-duration"), help: "Exact output duration (30, 1:02:03.5, 1440000f).")
@@ -52,7 +54,7 @@ struct Stretch: ParsableCommand {
             guard let n = Int64(toFrames), n > 0 else { throw UsageError(message: "--to-frames \(toFrames): must be a whole number of frames above 0") }
             target = .frames(n)
         } else if let toDuration {
-            var times = TimeParser { () throws(MixdownError) in try AudioFileInfo.read(path: input).sampleRate }
+            var times = TimeParser { () throws(MixdownError) in try AudioFileInfo.read(path: input, stream: stream).sampleRate }
             target = .duration(try times.parse(toDuration, option: "--to-duration")!)
         } else {
             target = .match(path: match!)
@@ -66,6 +68,7 @@ struct Stretch: ParsableCommand {
         job.quality = q
         job.threads = t ?? job.threads
         job.resampler = e
+        job.stream = stream
         try job.apply(outputOptions, common)
 
         let report = try runWithProgress("stretch", quiet: common.quiet) { progress, token in
@@ -76,6 +79,7 @@ struct Stretch: ParsableCommand {
             print(String(format: "stretched %lld -> %lld frames (ratio %@ = %.9f, %@%@) to %@ in %.2f s (%.0fx real time)",
                          report.inputFrames, report.outputFrames, report.ratio, report.ratioValue, report.algorithm.rawValue,
                          report.resampler.map { "/" + $0.rawValue } ?? "", report.output, report.seconds, report.realtimeFactor))
+            if let m = report.matched { print("length matched to \(m)") }
         }
     }
 
@@ -99,6 +103,7 @@ struct Stretch: ParsableCommand {
         job.quality = q
         job.threads = t ?? job.threads
         job.minimumConfidence = minConfidence
+        if stream != nil { throw UsageError(message: "--stream: --align reads the first audio stream of both files") }
         try job.apply(outputOptions, common)
         let report = try runWithProgress("align", quiet: common.quiet) { progress, token in
             try job.run(progress: progress, cancellation: token)

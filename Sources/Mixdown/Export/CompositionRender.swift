@@ -28,6 +28,9 @@ public struct CompositionRender: Sendable {
     public var sampleFormat: SampleFormat?
     /// Lossy encoders' settings (a preset's bitrate).
     public var encoder = EncoderSettings()
+    /// MP4/MOV only: copy this file's video stream beside the audio (no re-encode); the
+    /// audio's frame 0 lands where that file's audio starts.
+    public var videoFrom: String?
     /// The output file never exceeds this many bytes: the render stops at the last whole
     /// frame that fits, and the report says so. PCM types only (their size is exact).
     public var fileLengthLimit: Int64?
@@ -153,12 +156,12 @@ public struct CompositionRender: Sendable {
             }
         }
         let type = try AudioFileType.forOutput(output, explicit: self.type)
-        guard AudioFileWriter.canWrite(type, format: format) else {
+        guard AudioFileWriter.canWrite(type, format: format, codec: encoder.codec) else {
             throw .unsupportedOutput(path: output, reason: "\(type.rawValue) cannot hold \(format); set the output's sample rate or channels")
         }
-        let sampleFormat = self.sampleFormat ?? (type.isLossy ? nil : defaultSampleFormat(for: type))
+        let sampleFormat = self.sampleFormat ?? (type.takesSampleFormat(codec: encoder.codec) ? defaultSampleFormat(for: type) : nil)
         var encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat,
-                                                  frames: Int64(frames.count), channels: format.channelCount)
+                                                  frames: Int64(frames.count), channels: format.channelCount, encoder: encoder)
         var truncated = false
         if let limit = fileLengthLimit {
             guard limit > 0 else { throw .invalidParameter(name: "file length limit", value: "\(limit)", reason: "must be more than 0 bytes") }
@@ -174,10 +177,9 @@ public struct CompositionRender: Sendable {
                 frames = frames.lowerBound..<(frames.lowerBound + fit)
                 truncated = true
                 encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat,
-                                                      frames: fit, channels: format.channelCount)
+                                                      frames: fit, channels: format.channelCount, encoder: encoder)
             }
         }
-        encoding.encoder = encoder
         let estimate = try encoding.dataBytes == nil ? nil
             : OutputEncoding.fileLength(path: output, type: encoding.type, sampleFormat: encoding.sampleFormat!,
                                         format: format, metadata: metadata, frames: Int64(frames.count))
@@ -308,7 +310,7 @@ public struct CompositionRender: Sendable {
         let count = Int64(plan.frames.count)
         let writer = try AudioFileWriter(destination: output, encoding: plan.encoding, format: plan.format,
                                          maximumFrames: blockSizes.max() ?? 4096, overwrite: overwrite,
-                                         metadata: metadata, durable: durable)
+                                         metadata: metadata, durable: durable, videoFrom: videoFrom)
         try Renderer.render(graph, to: writer, blockSizes: blockSizes, expectedFrames: count,
                             progress: progress, cancellation: cancellation)
         let seconds = (clock.now - began).seconds

@@ -27,6 +27,11 @@ public struct FileAlign: Sendable {
     public var overwrite = false
     public var durable = false
     public var metadata = AudioMetadata()
+    /// Codec and bitrate for compressed outputs.
+    public var encoder = EncoderSettings()
+    /// MP4/MOV only: copy this file's video stream beside the audio (no re-encode); the
+    /// audio's frame 0 lands where that file's audio starts.
+    public var videoFrom: String?
     public var threads = min(2, ProcessInfo.processInfo.activeProcessorCount)
     public var blockSizes = [16_384]
 
@@ -108,10 +113,10 @@ public struct FileAlign: Sendable {
             })
         }
         let player = TrackPlayer(format: format, length: ref.frames, items: items, label: "'\(input)'")
-        let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? rec.naturalSampleFormat(for: type),
-                                                  frames: ref.frames, channels: format.channelCount)
+        let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? rec.naturalSampleFormat(for: type, codec: encoder.codec),
+                                                  frames: ref.frames, channels: format.channelCount, encoder: encoder)
         let writer = try AudioFileWriter(destination: output, encoding: encoding, format: format,
-                                         maximumFrames: blockSizes.max() ?? 16_384, overwrite: overwrite, metadata: metadata, durable: durable)
+                                         maximumFrames: blockSizes.max() ?? 16_384, overwrite: overwrite, metadata: metadata, durable: durable, videoFrom: videoFrom)
         try Renderer.render(player, to: writer, blockSizes: blockSizes, expectedFrames: ref.frames,
                             progress: { progress?(0.3 + 0.4 * $0) }, cancellation: cancellation)
 

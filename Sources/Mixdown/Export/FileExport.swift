@@ -28,6 +28,11 @@ public struct FileExport: Sendable {
     /// Also fsync the file and its directory, so the output survives a power cut (slower).
     public var durable = false
     public var metadata = AudioMetadata()
+    /// Codec and bitrate for compressed outputs.
+    public var encoder = EncoderSettings()
+    /// MP4/MOV only: copy this file's video stream beside the audio (no re-encode); the
+    /// audio's frame 0 lands where that file's audio starts.
+    public var videoFrom: String?
     /// Block sizes the render cycles through.
     public var blockSizes = [4096]
 
@@ -129,12 +134,12 @@ public struct FileExport: Sendable {
         }
         let envelope = try automation.envelope(sampleRate: rate)
 
-        let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? info.naturalSampleFormat(for: type),
-                                                  frames: length, channels: info.channelCount)
+        let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? info.naturalSampleFormat(for: type, codec: encoder.codec),
+                                                  frames: length, channels: info.channelCount, encoder: encoder)
         let source = try FileSource(decoder: reader, range: a..<b)
         let graph = GainAutomation(input: ReadAhead(input: source), envelope: envelope)
         let writer = try AudioFileWriter(destination: output, encoding: encoding, format: info.format,
-                                         maximumFrames: blockSizes.max() ?? 4096, overwrite: overwrite, metadata: metadata, durable: durable)
+                                         maximumFrames: blockSizes.max() ?? 4096, overwrite: overwrite, metadata: metadata, durable: durable, videoFrom: videoFrom)
         try Renderer.render(graph, to: writer, blockSizes: blockSizes, expectedFrames: length,
                             progress: progress, cancellation: cancellation)
         let seconds = (clock.now - began).seconds

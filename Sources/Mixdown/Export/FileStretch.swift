@@ -33,6 +33,11 @@ public struct FileStretch: Sendable {
     /// Also fsync the file and its directory, so the output survives a power cut (slower).
     public var durable = false
     public var metadata = AudioMetadata()
+    /// Codec and bitrate for compressed outputs.
+    public var encoder = EncoderSettings()
+    /// MP4/MOV only: copy this file's video stream beside the audio (no re-encode); the
+    /// audio's frame 0 lands where that file's audio starts.
+    public var videoFrom: String?
     /// Cores a render may use (1 or 2).
     public var threads = min(2, ProcessInfo.processInfo.activeProcessorCount)
     /// Block sizes the render cycles through.
@@ -58,6 +63,8 @@ public struct FileStretch: Sendable {
         public let channels: Int
         public let type: AudioFileType
         public let sampleFormat: SampleFormat?
+        /// With `.match`: which stream of the reference gave the duration, and the duration.
+        public let matched: String?
         public let seconds: Double
         /// Input duration / wall time.
         public let realtimeFactor: Double
@@ -84,8 +91,8 @@ public struct FileStretch: Sendable {
             }
             return try exact(d.frames(atRate: info.sampleRate), "--to-duration", d.clockDescription)
         case .match(let path):
-            let ref = try AudioFileInfo.read(path: path)
-            return try exact(ref.duration.frames(atRate: info.sampleRate), "--match", "'\(path)' (\(ref.duration.clockDescription))")
+            let ref = try MediaFileStreams.referenceDuration(path: path).duration
+            return try exact(ref.frames(atRate: info.sampleRate), "--match", "'\(path)' (\(ref.clockDescription))")
         }
     }
 
@@ -96,12 +103,17 @@ public struct FileStretch: Sendable {
         let reader = try AudioFileProbe.open(path: input, stream: stream)
         let info = reader.info
         let (ratio, outFrames) = try plan(for: info)
+        var matched: String?
+        if case .match(let path) = target {
+            let (d, source) = try MediaFileStreams.referenceDuration(path: path)
+            matched = "'\(path)' \(source): \(d.clockDescription) (\(d.reduced) s)"
+        }
         let chosen = algorithm.resolved(for: ratio)
         guard chosen.isAvailable else {
             throw .invalidParameter(name: "--algorithm", value: chosen.rawValue, reason: "is not built into this Mixdown (the RubberBand trait is off)")
         }
-        let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? info.naturalSampleFormat(for: type),
-                                                  frames: outFrames, channels: info.channelCount)
+        let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? info.naturalSampleFormat(for: type, codec: encoder.codec),
+                                                  frames: outFrames, channels: info.channelCount, encoder: encoder)
         // Decoding runs ahead on its own thread, overlapping with the stretch.
         let source = ReadAhead(input: try FileSource(decoder: reader, range: nil))
         let engine: ResamplerEngine?
@@ -124,7 +136,7 @@ public struct FileStretch: Sendable {
                                        ratio: ratio, outputFrames: outFrames, quality: quality)
         }
         let writer = try AudioFileWriter(destination: output, encoding: encoding, format: info.format,
-                                         maximumFrames: blockSizes.max() ?? 16_384, overwrite: overwrite, metadata: metadata, durable: durable)
+                                         maximumFrames: blockSizes.max() ?? 16_384, overwrite: overwrite, metadata: metadata, durable: durable, videoFrom: videoFrom)
         try Renderer.render(node, to: writer, blockSizes: blockSizes, expectedFrames: outFrames,
                             progress: progress, cancellation: cancellation)
         let seconds = (clock.now - began).seconds
@@ -132,7 +144,7 @@ public struct FileStretch: Sendable {
         return Report(input: input, output: output, algorithm: chosen, resampler: engine, ratio: ratio.description,
                       ratioValue: ratio.doubleValue, inputFrames: info.frames, outputFrames: outFrames,
                       sampleRate: info.sampleRate, channels: info.channelCount, type: encoding.type,
-                      sampleFormat: encoding.sampleFormat, seconds: seconds,
+                      sampleFormat: encoding.sampleFormat, matched: matched, seconds: seconds,
                       realtimeFactor: seconds > 0 ? inSeconds / seconds : 0)
     }
 

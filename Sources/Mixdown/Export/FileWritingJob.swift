@@ -8,6 +8,10 @@ public protocol FileWritingJob {
     var overwrite: Bool { get set }
     /// Also fsync the file and its directory.
     var durable: Bool { get set }
+    /// Codec and bitrate for compressed outputs.
+    var encoder: EncoderSettings { get set }
+    /// MP4/MOV only: copy this file's video stream beside the audio (no re-encode).
+    var videoFrom: String? { get set }
 }
 
 extension FileExport: FileWritingJob {}

@@ -46,8 +46,8 @@ public struct AudioFileInfo: Sendable, Equatable, Codable {
     /// The PCM sample format that keeps this file's precision when written as `type`:
     /// 24/32-bit integers give s24, float gives f32 (s24 for FLAC, which has no float),
     /// anything else s16. Nil for lossy output types, which take no sample format.
-    public func naturalSampleFormat(for type: AudioFileType) -> SampleFormat? {
-        if type.isLossy { return nil }
+    public func naturalSampleFormat(for type: AudioFileType, codec: AudioCodec? = nil) -> SampleFormat? {
+        if !type.takesSampleFormat(codec: codec) { return nil }
         if let bits = bitsPerSample, bits > 16, sampleFormat != "float", sampleFormat != "double" { return .s24 }
         switch sampleFormat {
         case "pcm_24", "pcm_32": return .s24

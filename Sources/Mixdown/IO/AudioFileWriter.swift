@@ -26,6 +26,10 @@ public struct AudioMetadata: Sendable, Equatable, Codable {
 /// `overwrite`, an existing destination is refused before anything is written, and the
 /// final move uses link(2), which also refuses a file that appeared meanwhile. Until
 /// `commit()` succeeds, `abort()` (or deinit) removes the temporary file.
+///
+/// libsndfile encodes its types; FFmpeg's libraries (the `FFmpeg` trait) encode and mux
+/// m4a, mp4, mov, mkv and webm, with the encoder's priming and the valid length in the
+/// container (edit list and iTunSMPB; CodecDelay and DiscardPadding).
 public final class AudioFileWriter {
     public let destination: String
     public let encoding: OutputEncoding
@@ -35,16 +39,16 @@ public final class AudioFileWriter {
     private let overwrite: Bool
     private let durable: Bool
     private let temporaryPath: String
-    private var handle: OpaquePointer?
-    private var interleaved: UnsafeMutablePointer<Float>
-    private var converted: UnsafeMutableRawPointer
+    private var sink: EncodedFileSink?
     private let capacity: Int
     private var committed = false
 
     /// Opens the temporary file. `maximumFrames` is the largest block `write` will get.
+    /// `videoFrom` (MP4 and MOV only) names a file whose video stream is copied, packet for
+    /// packet, beside the audio, which then starts at that video's presentation start.
     public init(destination: String, encoding: OutputEncoding, format: AudioFormat,
                 maximumFrames: Int, overwrite: Bool, metadata: AudioMetadata = AudioMetadata(),
-                durable: Bool = false) throws(MixdownError) {
+                durable: Bool = false, videoFrom: String? = nil) throws(MixdownError) {
         self.destination = destination
         self.durable = durable
         self.encoding = encoding
@@ -63,52 +67,46 @@ public final class AudioFileWriter {
         guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
             throw .outputNotWritable(path: destination, reason: "directory '\(dir)' does not exist")
         }
-        temporaryPath = dir + "/." + (destination as NSString).lastPathComponent + ".mixdown-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
-
-        var info = SF_INFO()
-        info.samplerate = Int32(format.sampleRate)
-        info.channels = Int32(format.channelCount)
-        info.format = encoding.sndfileFormat
-        guard sf_format_check(&info) != 0 else {
-            throw .unsupportedOutput(path: destination, reason: "libsndfile cannot write \(encoding.type.rawValue) at \(format)")
+        if videoFrom != nil && ![.mp4, .mov].contains(encoding.type) {
+            throw .unsupportedOutput(path: destination, reason: "a video stream goes into mp4 or mov, not \(encoding.type.rawValue)")
         }
-        let compression = try encoding.encoder.compressionLevel(for: encoding.type, format: format, path: destination)
-        // Open by descriptor so the temporary file is created exclusively (O_EXCL).
+        temporaryPath = dir + "/." + (destination as NSString).lastPathComponent + ".mixdown-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        // Created exclusively (O_EXCL): the name is this writer's alone.
         let fd = open(temporaryPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw .outputNotWritable(path: destination, reason: String(cString: strerror(errno)))
         }
-        guard let h = sf_open_fd(fd, Int32(SFM_WRITE), &info, 1) else {
-            let reason = String(cString: sf_strerror(nil))
+        do {
+            if encoding.type.isFFmpegContainer {
+                #if FFmpeg
+                close(fd)
+                sink = try FFmpegFileSink(path: temporaryPath, destination: destination, encoding: encoding, format: format,
+                                          metadata: metadata, videoFrom: videoFrom)
+                #else
+                close(fd)
+                throw MixdownError.unsupportedOutput(path: destination, reason: "\(encoding.type.rawValue) needs the FFmpeg trait, which this Mixdown was built without")
+                #endif
+            } else {
+                sink = try SndFileSink(fd: fd, destination: destination, encoding: encoding, format: format,
+                                       maximumFrames: maximumFrames, metadata: metadata)
+            }
+        } catch {
             unlink(temporaryPath)
-            throw .unsupportedOutput(path: destination, reason: "libsndfile cannot write \(encoding.type.rawValue) at \(format): \(reason)")
-        }
-        handle = h
-        if let level = compression {
-            var value = level
-            if encoding.type == .mp3 {
-                var mode = Int32(SF_BITRATE_MODE_CONSTANT)
-                _ = sf_command(h, Int32(SFC_SET_BITRATE_MODE), &mode, Int32(MemoryLayout<Int32>.size))
-            }
-            guard sf_command(h, Int32(SFC_SET_COMPRESSION_LEVEL), &value, Int32(MemoryLayout<Double>.size)) == 1 else {
-                sf_close(h)
-                unlink(temporaryPath)
-                throw .unsupportedOutput(path: destination, reason: "libsndfile refused the bitrate \(encoding.encoder.bitrate ?? 0) for \(encoding.type.rawValue)")
-            }
-        }
-        interleaved = .allocate(capacity: max(1, maximumFrames * format.channelCount))
-        converted = .allocate(byteCount: max(4, maximumFrames * format.channelCount * 4), alignment: 16)
-        for (key, value) in [(SF_STR_TITLE, metadata.title), (SF_STR_ARTIST, metadata.artist),
-                             (SF_STR_ALBUM, metadata.album), (SF_STR_COMMENT, metadata.comment),
-                             (SF_STR_DATE, metadata.date), (SF_STR_SOFTWARE, metadata.software)] {
-            // Types without tags (for example raw FLAC frames in some builds) refuse quietly.
-            if let value { _ = sf_set_string(h, Int32(key), value) }
+            throw error
         }
     }
 
-    /// Whether libsndfile can write `type` at `format`. Opus takes only 8, 12, 16, 24 or
-    /// 48 kHz; MP3 only the MPEG rates and at most two channels.
-    public static func canWrite(_ type: AudioFileType, format: AudioFormat) -> Bool {
+    /// Whether Mixdown can write `type` at `format`. Opus takes only 8, 12, 16, 24 or
+    /// 48 kHz; MP3 only the MPEG rates and at most two channels; AAC at most 96 kHz.
+    public static func canWrite(_ type: AudioFileType, format: AudioFormat, codec: AudioCodec? = nil) -> Bool {
+        if type.isFFmpegContainer {
+            guard AudioFileProbe.readsContainers else { return false }
+            switch codec ?? type.defaultCodec! {
+            case .opus: return [8_000, 12_000, 16_000, 24_000, 48_000].contains(format.sampleRate) && format.channelCount <= 8
+            case .aac: return [8_000, 11_025, 12_000, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000, 64_000, 88_200, 96_000].contains(format.sampleRate) && format.channelCount <= 8
+            case .alac: return format.channelCount <= 8
+            }
+        }
         switch type {
         case .opus where ![8_000, 12_000, 16_000, 24_000, 48_000].contains(format.sampleRate): return false
         case .mp3 where ![8_000, 11_025, 12_000, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000].contains(format.sampleRate)
@@ -124,48 +122,24 @@ public final class AudioFileWriter {
 
     deinit {
         abort()
-        interleaved.deallocate()
-        converted.deallocate()
     }
 
     /// Writes the first `frames` frames of `buffer` (which has `format.channelCount` channels).
     public func write(_ buffer: AudioBuffer, frames: Int) throws(MixdownError) {
-        guard let h = handle else { preconditionFailure("write after commit or abort") }
+        guard let sink else { preconditionFailure("write after commit or abort") }
         assert(frames <= capacity && buffer.channelCount == format.channelCount)
         guard frames > 0 else { return }
-        let k = mx_kernels_active().pointee
-        let samples = frames * format.channelCount
-        k.interleave(interleaved, UnsafePointer(OpaquePointer(buffer.channelPointers)), format.channelCount, frames)
-        let written: sf_count_t
-        switch encoding.sampleFormat {
-        case .s16?:
-            let out = converted.assumingMemoryBound(to: Int16.self)
-            k.f32_to_s16(out, interleaved, samples)
-            written = sf_writef_short(h, out, sf_count_t(frames))
-        case .s24?:
-            let out = converted.assumingMemoryBound(to: Int32.self)
-            k.f32_to_s24(out, interleaved, samples)
-            written = sf_writef_int(h, out, sf_count_t(frames))
-        case .f32?, nil:
-            written = sf_writef_float(h, interleaved, sf_count_t(frames))
-        }
-        guard written == frames else {
-            throw .writeFailed(path: destination, reason: String(cString: sf_strerror(h)))
-        }
+        try sink.write(buffer, frames: frames)
         framesWritten += Int64(frames)
     }
 
     /// Flushes, closes and moves the file into place. After it, the destination is complete.
     public func commit() throws(MixdownError) {
-        guard let h = handle else { preconditionFailure("commit after commit or abort") }
-        // sf_close flushes libsndfile's buffers; sf_write_sync would also fsync, which only
-        // a durable commit wants.
-        if durable { sf_write_sync(h) }
-        handle = nil
-        let closeStatus = sf_close(h)
-        guard closeStatus == 0 else {
+        guard let s = sink else { preconditionFailure("commit after commit or abort") }
+        sink = nil
+        do { try s.finish(durable: durable) } catch {
             unlink(temporaryPath)
-            throw .writeFailed(path: destination, reason: String(cString: sf_error_number(closeStatus)))
+            throw error
         }
         if durable {
             // The data is on disk before the name points at it.
@@ -204,9 +178,118 @@ public final class AudioFileWriter {
 
     /// Closes and removes the temporary file; the destination is untouched. Safe to repeat.
     public func abort() {
+        guard let s = sink else { return }
+        sink = nil
+        s.close()
+        unlink(temporaryPath)
+    }
+}
+
+/// Encodes planar Float32 blocks into an open temporary file.
+protocol EncodedFileSink: AnyObject {
+    func write(_ buffer: AudioBuffer, frames: Int) throws(MixdownError)
+    /// Encodes what is buffered, writes the trailer and closes the file.
+    func finish(durable: Bool) throws(MixdownError)
+    /// Closes without finishing (the caller removes the file).
+    func close()
+}
+
+/// libsndfile's types: WAV, RF64, W64, AIFF, CAF, FLAC, Ogg Vorbis/Opus, MP3.
+final class SndFileSink: EncodedFileSink {
+    private let destination: String
+    private let encoding: OutputEncoding
+    private let format: AudioFormat
+    private var handle: OpaquePointer?
+    private var interleaved: UnsafeMutablePointer<Float>
+    private var converted: UnsafeMutableRawPointer
+
+    init(fd: Int32, destination: String, encoding: OutputEncoding, format: AudioFormat,
+         maximumFrames: Int, metadata: AudioMetadata) throws(MixdownError) {
+        self.destination = destination
+        self.encoding = encoding
+        self.format = format
+        var info = SF_INFO()
+        info.samplerate = Int32(format.sampleRate)
+        info.channels = Int32(format.channelCount)
+        info.format = encoding.sndfileFormat
+        guard sf_format_check(&info) != 0 else {
+            Foundation.close(fd)
+            throw .unsupportedOutput(path: destination, reason: "libsndfile cannot write \(encoding.type.rawValue) at \(format)")
+        }
+        let compression: Double?
+        do { compression = try encoding.encoder.compressionLevel(for: encoding.type, format: format, path: destination) } catch {
+            Foundation.close(fd)
+            throw error
+        }
+        guard let h = sf_open_fd(fd, Int32(SFM_WRITE), &info, 1) else {
+            let reason = String(cString: sf_strerror(nil))
+            throw .unsupportedOutput(path: destination, reason: "libsndfile cannot write \(encoding.type.rawValue) at \(format): \(reason)")
+        }
+        handle = h
+        interleaved = .allocate(capacity: max(1, maximumFrames * format.channelCount))
+        converted = .allocate(byteCount: max(4, maximumFrames * format.channelCount * 4), alignment: 16)
+        if let level = compression {
+            var value = level
+            if encoding.type == .mp3 {
+                var mode = Int32(SF_BITRATE_MODE_CONSTANT)
+                _ = sf_command(h, Int32(SFC_SET_BITRATE_MODE), &mode, Int32(MemoryLayout<Int32>.size))
+            }
+            guard sf_command(h, Int32(SFC_SET_COMPRESSION_LEVEL), &value, Int32(MemoryLayout<Double>.size)) == 1 else {
+                throw .unsupportedOutput(path: destination, reason: "libsndfile refused the bitrate \(encoding.encoder.bitrate ?? 0) for \(encoding.type.rawValue)")
+            }
+        }
+        for (key, value) in [(SF_STR_TITLE, metadata.title), (SF_STR_ARTIST, metadata.artist),
+                             (SF_STR_ALBUM, metadata.album), (SF_STR_COMMENT, metadata.comment),
+                             (SF_STR_DATE, metadata.date), (SF_STR_SOFTWARE, metadata.software)] {
+            // Types without tags (for example raw FLAC frames in some builds) refuse quietly.
+            if let value { _ = sf_set_string(h, Int32(key), value) }
+        }
+    }
+
+    deinit {
+        close()
+        interleaved.deallocate()
+        converted.deallocate()
+    }
+
+    func write(_ buffer: AudioBuffer, frames: Int) throws(MixdownError) {
+        guard let h = handle else { preconditionFailure("write after close") }
+        let k = mx_kernels_active().pointee
+        let samples = frames * format.channelCount
+        k.interleave(interleaved, UnsafePointer(OpaquePointer(buffer.channelPointers)), format.channelCount, frames)
+        let written: sf_count_t
+        switch encoding.sampleFormat {
+        case .s16?:
+            let out = converted.assumingMemoryBound(to: Int16.self)
+            k.f32_to_s16(out, interleaved, samples)
+            written = sf_writef_short(h, out, sf_count_t(frames))
+        case .s24?:
+            let out = converted.assumingMemoryBound(to: Int32.self)
+            k.f32_to_s24(out, interleaved, samples)
+            written = sf_writef_int(h, out, sf_count_t(frames))
+        case .f32?, nil:
+            written = sf_writef_float(h, interleaved, sf_count_t(frames))
+        }
+        guard written == frames else {
+            throw .writeFailed(path: destination, reason: String(cString: sf_strerror(h)))
+        }
+    }
+
+    func finish(durable: Bool) throws(MixdownError) {
+        guard let h = handle else { return }
+        // sf_close flushes libsndfile's buffers; sf_write_sync would also fsync, which only
+        // a durable commit wants.
+        if durable { sf_write_sync(h) }
+        handle = nil
+        let closeStatus = sf_close(h)
+        guard closeStatus == 0 else {
+            throw .writeFailed(path: destination, reason: String(cString: sf_error_number(closeStatus)))
+        }
+    }
+
+    func close() {
         guard let h = handle else { return }
         handle = nil
         sf_close(h)
-        unlink(temporaryPath)
     }
 }

@@ -55,6 +55,7 @@ final class FFmpegDecoder: AudioDecoder {
     private var targets: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
 
     init(path: String, stream requested: Int?) throws(MixdownError) {
+        _ = ffmpegLogSetup
         var fmt: UnsafeMutablePointer<AVFormatContext>?
         let opened = avformat_open_input(&fmt, path, nil, nil)
         guard opened >= 0, let fmt else {
@@ -477,6 +478,18 @@ final class FFmpegDecoder: AudioDecoder {
         return n / Int64(tb.den)
     }
 
+    /// Every stream of `path`, without opening a decoder.
+    static func probeStreams(path: String) throws(MixdownError) -> [MediaStreamInfo] {
+        _ = ffmpegLogSetup
+        var fmt: UnsafeMutablePointer<AVFormatContext>?
+        let opened = avformat_open_input(&fmt, path, nil, nil)
+        guard opened >= 0, let f = fmt else { throw .unreadableFile(path: path, reason: message(opened)) }
+        defer { avformat_close_input(&fmt) }
+        let found = avformat_find_stream_info(f, nil)
+        guard found >= 0 else { throw .unreadableFile(path: path, reason: message(found)) }
+        return listStreams(f)
+    }
+
     private static func listStreams(_ fmt: UnsafeMutablePointer<AVFormatContext>) -> [MediaStreamInfo] {
         (0..<Int(fmt.pointee.nb_streams)).map { i in
             let st = fmt.pointee.streams[i]!
@@ -532,6 +545,12 @@ final class FFmpegDecoder: AudioDecoder {
         return String(cString: mx_av_strerror(code, &buffer, buffer.count))
     }
 }
+
+/// libav's own log is off (Mixdown reports its errors itself) unless MIXDOWN_FFMPEG_LOG
+/// is set in the environment.
+let ffmpegLogSetup: Void = {
+    av_log_set_level(getenv("MIXDOWN_FFMPEG_LOG") == nil ? AV_LOG_QUIET : AV_LOG_VERBOSE)
+}()
 
 private func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? max(1, abs(a)) : gcd(b, a % b) }
 #endif

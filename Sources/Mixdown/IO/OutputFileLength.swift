@@ -6,8 +6,11 @@ public struct EncoderSettings: Sendable, Equatable, Codable {
     /// Target bitrate in bits per second (all channels together): constant for MP3,
     /// the encoder's target for Opus. Nil: libsndfile's default quality.
     public var bitrate: Int?
+    /// The codec for m4a, mp4, mov, mkv and webm outputs; nil: the type's default (AAC
+    /// for the MP4 family, Opus for Matroska). Other types refuse one.
+    public var codec: AudioCodec?
 
-    public init(bitrate: Int? = nil) { self.bitrate = bitrate }
+    public init(bitrate: Int? = nil, codec: AudioCodec? = nil) { self.bitrate = bitrate; self.codec = codec }
 
     /// libsndfile's compression level (0 best quality … 1 smallest) that gives `bitrate`
     /// for `type` at `format`, from libsndfile's own mappings: MP3 ≥ 32 kHz spans
