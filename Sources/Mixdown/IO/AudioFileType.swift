@@ -168,8 +168,11 @@ public struct OutputEncoding: Sendable, Equatable {
     public let sampleFormat: SampleFormat?
     /// The exact size of the audio data in bytes, for PCM types.
     public let dataBytes: Int64?
-    /// Bitrate for lossy types.
+    /// Bitrate for lossy types, and the codec for FFmpeg's containers.
     public var encoder = EncoderSettings()
+    /// MP4 family: write the priming and valid length as an edit list (off only to test
+    /// that readers fall back on iTunSMPB).
+    var writesEditList = true
 
     init(type: AudioFileType, sampleFormat: SampleFormat?, dataBytes: Int64?) {
         self.type = type

@@ -131,6 +131,9 @@ final class FFmpegDecoder: AudioDecoder {
             }
         }
         guard frames > 0 else { throw .emptyFile(path: path) }
+        if let cut = scan.cutAt {
+            throw .truncatedAudio(path: path, expectedFrames: frames, readFrames: max(0, cut - scan.priming))
+        }
         priming = scan.priming
         seekPoints = scan.points
         if index < streams.count {
@@ -239,6 +242,10 @@ final class FFmpegDecoder: AudioDecoder {
             }
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == streamIndex else { continue }
+            if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 {
+                // libavformat read fewer bytes than the packet has: the file ends inside it.
+                throw .truncatedAudio(path: info.path, expectedFrames: info.frames, readFrames: max(0, rawPosition - priming))
+            }
             let pts = Self.timestamp(packet)
             if let wanted = waitingForPts {
                 if pts < wanted { continue }
@@ -321,6 +328,8 @@ final class FFmpegDecoder: AudioDecoder {
         var priming: Int64
         var discardPadding: Int64
         var points: [SeekPoint]
+        /// Raw frame where the file ends inside a packet (a truncated file).
+        var cutAt: Int64?
     }
 
     /// Reads every packet of the stream once, without decoding: exact frame counts, the
@@ -340,6 +349,7 @@ final class FFmpegDecoder: AudioDecoder {
         var points: [SeekPoint] = []
         var seenFirst = false, primingSettled = false, countable = true
         var lastPts = Int64.min
+        var cutAt: Int64?
         while true {
             let r = av_read_frame(fmt, packet)
             if r == mx_averror_eof() { break }
@@ -356,6 +366,23 @@ final class FFmpegDecoder: AudioDecoder {
                 points.append(SeekPoint(pts: pts, raw: raw))
             }
             if pts != mx_av_nopts() { lastPts = max(lastPts, pts) }
+            // Timestamps must follow the frames counted so far: a jump means the demuxer
+            // skipped damaged data, which would shift everything after it.
+            if seenFirst, countable, pts != mx_av_nopts(), points[0].pts != mx_av_nopts() {
+                let expected = points[0].pts + av_rescale_q(raw, AVRational(num: 1, den: Int32(rate)), tb)
+                let tolerance = max(2, av_rescale_q(Int64(rate) / 250, AVRational(num: 1, den: Int32(rate)), tb))
+                if abs(pts - expected) > tolerance {
+                    let at = MediaTime(value: expected * Int64(tb.num), timescale: tb.den).clockDescription
+                    let to = MediaTime(value: pts * Int64(tb.num), timescale: tb.den).clockDescription
+                    throw .corruptAudio(path: path, time: at, reason: "the stream jumps to \(to): data is missing or damaged")
+                }
+            }
+            if let cut = cutAt {
+                // A short packet, then more: damage in the middle, not a cut file.
+                throw .corruptAudio(path: path, time: MediaTime(frames: max(0, cut - priming), sampleRate: rate).clockDescription,
+                                    reason: "a packet is damaged or short")
+            }
+            if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 { cutAt = raw }
             let (skipStart, skipEnd) = skipSamples(packet)
             let count = frames(of: packet, durationsExact: durationsExact, tb: tb, rate: rate, codecName: codecName,
                                frameSize: Int64(par.pointee.frame_size))
@@ -378,7 +405,7 @@ final class FFmpegDecoder: AudioDecoder {
             raw = try decodedFrames(fmt, stream: stream, codec: codec, path: path, from: points[0].pts)
             points = [points[0]]
         }
-        return Scan(rawFrames: raw, priming: priming, discardPadding: discardPadding, points: points)
+        return Scan(rawFrames: raw, priming: priming, discardPadding: discardPadding, points: points, cutAt: cutAt)
     }
 
     /// The frames a packet decodes to, from what the packet and codec say, or nil.

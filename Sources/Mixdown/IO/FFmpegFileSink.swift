@@ -141,7 +141,15 @@ final class FFmpegFileSink: EncodedFileSink {
         }
         let io = avio_open(&oc.pointee.pb, path, AVIO_FLAG_WRITE)
         guard io >= 0 else { throw .outputNotWritable(path: destination, reason: FFmpegDecoder.message(io)) }
-        let header = avformat_write_header(oc, nil)
+        var options: OpaquePointer?
+        if !encoding.writesEditList { av_dict_set(&options, "use_editlist", "0", 0) }
+        if [.m4a, .mp4, .mov].contains(type) {
+            // The edit list's durations are in the movie's timescale, 1000 by default: whole
+            // milliseconds, rounded up. At the sample rate they are exact.
+            av_dict_set(&options, "movie_timescale", "\(sampleRate)", 0)
+        }
+        let header = avformat_write_header(oc, &options)
+        av_dict_free(&options)
         guard header >= 0 else { throw fail("cannot write the \(muxer) header: \(FFmpegDecoder.message(header))") }
     }
 
@@ -214,6 +222,11 @@ final class FFmpegFileSink: EncodedFileSink {
             if r == mx_averror_eagain() || r == mx_averror_eof() { return }
             guard r >= 0 else { throw .writeFailed(path: destination, reason: "the \(codecKind.rawValue) encoder: \(FFmpegDecoder.message(r))") }
             packetsFrames += Int64(frameSize)
+            // The encoder rounds the last packet up (FFmpeg's AAC to 32 frames): its end is
+            // the last rendered frame, which is what the edit list then declares.
+            if codecKind != .opus, packet.pointee.pts != mx_av_nopts(), packet.pointee.pts + packet.pointee.duration > framesSent {
+                packet.pointee.duration = max(0, framesSent - packet.pointee.pts)
+            }
             packet.pointee.stream_index = audioIndex
             if packet.pointee.pts != mx_av_nopts() { packet.pointee.pts += audioOffset }
             if packet.pointee.dts != mx_av_nopts() { packet.pointee.dts += audioOffset }
