@@ -106,7 +106,7 @@ final class Workspace {
         (["export", "in.wav", "out.wav", "--start", "nan"], 2, "--start: 'nan' is not a time"),
         (["export", "in.wav", "out.wav", "--fade-in", "1:2:3:4"], 2, "--fade-in: '1:2:3:4' is not a time"),
         (["export", "in.wav", "out.wav", "--duration", "1e3"], 2, "--duration: '1e3' is not a time"),
-        (["export", "in.wav", "out.wav", "--type", "mp4"], 2, "--type: 'mp4' is not one of"),
+        (["export", "in.wav", "out.wav", "--type", "mp5"], 2, "--type: 'mp5' is not one of"),
         (["export", "in.wav", "out.wav", "--format", "s8"], 2, "--format: 's8' is not one of s16, s24, f32"),
         (["export", "in.wav", "out.flac", "--format", "f32"], 1, "'out.flac': flac does not store f32 samples"),
         (["export", "in.wav", "out.xyz"], 1, "'out.xyz': unknown extension '.xyz'"),

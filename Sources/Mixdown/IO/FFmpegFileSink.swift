@@ -13,9 +13,12 @@ import MixdownKernels
 /// gets CodecDelay and the last block's DiscardPadding from libopus.
 ///
 /// With `videoFrom`, that file's first video stream is copied packet for packet (no
-/// re-encode), with its own timestamps, and the audio's frame 0 is placed at the
-/// presentation time of the file's first audio stream (of its video, when it has none):
-/// the audio keeps the file's audio/video offset, to the frame.
+/// re-encode), with its own timestamps, and the render's frame 0 is placed at the
+/// presentation time of the file's first audio stream (of its video, when it has none),
+/// rounded to the nearest frame: the audio keeps the file's audio/video offset, to the
+/// frame. The audio track itself starts at time 0 (where FFmpeg's muxers start the
+/// video), with that offset written as leading silence: an MP4 edit list cannot both
+/// delay a track and skip its encoder priming as FFmpeg's muxer writes it.
 final class FFmpegFileSink: EncodedFileSink {
     private let path: String
     private let destination: String
@@ -35,7 +38,7 @@ final class FFmpegFileSink: EncodedFileSink {
     private var fill = 0
     private var framesSent: Int64 = 0
     private var packetsFrames: Int64 = 0
-    /// Audio frame 0's timestamp in the audio stream's time base (1/rate).
+    /// Frames of silence before the render (the video file's audio offset).
     private var audioOffset: Int64 = 0
     private var video: VideoCopy?
     private var priming: Int64 = 0
@@ -151,6 +154,19 @@ final class FFmpegFileSink: EncodedFileSink {
         let header = avformat_write_header(oc, &options)
         av_dict_free(&options)
         guard header >= 0 else { throw fail("cannot write the \(muxer) header: \(FFmpegDecoder.message(header))") }
+        try writeSilence(audioOffset)
+    }
+
+    /// Encodes `frames` frames of silence (the lead-in before the render).
+    private func writeSilence(_ frames: Int64) throws(MixdownError) {
+        var left = frames
+        while left > 0 {
+            let n = Int(min(left, Int64(frameSize - fill)))
+            for c in 0..<channels { (staging + c * frameSize + fill).update(repeating: 0, count: n) }
+            fill += n
+            left -= Int64(n)
+            if fill == frameSize { try encodeStaged() }
+        }
     }
 
     deinit {
@@ -228,8 +244,6 @@ final class FFmpegFileSink: EncodedFileSink {
                 packet.pointee.duration = max(0, framesSent - packet.pointee.pts)
             }
             packet.pointee.stream_index = audioIndex
-            if packet.pointee.pts != mx_av_nopts() { packet.pointee.pts += audioOffset }
-            if packet.pointee.dts != mx_av_nopts() { packet.pointee.dts += audioOffset }
             let st = oc.pointee.streams[Int(audioIndex)]!
             av_packet_rescale_ts(packet, ctx.pointee.time_base, st.pointee.time_base)
             try copyVideo(until: packet.pointee.dts, timeBase: st.pointee.time_base)
