@@ -19,6 +19,11 @@ public struct CompositionDocument: Sendable {
     public var sampleFormat: SampleFormat?
     public var preset: ExportPreset?
     public var bitrate: Int?
+    /// The codec for m4a, mp4, mov, mkv and webm outputs (`output.codec`).
+    public var codec: AudioCodec?
+    /// MP4/MOV outputs: the file whose video is copied beside the render (`output.video_from`,
+    /// relative to the document).
+    public var videoFrom: String?
     public var fileLengthLimit: Int64?
     public var metadata: AudioMetadata
     /// Where the document was read from.
@@ -56,7 +61,7 @@ public struct CompositionDocument: Sendable {
         var outputFormat: AudioFormat?
         var rate: Int?, channels: Int?
         if let out = top.member("output", in: m) {
-            let o = try out.object(allowed: ["sample_rate", "channels", "type", "sample_format", "preset", "bitrate"])
+            let o = try out.object(allowed: ["sample_rate", "channels", "type", "sample_format", "preset", "bitrate", "codec", "video_from"])
             if let r = out.member("sample_rate", in: o) {
                 let v = try r.integer()
                 guard (1...768_000).contains(v) else { throw r.fail("must be a sample rate between 1 and 768000 Hz, not \(v)") }
@@ -96,6 +101,17 @@ public struct CompositionDocument: Sendable {
                 guard v > 0 else { throw b.fail("must be a positive number of bits per second") }
                 bitrate = Int(v)
             }
+            if let c = out.member("codec", in: o) {
+                let v = try c.string()
+                guard let parsed = AudioCodec(rawValue: v) else {
+                    throw c.fail("unknown codec '\(v)' (\(AudioCodec.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                codec = parsed
+            }
+            if let v = out.member("video_from", in: o) {
+                let given = try v.string()
+                videoFrom = given.hasPrefix("/") || base.isEmpty ? given : base + "/" + given
+            }
         }
         if let a = top.member("time_pitch_algorithm", in: m) {
             let s = try a.string()
@@ -131,12 +147,21 @@ public struct CompositionDocument: Sendable {
             names.append(name)
             var segs: [PendingSegment] = []
             for s in try t.required("segments", in: o).array() {
-                let so = try s.object(allowed: ["file", "source", "at", "empty"])
+                let so = try s.object(allowed: ["file", "stream", "source", "at", "empty"])
                 var asset: AudioAsset?
                 if let f = s.member("file", in: so) {
                     let given = try f.string()
                     let resolved = given.hasPrefix("/") || base.isEmpty ? given : base + "/" + given
-                    do { asset = try AudioAsset(path: resolved) } catch { throw f.fail("\(error)") }
+                    var stream: Int?
+                    if let st = s.member("stream", in: so) {
+                        let v = try st.integer()
+                        guard v >= 0, v < 1 << 20 else { throw st.fail("must be a stream index, 0 or more") }
+                        stream = Int(v)
+                    }
+                    do { asset = try AudioAsset(path: resolved, stream: stream) } catch {
+                        if case .noAudioStream = error, s.member("stream", in: so) != nil { throw s.fail("\(error)", at: "stream") }
+                        throw f.fail("\(error)")
+                    }
                 } else if s.member("empty", in: so) == nil {
                     throw s.fail("needs 'file' (a part of a file) or 'empty' (an empty edit)")
                 }
@@ -298,7 +323,8 @@ public struct CompositionDocument: Sendable {
         if let timePitchAlgorithm { r.timePitchAlgorithm = timePitchAlgorithm }
         r.type = type ?? preset?.type
         r.sampleFormat = sampleFormat ?? preset?.sampleFormat
-        r.encoder = EncoderSettings(bitrate: bitrate ?? preset?.bitrate)
+        r.encoder = EncoderSettings(bitrate: bitrate ?? preset?.bitrate, codec: codec ?? preset?.codec)
+        r.videoFrom = videoFrom
         r.fileLengthLimit = fileLengthLimit
         r.metadata = metadata
         return r

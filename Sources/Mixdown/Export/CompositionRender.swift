@@ -190,7 +190,7 @@ public struct CompositionRender: Sendable {
     }
 
     private func defaultSampleFormat(for type: AudioFileType) -> SampleFormat {
-        let natural = composition.assets.compactMap { $0.info.naturalSampleFormat(for: type) }
+        let natural = composition.assets.compactMap { $0.info.naturalSampleFormat(for: type, codec: encoder.codec) }
         for f in [SampleFormat.f32, .s24] where natural.contains(f) && type.supportedSampleFormats.contains(f) { return f }
         return .s16
     }
@@ -225,7 +225,7 @@ public struct CompositionRender: Sendable {
     /// before the render and `count` are rendered, at `placed`).
     private func chain(for source: CompositionSegment.Source, scaled: Bool, frames t: Range<Int64>, skipping skip: Int64,
                        count: Int64, format: AudioFormat, at placed: Range<Int64>) throws(MixdownError) -> TrackPlayer.Item? {
-        let info = source.asset.info, path = source.asset.path
+        let info = source.asset.info, path = source.asset.path, stream = source.asset.stream
         let rate = format.sampleRate, channels = format.channelCount
         let s = source.range.frames(atRate: info.sampleRate)
         let n = Int64(t.count), m = Int64(s.count)
@@ -234,7 +234,7 @@ public struct CompositionRender: Sendable {
         // Fewer channels out: map first, so the resampler does less work; more: map last.
         let mapFirst = info.channelCount > channels
         func decoder(_ range: Range<Int64>) throws(MixdownError) -> AudioNode {
-            let f = try FileSource(path: path, range: range)
+            let f = try FileSource(path: path, range: range, stream: stream)
             return mapFirst ? try ChannelMapper(input: f, channelCount: channels) : f
         }
         func mapped(_ node: AudioNode) throws(MixdownError) -> AudioNode {

@@ -43,6 +43,8 @@ public final class ExportSession: @unchecked Sendable {
     /// Nil: the preset's, else the composition's default (highest rate; stereo if any file is).
     public var outputFormat: AudioFormat?
     public var overwrite = false
+    /// MP4/MOV outputs: copy this file's video stream beside the audio (no re-encode).
+    public var videoFrom: String?
     /// Block sizes the render cycles through.
     public var blockSizes = [4096]
 
@@ -74,11 +76,13 @@ public final class ExportSession: @unchecked Sendable {
         self.scheduler = scheduler
     }
 
-    /// The presets that can export `asset`: all but passthrough for a composition.
+    /// The presets that can export `asset`: all but passthrough for a composition, and
+    /// none of the M4A ones in a build without the FFmpeg trait.
     public static func exportPresets(compatibleWith asset: Asset) -> [ExportPreset] {
+        let built = ExportPreset.all.filter { $0.type.map { !$0.isFFmpegContainer || AudioFileProbe.readsContainers } ?? true }
         switch asset {
-        case .composition: return ExportPreset.all.filter { $0 != .passthrough }
-        case .file(let a): return ExportPreset.all.filter { $0 != .passthrough || Self.passthroughType(of: a.info) != nil }
+        case .composition: return built.filter { $0 != .passthrough }
+        case .file(let a): return built.filter { $0 != .passthrough || Self.passthroughType(of: a.info) != nil }
         }
     }
 
@@ -87,6 +91,7 @@ public final class ExportSession: @unchecked Sendable {
         case ("ogg", "opus"): return .opus
         case ("ogg", _): return .ogg
         case ("mpeg", _): return .mp3
+        case ("matroska", _): return .mkv
         default: return AudioFileType(rawValue: info.type)
         }
     }
@@ -119,7 +124,7 @@ public final class ExportSession: @unchecked Sendable {
     /// The render job these settings describe.
     public func render(output: String) throws(MixdownError) -> CompositionRender {
         var composition: Composition
-        var passthrough: (AudioFileType, SampleFormat?, AudioFormat)?
+        var passthrough: (AudioFileType, SampleFormat?, AudioFormat, AudioCodec?)?
         switch asset {
         case .composition(let c): composition = c
         case .file(let a):
@@ -127,7 +132,8 @@ public final class ExportSession: @unchecked Sendable {
             let id = composition.addTrack(name: (a.path as NSString).lastPathComponent)
             try composition[trackID: id].addSegment(MediaTimeRange(start: .zero, duration: a.duration), of: a, at: .zero)
             if preset == .passthrough, let t = Self.passthroughType(of: a.info) {
-                passthrough = (t, a.info.naturalSampleFormat(for: t), a.info.format)
+                let codec = t.isFFmpegContainer ? AudioCodec(rawValue: a.info.sampleFormat) : nil
+                passthrough = (t, a.info.naturalSampleFormat(for: t, codec: codec), a.info.format, codec)
             }
         }
         var r = CompositionRender(composition: composition, output: output)
@@ -139,7 +145,8 @@ public final class ExportSession: @unchecked Sendable {
         }
         r.type = outputFileType ?? preset.type ?? passthrough?.0
         r.sampleFormat = preset.sampleFormat ?? passthrough?.1
-        r.encoder = EncoderSettings(bitrate: preset.bitrate)
+        r.encoder = EncoderSettings(bitrate: preset.bitrate, codec: preset.codec ?? passthrough?.3)
+        r.videoFrom = videoFrom
         r.timeRange = timeRange
         r.timePitchAlgorithm = audioTimePitchAlgorithm
         r.fileLengthLimit = fileLengthLimit

@@ -124,11 +124,13 @@ final class FFmpegDecoder: AudioDecoder {
         var lengthSource: LengthSource = scan.priming > 0 || scan.discardPadding > 0 ? .codecDelayAndPadding : .decoded
         if isMOV {
             let declared = st.pointee.duration
-            if let smpb = Self.iTunSMPB(fmt, st), scan.priming == smpb.priming || scan.priming == 0 {
+            let exact = declared != mx_av_nopts() && declared > 0 ? Self.samples(declared, timeBase, rate) : nil
+            if let smpb = Self.iTunSMPB(fmt, st), scan.priming == smpb.priming || scan.priming == 0, exact != smpb.frames {
+                // No edit list (the track's duration counts every decoded frame): iTunSMPB rules.
                 frames = smpb.frames
                 lengthSource = .iTunSMPB
                 if scan.priming == 0 { scan.priming = smpb.priming }
-            } else if declared != mx_av_nopts(), declared > 0, let exact = Self.samples(declared, timeBase, rate) {
+            } else if let exact {
                 frames = exact
                 lengthSource = scan.priming > 0 || exact < scan.rawFrames ? .editList : .sampleTable
             }
