@@ -9,6 +9,8 @@ struct Info: ParsableCommand {
     var file: String
     @Option(help: "The audio stream to describe in full (default: the first audio stream).")
     var stream: Int?
+    @Flag(help: "Also decode the whole audio stream: check every frame decodes and the count is the declared one, and time it.")
+    var decode = false
     @Flag(help: "Print one JSON object.")
     var json = false
 
@@ -57,6 +59,13 @@ struct Info: ParsableCommand {
         do { info = try AudioFileInfo.read(path: file, stream: stream) } catch {
             if stream == nil, case .noAudioStream = error { try listStreamsOfVideoOnly() }
             throw error
+        }
+        if decode {
+            let check = try DecodeCheck.run(path: file, stream: stream)
+            if json { return try printJSON(check) }
+            print(String(format: "%@: decoded %lld of %lld frames in %.2f s (%.0fx real time)",
+                         file, check.decodedFrames, check.declaredFrames, check.seconds, check.realtimeFactor))
+            return
         }
         if json { return try printJSON(Output(info: info)) }
         print("""

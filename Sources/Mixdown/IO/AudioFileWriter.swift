@@ -76,7 +76,7 @@ public final class AudioFileWriter {
         guard fd >= 0 else {
             throw .outputNotWritable(path: destination, reason: String(cString: strerror(errno)))
         }
-        do {
+        do throws(MixdownError) {
             if encoding.type.isFFmpegContainer {
                 #if FFmpeg
                 close(fd)
