@@ -2,6 +2,7 @@
 import CFFmpeg
 import Foundation
 import MixdownKernels
+import Synchronization
 
 /// Decodes one audio stream of an MP4, MOV, M4A, MKV or WebM file (or anything else
 /// libavformat reads) with FFmpeg's libraries, as planar Float32, sample-exact.
@@ -39,7 +40,7 @@ final class FFmpegDecoder: AudioDecoder {
     /// (AAC overlaps one packet, Opus asks for 80 ms, MP3's bit reservoir a few frames).
     private var preroll: Int64
 
-    struct SeekPoint { let pts: Int64; let raw: Int64 }
+    struct SeekPoint: Sendable { let pts: Int64; let raw: Int64 }
 
     /// Raw index of the frame at `frameOffset` of the current decoded frame.
     private var rawPosition: Int64 = 0
@@ -118,7 +119,14 @@ final class FFmpegDecoder: AudioDecoder {
         preroll = codecNameOf(par) == "opus" ? Int64(rate) : Int64(max(8192, rate / 5))
 
         let codecName = String(cString: avcodec_get_name(par.pointee.codec_id))
-        var scan = try Self.scan(fmt, stream: Int32(index), rate: rate, codecName: codecName, path: path, codec: ctx)
+        var scan: Scan
+        let key = ScanCache.key(path: path, stream: index)
+        if let key, let cached = ScanCache.shared.get(key) {
+            scan = cached
+        } else {
+            scan = try Self.scan(fmt, stream: Int32(index), rate: rate, codecName: codecName, path: path, codec: ctx)
+            if let key { ScanCache.shared.put(key, scan) }
+        }
         let isMOV = String(cString: fmt.pointee.iformat.pointee.name).hasPrefix("mov")
         var frames = scan.rawFrames - scan.priming - scan.discardPadding
         var lengthSource: LengthSource = scan.priming > 0 || scan.discardPadding > 0 ? .codecDelayAndPadding : .decoded
@@ -328,7 +336,7 @@ final class FFmpegDecoder: AudioDecoder {
 
     // MARK: - Opening
 
-    struct Scan {
+    struct Scan: Sendable {
         var rawFrames: Int64
         var priming: Int64
         var discardPadding: Int64
@@ -575,6 +583,31 @@ final class FFmpegDecoder: AudioDecoder {
     static func message(_ code: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         return String(cString: mx_av_strerror(code, &buffer, buffer.count))
+    }
+}
+
+/// Packet scans by file (path, stream, size, modification time, inode): a composition
+/// opens one file once per segment, and a scan reads the whole file. A changed file has a
+/// new key. At most 256 entries (16 bytes per second of audio each), oldest dropped first.
+final class ScanCache: Sendable {
+    struct Key: Hashable, Sendable { let path: String; let stream: Int; let size: Int64; let mtime: Int64; let mtimeNanos: Int; let inode: UInt64 }
+    static let shared = ScanCache()
+    private let entries = Mutex<(map: [Key: FFmpegDecoder.Scan], order: [Key])>(([:], []))
+
+    static func key(path: String, stream: Int) -> Key? {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Key(path: path, stream: stream, size: Int64(st.st_size), mtime: Int64(st.st_mtim.tv_sec),
+                   mtimeNanos: Int(st.st_mtim.tv_nsec), inode: UInt64(st.st_ino))
+    }
+
+    func get(_ key: Key) -> FFmpegDecoder.Scan? { entries.withLock { $0.map[key] } }
+
+    func put(_ key: Key, _ scan: FFmpegDecoder.Scan) {
+        entries.withLock { e in
+            if e.map.updateValue(scan, forKey: key) == nil { e.order.append(key) }
+            while e.order.count > 256 { e.map[e.order.removeFirst()] = nil }
+        }
     }
 }
 

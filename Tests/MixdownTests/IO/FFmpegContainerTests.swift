@@ -274,6 +274,21 @@ func bestLag(_ a: [Float], _ b: [Float], start: Int, length: Int, maxLag: Int) -
         }
     }
 
+    /// Opening scans a file once per version of it: a file rewritten in place reads anew.
+    @Test func aRewrittenFileIsScannedAgain() throws {
+        let dir = TempDir()
+        let path = dir.file("take.m4a")
+        for n in [10_000, 20_001, 5_123] {
+            let encoding = try OutputEncoding.resolve(path: path, type: .m4a, sampleFormat: nil, frames: Int64(n), channels: 1)
+            let source = ArraySource(planes: [sine(440, frames: n)])
+            let writer = try AudioFileWriter(destination: path, encoding: encoding, format: source.format, maximumFrames: 4096, overwrite: true)
+            try Renderer.run(source: source, writer: writer, expectedFrames: Int64(n))
+            try writer.commit()
+            #expect(try AudioFileInfo.read(path: path).frames == Int64(n))
+            #expect(try readFile(path).planes[0].count == n)
+        }
+    }
+
     /// Decodes `path` with the ffmpeg CLI to interleaved stereo s16 and returns the raw file.
     static func decodeWithFFmpeg(_ path: String, _ dir: TempDir) throws -> String {
         let raw = dir.file(UUID().uuidString + ".raw")
