@@ -89,13 +89,16 @@ func printJSON<T: Encodable>(_ value: T) throws {
     print(String(decoding: try encoder.encode(value), as: UTF8.self))
 }
 
-/// Runs `body` with Ctrl-C turned into a cancellation of the render: the library then
-/// removes its temporary file and throws `cancelled` (exit code 130).
+/// Runs `body` with Ctrl-C, SIGTERM and SIGHUP (a closed terminal or ssh session) turned
+/// into a cancellation of the render: the library then removes its temporary file and
+/// throws `cancelled` (exit code 130). SIGPIPE is ignored, so a closed pipe never kills a
+/// render mid-write (a write to it fails with EPIPE instead).
 func withInterruptCancellation<T>(_ body: (CancellationToken) throws -> T) throws -> T {
     let token = CancellationToken()
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    let sources = [SIGINT, SIGTERM].map { sig -> DispatchSourceSignal in
+    let handled = [SIGINT, SIGTERM, SIGHUP]
+    signal(SIGPIPE, SIG_IGN)
+    for sig in handled { signal(sig, SIG_IGN) }
+    let sources = handled.map { sig -> DispatchSourceSignal in
         let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
         s.setEventHandler { token.cancel() }
         s.resume()
@@ -103,8 +106,8 @@ func withInterruptCancellation<T>(_ body: (CancellationToken) throws -> T) throw
     }
     defer {
         sources.forEach { $0.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        for sig in [SIGINT, SIGTERM, SIGHUP] { signal(sig, SIG_DFL) }
+        // SIGPIPE stays ignored: printing to a closed pipe fails with EPIPE, not a kill.
     }
     return try body(token)
 }

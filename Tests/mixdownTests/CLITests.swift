@@ -150,7 +150,11 @@ final class Workspace {
 
     /// Ctrl-C in the middle of a render: exit 130, no output, no temporary file. The input
     /// is a FIFO so that the render is certainly running when the signal arrives.
-    @Test func interruptLeavesNoFile() throws {
+    /// Ctrl-C, a kill and a closed terminal or ssh session (SIGHUP) cancel the render:
+    /// exit 130, nothing left behind. SIGPIPE is ignored: it never kills a render mid-write
+    /// (here the render then ends on its truncated input: exit 1, nothing left behind).
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGPIPE])
+    func interruptLeavesNoFile(signalNumber: Int32) throws {
         // Writing to the FIFO after mixdown has exited must fail with EPIPE, not kill the tests.
         signal(SIGPIPE, SIG_IGN)
         let ws = try Workspace()
@@ -172,15 +176,20 @@ final class Workspace {
             usleep(10_000); waited += 10
         }
         #expect(ws.contents.contains { $0.hasPrefix(".out.wav.mixdown-") })
-        kill(p.processIdentifier, SIGINT)
+        kill(p.processIdentifier, signalNumber)
         usleep(100_000)
         // Feed more so the blocked read returns and the render reaches its next block.
         try? writer.write(contentsOf: whole.dropFirst(200_000).prefix(400_000))
         try? writer.close()
         p.waitUntilExit()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(p.terminationStatus == 130, "\(stderr)")
-        #expect(stderr.contains("cancelled"))
+        #expect(p.terminationReason == .exit, "not killed by signal \(signalNumber)")
+        if signalNumber == SIGPIPE {
+            #expect(p.terminationStatus == 1 && stderr.contains("truncated"), "\(stderr)")
+        } else {
+            #expect(p.terminationStatus == 130, "\(stderr)")
+            #expect(stderr.contains("cancelled"))
+        }
         #expect(ws.contents == ["in.wav", "pipe.wav"])
     }
 }

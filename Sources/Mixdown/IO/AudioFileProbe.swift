@@ -42,6 +42,9 @@ public enum AudioFileProbe {
         }
         let kind = st.st_mode & S_IFMT
         guard kind == S_IFREG || kind == S_IFIFO else { throw .notAFile(path: path) }
+        if AudioFileWriter.isTemporaryName((path as NSString).lastPathComponent) {
+            throw .unreadableFile(path: path, reason: "is an unfinished Mixdown output (a temporary file a killed render left behind), not a complete audio file")
+        }
         if kind == S_IFREG && st.st_size == 0 { throw .emptyFile(path: path) }
         if kind == S_IFIFO {
             try requireSingleStream(path, stream)

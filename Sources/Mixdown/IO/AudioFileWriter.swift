@@ -70,7 +70,7 @@ public final class AudioFileWriter {
         if videoFrom != nil && ![.mp4, .mov].contains(encoding.type) {
             throw .unsupportedOutput(path: destination, reason: "a video stream goes into mp4 or mov, not \(encoding.type.rawValue)")
         }
-        temporaryPath = dir + "/." + (destination as NSString).lastPathComponent + ".mixdown-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        temporaryPath = dir + "/" + Self.temporaryName(for: (destination as NSString).lastPathComponent)
         // Created exclusively (O_EXCL): the name is this writer's alone.
         let fd = open(temporaryPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
@@ -94,6 +94,26 @@ public final class AudioFileWriter {
             unlink(temporaryPath)
             throw error
         }
+    }
+
+    /// `.NAME.mixdown-PID-RANDOM.tmp`, with NAME cut (at a character boundary) so that the
+    /// whole name stays within the 255 bytes a file name may have.
+    static func temporaryName(for name: String) -> String {
+        let suffix = ".mixdown-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let budget = 255 - 1 - suffix.utf8.count
+        var kept = ""
+        for ch in name {
+            if kept.utf8.count + String(ch).utf8.count > budget { break }
+            kept.append(ch)
+        }
+        return "." + kept + suffix
+    }
+
+    /// Whether `name` is one of Mixdown's temporary files (an unfinished output).
+    public static func isTemporaryName(_ name: String) -> Bool {
+        guard name.hasPrefix("."), name.hasSuffix(".tmp"), let marker = name.range(of: ".mixdown-", options: .backwards) else { return false }
+        let middle = name[marker.upperBound..<name.index(name.endIndex, offsetBy: -4)].split(separator: "-", omittingEmptySubsequences: false)
+        return middle.count == 2 && middle.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) }
     }
 
     /// Whether Mixdown can write `type` at `format`. Opus takes only 8, 12, 16, 24 or

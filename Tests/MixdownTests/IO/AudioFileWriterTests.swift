@@ -95,4 +95,33 @@ import Testing
         }
         #expect(throws: MixdownError.self) { try writer("/proc/mixdown-cannot-write.wav") }
     }
+
+    /// Names up to the 255-byte limit write: the temporary name is cut to fit, never the output's.
+    @Test(arguments: [241, 250, 255])
+    func longOutputNamesWrite(bytes: Int) throws {
+        let dir = TempDir()
+        // Two-byte characters too, so the cut must fall on a character boundary.
+        let stem = String(repeating: "é", count: (bytes - 4) / 2) + String(repeating: "a", count: (bytes - 4) % 2)
+        let name = stem + ".wav"
+        #expect(name.utf8.count == bytes)
+        try writeFile(dir.file(name), [sine(440, frames: 1000)], format: .s16)
+        #expect(dir.contents == [name])
+        #expect(try AudioFileInfo.read(path: dir.file(name)).frames == 1000)
+        let temporary = AudioFileWriter.temporaryName(for: name)
+        #expect(temporary.utf8.count <= 255 && AudioFileWriter.isTemporaryName(temporary))
+    }
+
+    /// A temporary file a killed render left is refused by every reader, by name.
+    @Test func readersRefuseTemporaryFiles() throws {
+        let dir = TempDir()
+        let good = dir.file("take.wav")
+        try writeFile(good, [sine(440, frames: 1000)], format: .s16)
+        let stale = dir.file(".take.wav.mixdown-4242-123456.tmp")
+        try FileManager.default.copyItem(atPath: good, toPath: stale)
+        let reason = "is an unfinished Mixdown output (a temporary file a killed render left behind), not a complete audio file"
+        #expect(throws: MixdownError.unreadableFile(path: stale, reason: reason)) { try AudioFileInfo.read(path: stale) }
+        #expect(throws: MixdownError.unreadableFile(path: stale, reason: reason)) { try FileSource(path: stale) }
+        #expect(!AudioFileWriter.isTemporaryName(".take.wav.mixdown-12x-3.tmp"))
+        #expect(!AudioFileWriter.isTemporaryName("take.mixdown-1-2.tmp"))
+    }
 }
