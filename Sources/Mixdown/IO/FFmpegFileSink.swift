@@ -35,6 +35,8 @@ final class FFmpegFileSink: EncodedFileSink {
     private let sampleFormat: SampleFormat?
     /// Per-channel staging of one encoder frame.
     private var staging: UnsafeMutablePointer<Float>
+    /// Per-channel pointers into `staging`, for the interleaving kernel.
+    private var planes: UnsafeMutablePointer<UnsafePointer<Float>?>
     private var fill = 0
     private var framesSent: Int64 = 0
     private var packetsFrames: Int64 = 0
@@ -81,6 +83,7 @@ final class FFmpegFileSink: EncodedFileSink {
         audioIndex = 0
         frameSize = 0
         staging = .allocate(capacity: 1)
+        planes = .allocate(capacity: 1)
         packet = av_packet_alloc()
         frame = av_frame_alloc()
 
@@ -130,7 +133,18 @@ final class FFmpegFileSink: EncodedFileSink {
         frameSize = ctx.pointee.frame_size > 0 ? Int(ctx.pointee.frame_size) : 4096
         staging.deallocate()
         staging = .allocate(capacity: frameSize * channels)
+        planes.deallocate()
+        planes = .allocate(capacity: channels)
+        for c in 0..<channels { planes[c] = UnsafePointer(staging + c * frameSize) }
         priming = Int64(ctx.pointee.initial_padding)
+        // One frame buffer for the whole render (made writable again before each use).
+        guard let frame else { throw fail("out of memory") }
+        frame.pointee.nb_samples = Int32(frameSize)
+        frame.pointee.format = ctx.pointee.sample_fmt.rawValue
+        frame.pointee.sample_rate = ctx.pointee.sample_rate
+        av_channel_layout_copy(&frame.pointee.ch_layout, &ctx.pointee.ch_layout)
+        let buffered = av_frame_get_buffer(frame, 0)
+        guard buffered >= 0 else { throw fail("cannot allocate the encoder's frame: \(FFmpegDecoder.message(buffered))") }
 
         guard let st = avformat_new_stream(oc, nil) else { throw fail("out of memory") }
         let copied = avcodec_parameters_from_context(st.pointee.codecpar, ctx)
@@ -172,6 +186,7 @@ final class FFmpegFileSink: EncodedFileSink {
     deinit {
         close()
         staging.deallocate()
+        planes.deallocate()
     }
 
     private func fail(_ reason: String) -> MixdownError {
@@ -194,14 +209,11 @@ final class FFmpegFileSink: EncodedFileSink {
     /// Sends the staged frames (a whole encoder frame, or the short last one) to the encoder.
     private func encodeStaged() throws(MixdownError) {
         guard let ctx = codec, let frame, fill > 0 else { return }
-        av_frame_unref(frame)
+        // The encoder may still hold the last frame's buffer; then this makes a new one.
+        let writable = av_frame_make_writable(frame)
+        guard writable >= 0 else { throw .writeFailed(path: destination, reason: FFmpegDecoder.message(writable)) }
         frame.pointee.nb_samples = Int32(fill)
-        frame.pointee.format = ctx.pointee.sample_fmt.rawValue
-        frame.pointee.sample_rate = ctx.pointee.sample_rate
-        av_channel_layout_copy(&frame.pointee.ch_layout, &ctx.pointee.ch_layout)
         frame.pointee.pts = framesSent
-        let got = av_frame_get_buffer(frame, 0)
-        guard got >= 0 else { throw .writeFailed(path: destination, reason: FFmpegDecoder.message(got)) }
         let data = frame.pointee.extended_data!
         let k = mx_kernels_active().pointee
         switch codecKind {
@@ -210,9 +222,6 @@ final class FFmpegFileSink: EncodedFileSink {
                 UnsafeMutableRawPointer(data[c]!).assumingMemoryBound(to: Float.self).update(from: staging + c * frameSize, count: fill)
             }
         case .opus:
-            let planes = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: channels)
-            defer { planes.deallocate() }
-            for c in 0..<channels { planes[c] = UnsafePointer(staging + c * frameSize) }
             k.interleave(UnsafeMutableRawPointer(data[0]!).assumingMemoryBound(to: Float.self), planes, channels, fill)
         case .alac:
             for c in 0..<channels {
