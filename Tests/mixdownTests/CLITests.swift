@@ -150,6 +150,27 @@ final class Workspace {
 
     /// Ctrl-C in the middle of a render: exit 130, no output, no temporary file. The input
     /// is a FIFO so that the render is certainly running when the signal arrives.
+    /// A run removes the temporary files of its destination that dead runs left behind (a
+    /// SIGKILL leaves one), says so in --json, and keeps those of runs still alive.
+    @Test func staleTemporaryFilesOfDeadRunsAreRemoved() throws {
+        let ws = try Workspace()
+        let finished = Process()
+        finished.executableURL = URL(fileURLWithPath: "/bin/true")
+        try finished.run()
+        finished.waitUntilExit()
+        let dead = ".out.wav.mixdown-\(finished.processIdentifier)-17.tmp"
+        let alive = ".out.wav.mixdown-\(getpid())-18.tmp"
+        let other = ".other.wav.mixdown-\(finished.processIdentifier)-19.tmp"
+        for name in [dead, alive, other] {
+            try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: ws.file(name)))
+        }
+        let r = try CLI.run(["export", "in.wav", "out.wav", "--duration", "1", "--json"], in: ws.path)
+        #expect(r.code == 0, "\(r.stderr)")
+        let obj = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        #expect(obj["removed_stale_temporary_files"] as? [String] == ["./" + dead])
+        #expect(ws.contents == [other, alive, "in.wav", "out.wav"].sorted())
+    }
+
     /// Ctrl-C, a kill and a closed terminal or ssh session (SIGHUP) cancel the render:
     /// exit 130, nothing left behind. SIGPIPE is ignored: it never kills a render mid-write
     /// (here the render then ends on its truncated input: exit 1, nothing left behind).

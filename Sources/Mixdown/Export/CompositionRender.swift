@@ -298,6 +298,8 @@ public struct CompositionRender: Sendable {
         public let fileBytes: Int64
         public let seconds: Double
         public let realtimeFactor: Double
+        /// Temporary files of the destination that dead runs had left, removed by this one.
+        public var removedStaleTemporaryFiles: [String] = []
     }
 
     /// Plans, then renders. Nothing is written unless every check passes; on any error or
@@ -317,12 +319,14 @@ public struct CompositionRender: Sendable {
         let duration = MediaTime(frames: count, sampleRate: plan.format.sampleRate)
         var st = stat()
         let bytes = stat(output, &st) == 0 ? Int64(st.st_size) : 0
-        return Report(output: output, type: plan.encoding.type, sampleFormat: plan.encoding.sampleFormat,
+        var report = Report(output: output, type: plan.encoding.type, sampleFormat: plan.encoding.sampleFormat,
                       sampleRate: plan.format.sampleRate, channels: plan.format.channelCount,
                       tracks: composition.tracks.count, segments: composition.tracks.reduce(0) { $0 + $1.placedSegments.count },
                       startFrame: plan.frames.lowerBound, endFrame: plan.frames.upperBound, frames: count,
                       duration: duration, durationSeconds: duration.approximateSeconds,
                       truncatedByFileLengthLimit: plan.truncatedByFileLengthLimit, fileBytes: bytes,
                       seconds: seconds, realtimeFactor: seconds > 0 ? duration.approximateSeconds / seconds : 0)
+        report.removedStaleTemporaryFiles = writer.removedStaleTemporaryFiles
+        return report
     }
 }

@@ -60,6 +60,8 @@ public struct FileAlign: Sendable {
         public let residualPPM: Double
         public let residualMaxLagMilliseconds: Double
         public let seconds: Double
+        /// Temporary files of the destination that dead runs had left, removed by this one.
+        public var removedStaleTemporaryFiles: [String] = []
     }
 
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
@@ -123,9 +125,11 @@ public struct FileAlign: Sendable {
         // The proof: the output against the reference.
         let check = try DriftEstimator(reference: reference, recording: output).run(progress: { progress?(0.7 + 0.3 * $0) }, cancellation: cancellation)
         let worst = check.windows.filter { $0.status == "used" }.compactMap { $0.lag.map(abs) }.max() ?? .nan
-        return Report(input: input, reference: reference, output: output, algorithm: chosen, offsetSeconds: t0, ratio: r,
+        var report = Report(input: input, reference: reference, output: output, algorithm: chosen, offsetSeconds: t0, ratio: r,
                       ppm: estimate.ppm, confidence: estimate.confidence, outputFrames: ref.frames, sampleRate: ref.sampleRate,
                       channels: format.channelCount, residualOffsetMilliseconds: check.offsetSeconds * 1000,
                       residualPPM: check.ppm, residualMaxLagMilliseconds: worst * 1000, seconds: (clock.now - began).seconds)
+        report.removedStaleTemporaryFiles = writer.removedStaleTemporaryFiles
+        return report
     }
 }

@@ -58,6 +58,8 @@ public struct FileExport: Sendable {
         public let durationSeconds: Double
         public let seconds: Double
         public let realtimeFactor: Double
+        /// Temporary files of the destination that dead runs had left, removed by this one.
+        public var removedStaleTemporaryFiles: [String] = []
     }
 
     /// Checks everything, then renders. Nothing is written unless every check passes; on
@@ -143,10 +145,12 @@ public struct FileExport: Sendable {
         try Renderer.render(graph, to: writer, blockSizes: blockSizes, expectedFrames: length,
                             progress: progress, cancellation: cancellation)
         let seconds = (clock.now - began).seconds
-        return Report(input: input, output: output, type: encoding.type, sampleFormat: encoding.sampleFormat,
+        var report = Report(input: input, output: output, type: encoding.type, sampleFormat: encoding.sampleFormat,
                       sampleRate: rate, channels: info.channelCount, sourceStartFrame: a, sourceEndFrame: b,
                       frames: length, duration: outDuration, durationSeconds: outDuration.approximateSeconds,
                       seconds: seconds, realtimeFactor: seconds > 0 ? outDuration.approximateSeconds / seconds : 0)
+        report.removedStaleTemporaryFiles = writer.removedStaleTemporaryFiles
+        return report
     }
 }
 

@@ -68,6 +68,8 @@ public struct FileStretch: Sendable {
         public let seconds: Double
         /// Input duration / wall time.
         public let realtimeFactor: Double
+        /// Temporary files of the destination that dead runs had left, removed by this one.
+        public var removedStaleTemporaryFiles: [String] = []
     }
 
     /// The ratio and output length this job will use, for an input of `info`.
@@ -141,11 +143,13 @@ public struct FileStretch: Sendable {
                             progress: progress, cancellation: cancellation)
         let seconds = (clock.now - began).seconds
         let inSeconds = info.duration.approximateSeconds
-        return Report(input: input, output: output, algorithm: chosen, resampler: engine, ratio: ratio.description,
+        var report = Report(input: input, output: output, algorithm: chosen, resampler: engine, ratio: ratio.description,
                       ratioValue: ratio.doubleValue, inputFrames: info.frames, outputFrames: outFrames,
                       sampleRate: info.sampleRate, channels: info.channelCount, type: encoding.type,
                       sampleFormat: encoding.sampleFormat, matched: matched, seconds: seconds,
                       realtimeFactor: seconds > 0 ? inSeconds / seconds : 0)
+        report.removedStaleTemporaryFiles = writer.removedStaleTemporaryFiles
+        return report
     }
 
     static func rubberBand(makeInput: @escaping () throws(MixdownError) -> AudioNode, ratio: StretchRatio,

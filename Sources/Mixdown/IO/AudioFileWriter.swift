@@ -35,6 +35,9 @@ public final class AudioFileWriter {
     public let encoding: OutputEncoding
     public let format: AudioFormat
     public private(set) var framesWritten: Int64 = 0
+    /// Temporary files of this destination that runs which no longer exist left behind
+    /// (killed, for example), removed when this writer opened: their paths.
+    public private(set) var removedStaleTemporaryFiles: [String] = []
 
     private let overwrite: Bool
     private let durable: Bool
@@ -70,7 +73,9 @@ public final class AudioFileWriter {
         if videoFrom != nil && ![.mp4, .mov].contains(encoding.type) {
             throw .unsupportedOutput(path: destination, reason: "a video stream goes into mp4 or mov, not \(encoding.type.rawValue)")
         }
-        temporaryPath = dir + "/" + Self.temporaryName(for: (destination as NSString).lastPathComponent)
+        let temporaryName = Self.temporaryName(for: (destination as NSString).lastPathComponent)
+        temporaryPath = dir + "/" + temporaryName
+        removedStaleTemporaryFiles = Self.removeStaleTemporaryFiles(in: dir, like: temporaryName)
         // Created exclusively (O_EXCL): the name is this writer's alone.
         let fd = open(temporaryPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
@@ -107,6 +112,24 @@ public final class AudioFileWriter {
             kept.append(ch)
         }
         return "." + kept + suffix
+    }
+
+    /// Removes the temporary files in `dir` that belong to the same destination as
+    /// `temporaryName` and whose process is gone (`kill(pid, 0)` says no such process; a
+    /// live or reused PID keeps its file). Returns their paths.
+    static func removeStaleTemporaryFiles(in dir: String, like temporaryName: String) -> [String] {
+        guard let marker = temporaryName.range(of: ".mixdown-", options: .backwards) else { return [] }
+        let prefix = String(temporaryName[..<marker.upperBound])
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
+        var removed: [String] = []
+        for name in names where name.hasPrefix(prefix) && isTemporaryName(name) {
+            let fields = name.dropFirst(prefix.count).dropLast(4).split(separator: "-")
+            guard let pid = Int32(fields[0]), pid > 0 else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH, unlink(dir + "/" + name) == 0 {
+                removed.append(dir + "/" + name)
+            }
+        }
+        return removed.sorted()
     }
 
     /// Whether `name` is one of Mixdown's temporary files (an unfinished output).
