@@ -116,9 +116,9 @@ final class FFmpegDecoder: AudioDecoder {
         // Opus's CELT layer predicts each frame's band energies from the previous frame's,
         // so a restarted decoder converges geometrically: 80 ms (the spec's pre-roll) leaves
         // errors near 5e-4, one second leaves them below 1e-5 (measured).
-        preroll = codecNameOf(par) == "opus" ? Int64(rate) : Int64(max(8192, rate / 5))
-
         let codecName = String(cString: avcodec_get_name(par.pointee.codec_id))
+        preroll = codecName == "opus" ? Int64(rate) : Int64(max(8192, rate / 5))
+
         var scan: Scan
         let key = ScanCache.key(path: path, stream: index)
         if let key, let cached = ScanCache.shared.get(key) {
@@ -397,7 +397,7 @@ final class FFmpegDecoder: AudioDecoder {
             }
             if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 { cutAt = raw }
             let (skipStart, skipEnd) = skipSamples(packet)
-            let count = frames(of: packet, durationsExact: durationsExact, tb: tb, rate: rate, codecName: codecName,
+            let count = frames(of: packet, durationsExact: durationsExact, rate: rate, codecName: codecName,
                                frameSize: Int64(par.pointee.frame_size))
             if count == nil { countable = false }
             // Priming: whole packets the demuxer marks discarded, then a skip count.
@@ -422,7 +422,7 @@ final class FFmpegDecoder: AudioDecoder {
     }
 
     /// The frames a packet decodes to, from what the packet and codec say, or nil.
-    private static func frames(of packet: UnsafeMutablePointer<AVPacket>, durationsExact: Bool, tb: AVRational, rate: Int,
+    private static func frames(of packet: UnsafeMutablePointer<AVPacket>, durationsExact: Bool, rate: Int,
                                codecName: String, frameSize: Int64) -> Int64? {
         if durationsExact, packet.pointee.duration > 0 { return packet.pointee.duration }
         if codecName == "opus", let data = packet.pointee.data, packet.pointee.size > 0 {
@@ -616,10 +616,6 @@ final class ScanCache: Sendable {
 let ffmpegLogSetup: Void = {
     av_log_set_level(getenv("MIXDOWN_FFMPEG_LOG") == nil ? AV_LOG_QUIET : AV_LOG_VERBOSE)
 }()
-
-private func codecNameOf(_ par: UnsafeMutablePointer<AVCodecParameters>) -> String {
-    String(cString: avcodec_get_name(par.pointee.codec_id))
-}
 
 private func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? max(1, abs(a)) : gcd(b, a % b) }
 #endif
