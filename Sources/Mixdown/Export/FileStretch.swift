@@ -74,6 +74,13 @@ public struct FileStretch: Sendable {
 
     /// The ratio and output length this job will use, for an input of `info`.
     public func plan(for info: AudioFileInfo) throws(MixdownError) -> (ratio: StretchRatio, outputFrames: Int64) {
+        let p = try planWithReference(for: info)
+        return (p.ratio, p.outputFrames)
+    }
+
+    /// `plan(for:)`, and with `.match` which stream of the reference gave the duration (for
+    /// the report), from one opening of the reference.
+    private func planWithReference(for info: AudioFileInfo) throws(MixdownError) -> (ratio: StretchRatio, outputFrames: Int64, matched: String?) {
         let n = info.frames
         func exact(_ frames: Int64, _ what: String, _ value: String) throws(MixdownError) -> (StretchRatio, Int64) {
             guard frames > 0 else { throw .invalidParameter(name: what, value: value, reason: "gives an output of zero frames") }
@@ -84,17 +91,20 @@ public struct FileStretch: Sendable {
         switch target {
         case .ratio(let r):
             try r.validate()
-            return (r, r.outputFrames(forInput: n))
+            return (r, r.outputFrames(forInput: n), nil)
         case .frames(let f):
-            return try exact(f, "--to-frames", "\(f)")
+            let (r, frames) = try exact(f, "--to-frames", "\(f)")
+            return (r, frames, nil)
         case .duration(let d):
             guard d.isNumeric, d > .zero else {
                 throw .invalidParameter(name: "--to-duration", value: d.clockDescription, reason: "must be longer than 0")
             }
-            return try exact(d.frames(atRate: info.sampleRate), "--to-duration", d.clockDescription)
+            let (r, frames) = try exact(d.frames(atRate: info.sampleRate), "--to-duration", d.clockDescription)
+            return (r, frames, nil)
         case .match(let path):
-            let ref = try MediaFileStreams.referenceDuration(path: path).duration
-            return try exact(ref.frames(atRate: info.sampleRate), "--match", "'\(path)' (\(ref.clockDescription))")
+            let (ref, source) = try MediaFileStreams.referenceDuration(path: path)
+            let (r, frames) = try exact(ref.frames(atRate: info.sampleRate), "--match", "'\(path)' (\(ref.clockDescription))")
+            return (r, frames, "'\(path)' \(source): \(ref.clockDescription) (\(ref.reduced) s)")
         }
     }
 
@@ -104,12 +114,7 @@ public struct FileStretch: Sendable {
         let type = try AudioFileType.forOutput(output, explicit: self.type)
         let reader = try AudioFileProbe.open(path: input, stream: stream)
         let info = reader.info
-        let (ratio, outFrames) = try plan(for: info)
-        var matched: String?
-        if case .match(let path) = target {
-            let (d, source) = try MediaFileStreams.referenceDuration(path: path)
-            matched = "'\(path)' \(source): \(d.clockDescription) (\(d.reduced) s)"
-        }
+        let (ratio, outFrames, matched) = try planWithReference(for: info)
         let chosen = algorithm.resolved(for: ratio)
         guard chosen.isAvailable else {
             throw .invalidParameter(name: "--algorithm", value: chosen.rawValue, reason: "is not built into this Mixdown (the RubberBand trait is off)")
