@@ -134,30 +134,62 @@ static void f32_to_s24_neon(int32_t *restrict dst, const float *restrict src, si
     for (; i < n; i++) dst[i] = mx_s24_one(src[i]);
 }
 
-static void farrow_neon(float *restrict dst, const float *restrict src, const int32_t *restrict base,
-                        const float *restrict u, size_t count, const float *restrict coef, int taps, int order) {
+/* One output's eight lanes, held as lanes 0-3 and 4-7, in the lane order of mx_lane_tree. */
+static inline float lane_tree_neon(float32x4_t lo, float32x4_t hi) {
+    float s[8];
+    vst1q_f32(s, lo);
+    vst1q_f32(s + 4, hi);
+    return mx_lane_tree(s);
+}
+
+/* Four outputs at a time across the taps: eight independent FMA chains. */
+static void resample_neon(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                          const int32_t *restrict phase, size_t count, const float *restrict bank, int taps) {
+    const size_t t = (size_t)taps;
     size_t i = 0;
     for (; i + 4 <= count; i += 4) {
-        const int32_t b0 = base[i];
-        if (base[i + 1] != b0 + 1 || base[i + 2] != b0 + 2 || base[i + 3] != b0 + 3) {
-            for (size_t j = i; j < i + 4; j++) dst[j] = mx_farrow_one_fused(src + base[j], u[j], coef, taps, order);
-            continue;
+        const float *x[4], *r[4];
+        float32x4_t lo[4], hi[4];
+        for (int j = 0; j < 4; j++) {
+            x[j] = src + base[i + j];
+            r[j] = bank + (size_t)phase[i + j] * t;
+            lo[j] = vdupq_n_f32(0.0f);
+            hi[j] = lo[j];
         }
-        float32x4_t acc[MX_FARROW_MAX_ORDER + 1];
-        for (int m = 0; m <= order; m++) acc[m] = vdupq_n_f32(0.0f);
-        const float *x = src + b0;
-        const float *b = coef;
-        for (int k = 0; k < taps / 2; k++, b += order + 1) {
-            const float32x4_t lo = vld1q_f32(x + k), hi = vld1q_f32(x + taps - 1 - k);
-            const float32x4_t sum = vaddq_f32(lo, hi), diff = vsubq_f32(lo, hi);
-            for (int m = 0; m <= order; m++) acc[m] = vfmaq_n_f32(acc[m], (m & 1) ? diff : sum, b[m]);
-        }
-        const float32x4_t uv = vld1q_f32(u + i);
-        float32x4_t y = acc[order];
-        for (int m = order - 1; m >= 0; m--) y = vfmaq_f32(acc[m], y, uv);
-        vst1q_f32(dst + i, y);
+        for (size_t k = 0; k < t; k += 8)
+            for (int j = 0; j < 4; j++) {
+                lo[j] = vfmaq_f32(lo[j], vld1q_f32(r[j] + k), vld1q_f32(x[j] + k));
+                hi[j] = vfmaq_f32(hi[j], vld1q_f32(r[j] + k + 4), vld1q_f32(x[j] + k + 4));
+            }
+        for (int j = 0; j < 4; j++) dst[i + j] = lane_tree_neon(lo[j], hi[j]);
     }
-    for (; i < count; i++) dst[i] = mx_farrow_one_fused(src + base[i], u[i], coef, taps, order);
+    for (; i < count; i++) {
+        const float *x = src + base[i], *r = bank + (size_t)phase[i] * t;
+        float32x4_t lo = vdupq_n_f32(0.0f), hi = lo;
+        for (size_t k = 0; k < t; k += 8) {
+            lo = vfmaq_f32(lo, vld1q_f32(r + k), vld1q_f32(x + k));
+            hi = vfmaq_f32(hi, vld1q_f32(r + k + 4), vld1q_f32(x + k + 4));
+        }
+        dst[i] = lane_tree_neon(lo, hi);
+    }
+}
+
+static void resample_lerp_neon(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                               const int32_t *restrict phase, const float *restrict frac, size_t count,
+                               const float *restrict bank, int taps) {
+    const size_t t = (size_t)taps;
+    for (size_t i = 0; i < count; i++) {
+        const float *x = src + base[i], *r = bank + (size_t)phase[i] * t;
+        float32x4_t a = vdupq_n_f32(0.0f), b = a, c = a, d = a;
+        for (size_t k = 0; k < t; k += 8) {
+            const float32x4_t xl = vld1q_f32(x + k), xh = vld1q_f32(x + k + 4);
+            a = vfmaq_f32(a, vld1q_f32(r + k), xl);
+            b = vfmaq_f32(b, vld1q_f32(r + k + 4), xh);
+            c = vfmaq_f32(c, vld1q_f32(r + t + k), xl);
+            d = vfmaq_f32(d, vld1q_f32(r + t + k + 4), xh);
+        }
+        dst[i] = mx_lerp_fused(lane_tree_neon(a, b), lane_tree_neon(c, d), frac[i]);
+    }
 }
 
 static void xcorr_neon(float *restrict dst, const float *restrict a, const float *restrict x, size_t len, size_t lags) {
@@ -172,6 +204,7 @@ static void xcorr_neon(float *restrict dst, const float *restrict a, const float
 
 const mx_kernels mx_kernels_neon = {
     mix_ramp_neon, mix_gain_neon, apply_ramp_neon, apply_gain_neon,
-    interleave_neon, deinterleave_neon, f32_to_s16_neon, f32_to_s24_neon, farrow_neon, xcorr_neon, s16_deinterleave_neon,
+    interleave_neon, deinterleave_neon, f32_to_s16_neon, f32_to_s24_neon, xcorr_neon, s16_deinterleave_neon,
+    resample_neon, resample_lerp_neon,
 };
 #endif

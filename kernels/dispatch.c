@@ -1,6 +1,5 @@
 /* The one place that chooses a SIMD path. */
 #include "internal.h"
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,15 +20,6 @@ static int isa_supported(mx_isa isa) {
     }
 }
 
-#if defined(MX_HAVE_X86)
-static mx_kernels avx512_table;
-static pthread_once_t avx512_once = PTHREAD_ONCE_INIT;
-static void build_avx512_table(void) {
-    avx512_table = mx_kernels_avx2;
-    avx512_table.farrow = mx_farrow_avx512;
-}
-#endif
-
 const mx_kernels *mx_kernels_for_isa(mx_isa isa) {
     if (!isa_supported(isa)) return NULL;
     switch (isa) {
@@ -37,7 +27,7 @@ const mx_kernels *mx_kernels_for_isa(mx_isa isa) {
 #if defined(MX_HAVE_X86)
     case MX_ISA_SSE2: return &mx_kernels_sse2;
     case MX_ISA_AVX2: return &mx_kernels_avx2;
-    case MX_ISA_AVX512: pthread_once(&avx512_once, build_avx512_table); return &avx512_table;
+    case MX_ISA_AVX512: return &mx_kernels_avx2; /* see mx_isa */
 #endif
 #if defined(MX_HAVE_NEON)
     case MX_ISA_NEON: return &mx_kernels_neon;

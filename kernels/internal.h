@@ -32,42 +32,33 @@ static inline int32_t mx_s24_one(float x) {
     return (int32_t)((uint32_t)(int32_t)__builtin_rintf(v) << 8);
 }
 
-/* One Farrow output without fused multiply-add: the scalar reference and SSE2 paths. */
-#define MX_FARROW_MAX_ORDER 7
-static inline float mx_farrow_one(const float *x, float u, const float *coef, int taps, int order) {
-    float c[MX_FARROW_MAX_ORDER + 1];
-    const int stride = order + 1, half = taps / 2;
-    for (int m = 0; m <= order; m++) {
-        float acc = 0.0f;
-        MX_NO_VECTORIZE
-        for (int k = 0; k < half; k++) {
-            const float folded = (m & 1) ? x[k] - x[taps - 1 - k] : x[k] + x[taps - 1 - k];
-            acc = acc + coef[k * stride + m] * folded;
-        }
-        c[m] = acc;
-    }
-    float y = c[order];
-    for (int m = order - 1; m >= 0; m--) y = y * u + c[m];
-    return y;
+/* The resampler's dot product in its eight-lane order: lane l sums taps l, l + 8, l + 16,
+ * ... in order, and the lanes meet as ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)).
+ * Every path computes exactly this sequence, fused (AVX2, NEON) or not (scalar, SSE2), so
+ * an output has the same value whether it fell in a vector group or a tail. */
+static inline float mx_lane_tree(const float s[8]) {
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
-
-/* The same output with fused multiply-adds, in the order of a vector lane: the per-output
- * path of the FMA kernels (AVX2, AVX-512, NEON). Inlined into a caller compiled for FMA,
- * __builtin_fmaf is one instruction; the result is correctly rounded either way. */
-static inline __attribute__((always_inline)) float mx_farrow_one_fused(const float *x, float u, const float *coef, int taps, int order) {
-    float c[MX_FARROW_MAX_ORDER + 1];
-    const int stride = order + 1, half = taps / 2;
-    for (int m = 0; m <= order; m++) {
-        float acc = 0.0f;
-        for (int k = 0; k < half; k++) {
-            const float folded = (m & 1) ? x[k] - x[taps - 1 - k] : x[k] + x[taps - 1 - k];
-            acc = __builtin_fmaf(coef[k * stride + m], folded, acc);
-        }
-        c[m] = acc;
+static inline float mx_dot_lanes(const float *row, const float *x, int taps) {
+    float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int k = 0; k < taps; k += 8) {
+        MX_NO_VECTORIZE
+        for (int l = 0; l < 8; l++) s[l] = s[l] + row[k + l] * x[k + l];
     }
-    float y = c[order];
-    for (int m = order - 1; m >= 0; m--) y = __builtin_fmaf(y, u, c[m]);
-    return y;
+    return mx_lane_tree(s);
+}
+/* The same with fused multiply-adds. Inlined into a caller compiled for FMA,
+ * __builtin_fmaf is one instruction; the result is correctly rounded either way. */
+static inline __attribute__((always_inline)) float mx_dot_lanes_fused(const float *row, const float *x, int taps) {
+    float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int k = 0; k < taps; k += 8)
+        for (int l = 0; l < 8; l++) s[l] = __builtin_fmaf(row[k + l], x[k + l], s[l]);
+    return mx_lane_tree(s);
+}
+/* Between two rows: y0 + f (y1 - y0). */
+static inline float mx_lerp(float y0, float y1, float f) { return y0 + f * (y1 - y0); }
+static inline __attribute__((always_inline)) float mx_lerp_fused(float y0, float y1, float f) {
+    return __builtin_fmaf(f, y1 - y0, y0);
 }
 
 static inline float mx_xcorr_one(const float *a, const float *x, size_t len) {
@@ -81,9 +72,6 @@ static inline float mx_xcorr_one(const float *a, const float *x, size_t len) {
 #define MX_HAVE_X86 1
 extern const mx_kernels mx_kernels_sse2;
 extern const mx_kernels mx_kernels_avx2;
-/* The AVX-512 table is the AVX2 table with this Farrow kernel (built in dispatch.c). */
-void mx_farrow_avx512(float *restrict dst, const float *restrict src, const int32_t *restrict base,
-                      const float *restrict u, size_t count, const float *restrict coef, int taps, int order);
 #endif
 #if defined(__aarch64__)
 #define MX_HAVE_NEON 1

@@ -78,10 +78,35 @@ void mx_f32_to_s24_scalar(int32_t *restrict dst, const float *restrict src, size
         dst[i] = mx_s24_one(src[i]);
 }
 
-void mx_farrow_scalar(float *restrict dst, const float *restrict src, const int32_t *restrict base,
-                      const float *restrict u, size_t count, const float *restrict coef, int taps, int order) {
+void mx_resample_scalar(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                        const int32_t *restrict phase, size_t count, const float *restrict bank, int taps) {
     for (size_t i = 0; i < count; i++)
-        dst[i] = mx_farrow_one(src + base[i], u[i], coef, taps, order);
+        dst[i] = mx_dot_lanes(bank + (size_t)phase[i] * (size_t)taps, src + base[i], taps);
+}
+
+void mx_resample_lerp_scalar(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                             const int32_t *restrict phase, const float *restrict frac, size_t count,
+                             const float *restrict bank, int taps) {
+    for (size_t i = 0; i < count; i++) {
+        const float *row = bank + (size_t)phase[i] * (size_t)taps;
+        dst[i] = mx_lerp(mx_dot_lanes(row, src + base[i], taps), mx_dot_lanes(row + taps, src + base[i], taps), frac[i]);
+    }
+}
+
+void mx_resample_fma_scalar(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                            const int32_t *restrict phase, size_t count, const float *restrict bank, int taps) {
+    for (size_t i = 0; i < count; i++)
+        dst[i] = mx_dot_lanes_fused(bank + (size_t)phase[i] * (size_t)taps, src + base[i], taps);
+}
+
+void mx_resample_lerp_fma_scalar(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                                 const int32_t *restrict phase, const float *restrict frac, size_t count,
+                                 const float *restrict bank, int taps) {
+    for (size_t i = 0; i < count; i++) {
+        const float *row = bank + (size_t)phase[i] * (size_t)taps;
+        dst[i] = mx_lerp_fused(mx_dot_lanes_fused(row, src + base[i], taps),
+                               mx_dot_lanes_fused(row + taps, src + base[i], taps), frac[i]);
+    }
 }
 
 void mx_xcorr_scalar(float *restrict dst, const float *restrict a, const float *restrict x, size_t len, size_t lags) {
@@ -91,5 +116,6 @@ void mx_xcorr_scalar(float *restrict dst, const float *restrict a, const float *
 const mx_kernels mx_kernels_scalar = {
     mx_mix_ramp_scalar, mx_mix_gain_scalar, mx_apply_ramp_scalar, mx_apply_gain_scalar,
     mx_interleave_scalar, mx_deinterleave_scalar, mx_f32_to_s16_scalar, mx_f32_to_s24_scalar,
-    mx_farrow_scalar, mx_xcorr_scalar, mx_s16_deinterleave_scalar,
+    mx_xcorr_scalar, mx_s16_deinterleave_scalar,
+    mx_resample_scalar, mx_resample_lerp_scalar,
 };

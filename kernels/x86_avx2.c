@@ -1,7 +1,7 @@
 /* AVX2 paths, compiled with a per-function target attribute (no global flags) and
  * chosen at run time only when the CPU reports AVX2 and FMA. Unaligned loads and stores
- * only. FP contraction stays off: only the Farrow kernel fuses, explicitly, in its vector
- * lanes and in its per-output fallback alike. */
+ * only. FP contraction stays off: only the resampler fuses, explicitly, in its vector
+ * groups and in its per-output tail alike. */
 #include "internal.h"
 #if defined(MX_HAVE_X86)
 #include <immintrin.h>
@@ -157,44 +157,82 @@ static void f32_to_s24_avx2(int32_t *restrict dst, const float *restrict src, si
 }
 
 
-static inline __attribute__((always_inline))
-void farrow_avx2_impl(float *restrict dst, const float *restrict src, const int32_t *restrict base,
-                      const float *restrict u, size_t count, const float *restrict coef, const int taps, const int order) {
-    size_t i = 0;
-    const __m256i lanes = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
-    for (; i + 8 <= count; i += 8) {
-        const int32_t b0 = base[i];
-        __m256i want = _mm256_add_epi32(_mm256_set1_epi32(b0), lanes);
-        if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(base + i)), want)) != -1) {
-            /* The input position does not advance by exactly one frame per output here. */
-            for (size_t j = i; j < i + 8; j++) dst[j] = mx_farrow_one_fused(src + base[j], u[j], coef, taps, order);
-            continue;
-        }
-        __m256 acc[MX_FARROW_MAX_ORDER + 1];
-        for (int m = 0; m <= order; m++) acc[m] = _mm256_setzero_ps();
-        const float *x = src + b0;
-        const float *b = coef;
-        for (int k = 0; k < taps / 2; k++, b += order + 1) {
-            const __m256 lo = _mm256_loadu_ps(x + k), hi = _mm256_loadu_ps(x + taps - 1 - k);
-            const __m256 sum = _mm256_add_ps(lo, hi), diff = _mm256_sub_ps(lo, hi);
-            for (int m = 0; m <= order; m++)
-                acc[m] = _mm256_fmadd_ps(_mm256_broadcast_ss(b + m), (m & 1) ? diff : sum, acc[m]);
-        }
-        const __m256 uv = _mm256_loadu_ps(u + i);
-        __m256 y = acc[order];
-        for (int m = order - 1; m >= 0; m--) y = _mm256_fmadd_ps(y, uv, acc[m]);
-        _mm256_storeu_ps(dst + i, y);
-    }
-    for (; i < count; i++) dst[i] = mx_farrow_one_fused(src + base[i], u[i], coef, taps, order);
+/* One output's lane sums to its value, in the lane order of mx_lane_tree. */
+static inline float lane_tree_avx2(__m256 a) {
+    float s[8];
+    _mm256_storeu_ps(s, a);
+    return mx_lane_tree(s);
 }
 
-static void farrow_avx2(float *restrict dst, const float *restrict src, const int32_t *restrict base,
-                        const float *restrict u, size_t count, const float *restrict coef, int taps, int order) {
-    /* The three designs Mixdown uses get their own unrolled copies. */
-    if (taps == 64 && order == 6) farrow_avx2_impl(dst, src, base, u, count, coef, 64, 6);
-    else if (taps == 48 && order == 5) farrow_avx2_impl(dst, src, base, u, count, coef, 48, 5);
-    else if (taps == 32 && order == 4) farrow_avx2_impl(dst, src, base, u, count, coef, 32, 4);
-    else farrow_avx2_impl(dst, src, base, u, count, coef, taps, order);
+/* Four outputs' lane sums to their four values: hadd pairs lanes (s0 + s1, s2 + s3), the
+ * second hadd makes (s0 + s1) + (s2 + s3), and the halves meet last: mx_lane_tree's order. */
+static inline __m128 lane_tree4_avx2(__m256 a, __m256 b, __m256 c, __m256 d) {
+    const __m256 abcd = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d));
+    return _mm_add_ps(_mm256_castps256_ps128(abcd), _mm256_extractf128_ps(abcd, 1));
+}
+
+static inline __attribute__((always_inline)) __m256 dot_avx2(const float *row, const float *x, size_t taps) {
+    __m256 a = _mm256_setzero_ps();
+    for (size_t k = 0; k < taps; k += 8) a = _mm256_fmadd_ps(_mm256_loadu_ps(row + k), _mm256_loadu_ps(x + k), a);
+    return a;
+}
+
+/* Four outputs at a time across the taps (four independent FMA chains), so any input step
+ * vectorises: each output reads its own window and row. */
+static void resample_avx2(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                          const int32_t *restrict phase, size_t count, const float *restrict bank, int taps) {
+    const size_t t = (size_t)taps;
+    size_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        const float *x0 = src + base[i], *x1 = src + base[i + 1], *x2 = src + base[i + 2], *x3 = src + base[i + 3];
+        const float *r0 = bank + (size_t)phase[i] * t, *r1 = bank + (size_t)phase[i + 1] * t;
+        const float *r2 = bank + (size_t)phase[i + 2] * t, *r3 = bank + (size_t)phase[i + 3] * t;
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (size_t k = 0; k < t; k += 8) {
+            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(r0 + k), _mm256_loadu_ps(x0 + k), a0);
+            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(r1 + k), _mm256_loadu_ps(x1 + k), a1);
+            a2 = _mm256_fmadd_ps(_mm256_loadu_ps(r2 + k), _mm256_loadu_ps(x2 + k), a2);
+            a3 = _mm256_fmadd_ps(_mm256_loadu_ps(r3 + k), _mm256_loadu_ps(x3 + k), a3);
+        }
+        _mm_storeu_ps(dst + i, lane_tree4_avx2(a0, a1, a2, a3));
+    }
+    for (; i < count; i++) dst[i] = lane_tree_avx2(dot_avx2(bank + (size_t)phase[i] * t, src + base[i], t));
+}
+
+/* Two rows per output share each input load: eight FMA chains for four outputs. */
+static void resample_lerp_avx2(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                               const int32_t *restrict phase, const float *restrict frac, size_t count,
+                               const float *restrict bank, int taps) {
+    const size_t t = (size_t)taps;
+    size_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        const float *x0 = src + base[i], *x1 = src + base[i + 1], *x2 = src + base[i + 2], *x3 = src + base[i + 3];
+        const float *r0 = bank + (size_t)phase[i] * t, *r1 = bank + (size_t)phase[i + 1] * t;
+        const float *r2 = bank + (size_t)phase[i + 2] * t, *r3 = bank + (size_t)phase[i + 3] * t;
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+        for (size_t k = 0; k < t; k += 8) {
+            __m256 x = _mm256_loadu_ps(x0 + k);
+            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(r0 + k), x, a0);
+            b0 = _mm256_fmadd_ps(_mm256_loadu_ps(r0 + t + k), x, b0);
+            x = _mm256_loadu_ps(x1 + k);
+            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(r1 + k), x, a1);
+            b1 = _mm256_fmadd_ps(_mm256_loadu_ps(r1 + t + k), x, b1);
+            x = _mm256_loadu_ps(x2 + k);
+            a2 = _mm256_fmadd_ps(_mm256_loadu_ps(r2 + k), x, a2);
+            b2 = _mm256_fmadd_ps(_mm256_loadu_ps(r2 + t + k), x, b2);
+            x = _mm256_loadu_ps(x3 + k);
+            a3 = _mm256_fmadd_ps(_mm256_loadu_ps(r3 + k), x, a3);
+            b3 = _mm256_fmadd_ps(_mm256_loadu_ps(r3 + t + k), x, b3);
+        }
+        const __m128 y0 = lane_tree4_avx2(a0, a1, a2, a3), y1 = lane_tree4_avx2(b0, b1, b2, b3);
+        _mm_storeu_ps(dst + i, _mm_fmadd_ps(_mm_loadu_ps(frac + i), _mm_sub_ps(y1, y0), y0));
+    }
+    for (; i < count; i++) {
+        const float *row = bank + (size_t)phase[i] * t;
+        const float y0 = lane_tree_avx2(dot_avx2(row, src + base[i], t));
+        const float y1 = lane_tree_avx2(dot_avx2(row + t, src + base[i], t));
+        dst[i] = mx_lerp_fused(y0, y1, frac[i]);
+    }
 }
 
 static void xcorr_avx2(float *restrict dst, const float *restrict a, const float *restrict x, size_t len, size_t lags) {
@@ -222,6 +260,7 @@ static void xcorr_avx2(float *restrict dst, const float *restrict a, const float
 
 const mx_kernels mx_kernels_avx2 = {
     mix_ramp_avx2, mix_gain_avx2, apply_ramp_avx2, apply_gain_avx2,
-    interleave_avx2, deinterleave_avx2, f32_to_s16_avx2, f32_to_s24_avx2, farrow_avx2, xcorr_avx2, s16_deinterleave_avx2,
+    interleave_avx2, deinterleave_avx2, f32_to_s16_avx2, f32_to_s24_avx2, xcorr_avx2, s16_deinterleave_avx2,
+    resample_avx2, resample_lerp_avx2,
 };
 #endif

@@ -146,42 +146,66 @@ static void f32_to_s24_sse2(int32_t *restrict dst, const float *restrict src, si
     for (; i < n; i++) dst[i] = mx_s24_one(src[i]);
 }
 
-static inline __attribute__((always_inline))
-void farrow_sse2_impl(float *restrict dst, const float *restrict src, const int32_t *restrict base,
-                      const float *restrict u, size_t count, const float *restrict coef, const int taps, const int order) {
-    size_t i = 0;
-    for (; i + 4 <= count; i += 4) {
-        const int32_t b0 = base[i];
-        __m128i want = _mm_add_epi32(_mm_set1_epi32(b0), _mm_set_epi32(3, 2, 1, 0));
-        if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(const void *)(base + i)), want)) != 0xFFFF) {
-            for (size_t j = i; j < i + 4; j++) dst[j] = mx_farrow_one(src + base[j], u[j], coef, taps, order);
-            continue;
-        }
-        __m128 acc[MX_FARROW_MAX_ORDER + 1];
-        for (int m = 0; m <= order; m++) acc[m] = _mm_setzero_ps();
-        const float *x = src + b0;
-        const float *b = coef;
-        for (int k = 0; k < taps / 2; k++, b += order + 1) {
-            const __m128 lo = _mm_loadu_ps(x + k), hi = _mm_loadu_ps(x + taps - 1 - k);
-            const __m128 sum = _mm_add_ps(lo, hi), diff = _mm_sub_ps(lo, hi);
-            for (int m = 0; m <= order; m++)
-                acc[m] = _mm_add_ps(acc[m], _mm_mul_ps(_mm_set1_ps(b[m]), (m & 1) ? diff : sum));
-        }
-        const __m128 uv = _mm_loadu_ps(u + i);
-        __m128 y = acc[order];
-        for (int m = order - 1; m >= 0; m--) y = _mm_add_ps(_mm_mul_ps(y, uv), acc[m]);
-        _mm_storeu_ps(dst + i, y);
-    }
-    for (; i < count; i++) dst[i] = mx_farrow_one(src + base[i], u[i], coef, taps, order);
+/* One output's eight lanes, held as lanes 0-3 and 4-7, in the lane order of mx_lane_tree. */
+static inline float lane_tree_sse2(__m128 lo, __m128 hi) {
+    float s[8];
+    _mm_storeu_ps(s, lo);
+    _mm_storeu_ps(s + 4, hi);
+    return mx_lane_tree(s);
 }
 
-static void farrow_sse2(float *restrict dst, const float *restrict src, const int32_t *restrict base,
-                        const float *restrict u, size_t count, const float *restrict coef, int taps, int order) {
-    /* The three designs Mixdown uses get their own unrolled copies. */
-    if (taps == 64 && order == 6) farrow_sse2_impl(dst, src, base, u, count, coef, 64, 6);
-    else if (taps == 48 && order == 5) farrow_sse2_impl(dst, src, base, u, count, coef, 48, 5);
-    else if (taps == 32 && order == 4) farrow_sse2_impl(dst, src, base, u, count, coef, 32, 4);
-    else farrow_sse2_impl(dst, src, base, u, count, coef, taps, order);
+/* Lane sums of one row against one window, multiply then add (no FMA on SSE2). */
+static inline void dot_sse2(const float *row, const float *x, size_t taps, __m128 *lo, __m128 *hi) {
+    __m128 a = _mm_setzero_ps(), b = a;
+    for (size_t k = 0; k < taps; k += 8) {
+        a = _mm_add_ps(a, _mm_mul_ps(_mm_loadu_ps(row + k), _mm_loadu_ps(x + k)));
+        b = _mm_add_ps(b, _mm_mul_ps(_mm_loadu_ps(row + k + 4), _mm_loadu_ps(x + k + 4)));
+    }
+    *lo = a;
+    *hi = b;
+}
+
+/* Two outputs at a time: four independent add chains. */
+static void resample_sse2(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                          const int32_t *restrict phase, size_t count, const float *restrict bank, int taps) {
+    const size_t t = (size_t)taps;
+    size_t i = 0;
+    for (; i + 2 <= count; i += 2) {
+        const float *x0 = src + base[i], *x1 = src + base[i + 1];
+        const float *r0 = bank + (size_t)phase[i] * t, *r1 = bank + (size_t)phase[i + 1] * t;
+        __m128 a0 = _mm_setzero_ps(), b0 = a0, a1 = a0, b1 = a0;
+        for (size_t k = 0; k < t; k += 8) {
+            a0 = _mm_add_ps(a0, _mm_mul_ps(_mm_loadu_ps(r0 + k), _mm_loadu_ps(x0 + k)));
+            b0 = _mm_add_ps(b0, _mm_mul_ps(_mm_loadu_ps(r0 + k + 4), _mm_loadu_ps(x0 + k + 4)));
+            a1 = _mm_add_ps(a1, _mm_mul_ps(_mm_loadu_ps(r1 + k), _mm_loadu_ps(x1 + k)));
+            b1 = _mm_add_ps(b1, _mm_mul_ps(_mm_loadu_ps(r1 + k + 4), _mm_loadu_ps(x1 + k + 4)));
+        }
+        dst[i] = lane_tree_sse2(a0, b0);
+        dst[i + 1] = lane_tree_sse2(a1, b1);
+    }
+    for (; i < count; i++) {
+        __m128 lo, hi;
+        dot_sse2(bank + (size_t)phase[i] * t, src + base[i], t, &lo, &hi);
+        dst[i] = lane_tree_sse2(lo, hi);
+    }
+}
+
+static void resample_lerp_sse2(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                               const int32_t *restrict phase, const float *restrict frac, size_t count,
+                               const float *restrict bank, int taps) {
+    const size_t t = (size_t)taps;
+    for (size_t i = 0; i < count; i++) {
+        const float *x = src + base[i], *r = bank + (size_t)phase[i] * t;
+        __m128 a = _mm_setzero_ps(), b = a, c = a, d = a;
+        for (size_t k = 0; k < t; k += 8) {
+            const __m128 xl = _mm_loadu_ps(x + k), xh = _mm_loadu_ps(x + k + 4);
+            a = _mm_add_ps(a, _mm_mul_ps(_mm_loadu_ps(r + k), xl));
+            b = _mm_add_ps(b, _mm_mul_ps(_mm_loadu_ps(r + k + 4), xh));
+            c = _mm_add_ps(c, _mm_mul_ps(_mm_loadu_ps(r + t + k), xl));
+            d = _mm_add_ps(d, _mm_mul_ps(_mm_loadu_ps(r + t + k + 4), xh));
+        }
+        dst[i] = mx_lerp(lane_tree_sse2(a, b), lane_tree_sse2(c, d), frac[i]);
+    }
 }
 
 static void xcorr_sse2(float *restrict dst, const float *restrict a, const float *restrict x, size_t len, size_t lags) {
@@ -196,6 +220,7 @@ static void xcorr_sse2(float *restrict dst, const float *restrict a, const float
 
 const mx_kernels mx_kernels_sse2 = {
     mix_ramp_sse2, mix_gain_sse2, apply_ramp_sse2, apply_gain_sse2,
-    interleave_sse2, deinterleave_sse2, f32_to_s16_sse2, f32_to_s24_sse2, farrow_sse2, xcorr_sse2, s16_deinterleave_sse2,
+    interleave_sse2, deinterleave_sse2, f32_to_s16_sse2, f32_to_s24_sse2, xcorr_sse2, s16_deinterleave_sse2,
+    resample_sse2, resample_lerp_sse2,
 };
 #endif

@@ -18,6 +18,10 @@ struct Render: ParsableCommand {
     var output: String?
     @Flag(help: "Print the segment table and gain events; render nothing.")
     var explain = false
+    @Option(help: "The resampler for rate changes and varispeed segments: auto (Mixdown's), polyphase (the same), libsamplerate (the reference). Overrides the document.")
+    var resampler: String?
+    @Option(help: "Resampler quality: best, medium, fastest. Overrides the document.")
+    var quality: String?
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var common: RenderOptions
 
@@ -31,6 +35,18 @@ struct Render: ParsableCommand {
         }
         guard let output else { throw UsageError(message: "missing the output file (or pass --explain)") }
         var job = doc.render(to: output)
+        if let resampler {
+            guard let e = ResamplerEngine(rawValue: resampler) else {
+                throw UsageError(message: "--resampler: '\(resampler)' is not one of \(ResamplerEngine.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            job.resampler = e
+        }
+        if let quality {
+            guard let q = ResamplerQuality(rawValue: quality) else {
+                throw UsageError(message: "--quality: '\(quality)' is not one of \(ResamplerQuality.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            job.quality = q
+        }
         try job.apply(outputOptions, common)
         let report = try runWithProgress("render", quiet: common.quiet) { progress, token in
             try job.run(progress: progress, cancellation: token)

@@ -60,9 +60,7 @@ struct Stretch: ParsableCommand {
             target = .match(path: match!)
         }
         var job = FileStretch(input: input, output: output, target: target)
-        guard let e = ResamplerEngine(rawValue: resampler) else {
-            throw UsageError(message: "--resampler: '\(resampler)' is not one of auto, polyphase, libsamplerate")
-        }
+        let e = try resamplerOption()
         let (a, q, t) = try engineOptions()
         job.algorithm = a
         job.quality = q
@@ -81,6 +79,13 @@ struct Stretch: ParsableCommand {
                          report.resampler.map { "/" + $0.rawValue } ?? "", report.output, report.seconds, report.realtimeFactor))
             if let m = report.matched { print("length matched to \(m)") }
         }
+    }
+
+    func resamplerOption() throws -> ResamplerEngine {
+        guard let e = ResamplerEngine(rawValue: resampler) else {
+            throw UsageError(message: "--resampler: '\(resampler)' is not one of \(ResamplerEngine.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return e
     }
 
     /// --algorithm, --quality and --threads, checked.
@@ -103,6 +108,7 @@ struct Stretch: ParsableCommand {
         job.quality = q
         job.threads = t ?? job.threads
         job.minimumConfidence = minConfidence
+        job.resampler = try resamplerOption()
         if stream != nil { throw UsageError(message: "--stream: --align reads the first audio stream of both files") }
         try job.apply(outputOptions, common)
         let report = try runWithProgress("align", quiet: common.quiet) { progress, token in

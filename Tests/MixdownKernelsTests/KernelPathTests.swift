@@ -197,69 +197,94 @@ extension Array where Element == [Float] {
     }
 }
 
-/// The Farrow and cross-correlation kernels against their scalar references.
+/// The resampler and cross-correlation kernels against their scalar references.
 @Suite struct ResamplingKernelTests {
-    static let taps = 64, order = 6
-    static let coef: [Float] = (0..<(taps / 2 * (order + 1))).map { Float(sin(Double($0) * 0.37)) / 64 }
+    static let taps = 24, phases = 5
+    /// A bank of `phases` + 1 rows (the dense layout needs one more than it uses).
+    static let bank: [Float] = (0..<((phases + 1) * taps)).map { Float(sin(Double($0) * 0.37)) / 16 }
 
-    /// Bases that mostly advance by one frame, with the skips and repeats of a real ratio.
+    /// Bases that advance by 0, 1, 2 or 3 frames, as the steps of real ratios do.
     static func bases(_ n: Int, seed: Int) -> [Int32] {
         var b = [Int32](repeating: 0, count: n)
         var cur = Int32(seed % 5)
         for i in 0..<n {
             b[i] = cur
-            cur += (i + seed) % 11 == 3 ? 2 : ((i + seed) % 13 == 7 ? 0 : 1)
+            cur += Int32((i * 7 + seed) % 4)
         }
         return b
     }
 
-    static func run(_ f: (UnsafeMutablePointer<Float>, UnsafePointer<Float>, UnsafePointer<Int32>, UnsafePointer<Float>, Int) -> Void,
+    /// Runs `f` (dst, src, base, phase, frac, count) on `n` outputs with every buffer
+    /// `offset` floats past its allocation's start.
+    static func run(_ f: (UnsafeMutablePointer<Float>, UnsafePointer<Float>, UnsafePointer<Int32>, UnsafePointer<Int32>, UnsafePointer<Float>, Int) -> Void,
                     n: Int, offset: Int, seed: Int) -> [Float] {
-        let src = KernelPathTests.data(2 * n + taps + 40, seed: UInt64(seed))
+        let src = [Float](repeating: 0, count: offset) + KernelPathTests.data(3 * n + taps + 40, seed: UInt64(seed))
         let base = bases(n, seed: seed)
-        let u = (0..<n).map { Float(($0 * 37 + seed) % 200) / 100 - 1 }
+        let phase = (0..<n).map { Int32(($0 * 3 + seed) % phases) }
+        let frac = [Float](repeating: 0, count: offset) + (0..<n).map { Float(($0 * 37 + seed) % 100) / 100 }
         let dst = UnsafeMutablePointer<Float>.allocate(capacity: n + 8)
         defer { dst.deallocate() }
-        src.withUnsafeBufferPointer { s in base.withUnsafeBufferPointer { b in u.withUnsafeBufferPointer { uu in
-            f(dst + offset, s.baseAddress! + offset, b.baseAddress!, uu.baseAddress!, n)
+        src.withUnsafeBufferPointer { s in base.withUnsafeBufferPointer { b in phase.withUnsafeBufferPointer { p in
+            frac.withUnsafeBufferPointer { fr in
+                f(dst + offset, s.baseAddress! + offset, b.baseAddress!, p.baseAddress!, fr.baseAddress! + offset, n)
+            }
         } } }
         return Array(UnsafeBufferPointer(start: dst + offset, count: n))
     }
 
     static let fmaPaths: [mx_isa] = [MX_ISA_AVX2, MX_ISA_AVX512, MX_ISA_NEON].filter { mx_kernels_for_isa($0) != nil }
 
-    /// Documented tolerance: 2e-6 of full scale against the unfused scalar reference;
-    /// SSE2 (unfused too) is bit-identical to it.
-    @Test(arguments: KernelPathTests.simdPaths + [MX_ISA_AVX512].filter { mx_kernels_for_isa($0) != nil })
-    func farrowMatchesScalar(isa: mx_isa) {
+    /// SSE2 equals the unfused scalar reference bit for bit; the FMA paths equal the fused
+    /// one bit for bit; the two families agree within 1e-6 of full scale. Lengths 0...67,
+    /// misaligned buffers, any input step.
+    @Test(arguments: KernelPathTests.simdPaths)
+    func resampleMatchesScalar(isa: mx_isa) {
         let k = mx_kernels_for_isa(isa)!.pointee
+        let fused = Self.fmaPaths.contains(isa)
+        let t = Int32(Self.taps)
         for n in KernelPathTests.lengths {
             for off in [0, 1, 3] {
-                let ref = Self.run({ mx_farrow_scalar($0, $1, $2, $3, $4, Self.coef, Int32(Self.taps), Int32(Self.order)) }, n: n, offset: off, seed: n)
-                let got = Self.run({ k.farrow($0, $1, $2, $3, $4, Self.coef, Int32(Self.taps), Int32(Self.order)) }, n: n, offset: off, seed: n)
-                let worst = zip(ref, got).map { abs($0 - $1) }.max() ?? 0
-                if isa == MX_ISA_SSE2 { #expect(ref == got, "n=\(n)") } else { #expect(worst <= 2e-6, "n=\(n) worst \(worst)") }
+                let exact = Self.run({ d, s, b, p, _, c in
+                    fused ? mx_resample_fma_scalar(d, s, b, p, c, Self.bank, t) : mx_resample_scalar(d, s, b, p, c, Self.bank, t)
+                }, n: n, offset: off, seed: n)
+                let got = Self.run({ d, s, b, p, _, c in k.resample(d, s, b, p, c, Self.bank, t) }, n: n, offset: off, seed: n)
+                #expect(exact.map(\.bitPattern) == got.map(\.bitPattern), "resample n=\(n) offset \(off)")
+                let lerpRef = Self.run({ d, s, b, p, f, c in
+                    fused ? mx_resample_lerp_fma_scalar(d, s, b, p, f, c, Self.bank, t) : mx_resample_lerp_scalar(d, s, b, p, f, c, Self.bank, t)
+                }, n: n, offset: off, seed: n)
+                let lerp = Self.run({ d, s, b, p, f, c in k.resample_lerp(d, s, b, p, f, c, Self.bank, t) }, n: n, offset: off, seed: n)
+                #expect(lerpRef.map(\.bitPattern) == lerp.map(\.bitPattern), "resample_lerp n=\(n) offset \(off)")
+                let unfused = Self.run({ d, s, b, p, f, c in mx_resample_lerp_scalar(d, s, b, p, f, c, Self.bank, t) }, n: n, offset: off, seed: n)
+                let worst = zip(unfused, lerp).map { abs($0 - $1) }.max() ?? 0
+                #expect(worst <= 1e-6, "n=\(n) worst \(worst)")
             }
         }
     }
 
-    /// Every FMA path gives an output the same value in a vector group or a tail, and
-    /// AVX-512 equals AVX2 bit for bit.
-    @Test(arguments: fmaPaths)
-    func farrowOutputDoesNotDependOnItsGroup(isa: mx_isa) {
+    /// The lane order is what the header says: checked against a sum written out here.
+    @Test func laneOrderIsTheDocumentedOne() {
+        let x = KernelPathTests.data(64, seed: 5), row = KernelPathTests.data(16, seed: 6)
+        var s = [Float](repeating: 0, count: 8)
+        for k in stride(from: 0, to: 16, by: 8) { for l in 0..<8 { s[l] = s[l] + row[k + l] * x[3 + k + l] } }
+        let expected = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+        var out: Float = 0
+        let base: [Int32] = [3], phase: [Int32] = [0]
+        mx_resample_scalar(&out, x, base, phase, 1, row, 16)
+        #expect(out.bitPattern == expected.bitPattern)
+    }
+
+    /// An output has the same value whatever group or tail it fell in.
+    @Test(arguments: KernelPathTests.simdPaths)
+    func resampleOutputDoesNotDependOnItsGroup(isa: mx_isa) {
         let k = mx_kernels_for_isa(isa)!.pointee
-        let n = 67
-        let whole = Self.run({ k.farrow($0, $1, $2, $3, $4, Self.coef, Int32(Self.taps), Int32(Self.order)) }, n: n, offset: 0, seed: 1)
+        let n = 67, t = Int32(Self.taps)
+        let whole = Self.run({ d, s, b, p, f, c in k.resample_lerp(d, s, b, p, f, c, Self.bank, t) }, n: n, offset: 0, seed: 1)
         for split in [1, 5, 8, 13, 16, 31] {
-            let pieces = Self.run({ dst, src, base, u, count in
-                k.farrow(dst, src, base, u, split, Self.coef, Int32(Self.taps), Int32(Self.order))
-                k.farrow(dst + split, src, base + split, u + split, count - split, Self.coef, Int32(Self.taps), Int32(Self.order))
+            let pieces = Self.run({ d, s, b, p, f, c in
+                k.resample_lerp(d, s, b, p, f, split, Self.bank, t)
+                k.resample_lerp(d + split, s, b + split, p + split, f + split, c - split, Self.bank, t)
             }, n: n, offset: 0, seed: 1)
             #expect(whole == pieces, "split at \(split)")
-        }
-        if isa == MX_ISA_AVX512, let avx2 = mx_kernels_for_isa(MX_ISA_AVX2)?.pointee {
-            let other = Self.run({ avx2.farrow($0, $1, $2, $3, $4, Self.coef, Int32(Self.taps), Int32(Self.order)) }, n: n, offset: 0, seed: 1)
-            #expect(whole == other)
         }
     }
 

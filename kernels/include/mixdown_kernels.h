@@ -37,7 +37,9 @@ typedef enum mx_isa {
     MX_ISA_SSE2 = 1,
     MX_ISA_AVX2 = 2,
     MX_ISA_NEON = 3,
-    /* AVX2 everywhere, plus an AVX-512 Farrow kernel that is bit-identical to AVX2's. */
+    /* A CPU with AVX-512 runs the AVX2 table: every kernel is memory- or load-bound
+     * (the resampler does two loads per FMA), and a 16-lane resampler would change its
+     * summation order. The name stays so MIXDOWN_ISA=avx512 keeps working. */
     MX_ISA_AVX512 = 4,
     MX_ISA_COUNT = 5
 } mx_isa;
@@ -66,19 +68,6 @@ typedef struct mx_kernels {
      * [-8388608, 8388607], NaN becomes 0; stored left-justified in an int32 (value << 8),
      * which is what libsndfile's int API expects for a 24-bit file. */
     void (*f32_to_s24)(int32_t *MX_RESTRICT dst, const float *MX_RESTRICT src, size_t n);
-    /* Farrow resampler with a symmetric filter (tap taps-1-k of branch m is (-1)^m times
-     * tap k), given by its first half: for each output i in 0..<count, with x = src + base[i],
-     *   s_k = x[k] + x[taps-1-k], d_k = x[k] - x[taps-1-k]            (k = 0..taps/2-1)
-     *   c_m = sum over k, in order, of coef[k * (order + 1) + m] * (m even ? s_k : d_k)
-     *   dst[i] = Horner(c_0..c_order at u[i]) = (((c_M) u + c_{M-1}) u + ...) u + c_0
-     * `taps` is even; `coef` holds taps/2 * (order + 1) floats.
-     * `base[i]` is the index in `src` of output i's first tap and `u[i]` its fractional
-     * delay mapped to [-1, 1). `order` is 1...7. Paths with FMA (AVX2, NEON) fuse each
-     * multiply-add, the others do not: they agree with the scalar reference within the
-     * documented tolerance (2e-6 of full scale), and each path gives an output the same
-     * value whatever group or tail it falls in, so renders are block-size independent. */
-    void (*farrow)(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
-                   const float *MX_RESTRICT u, size_t count, const float *MX_RESTRICT coef, int taps, int order);
     /* Cross-correlation: dst[l] = sum over i < len of a[i] * x[l + i], for l < lags, summed
      * in order of i with separate multiply and add: bit-identical on every path, so
      * the lag a search picks never depends on the CPU. */
@@ -88,6 +77,23 @@ typedef struct mx_kernels {
      * normalisation; exact in float, so every path is bit-identical). */
     void (*s16_deinterleave)(float *const *MX_RESTRICT dst, const int16_t *MX_RESTRICT src,
                              size_t channels, size_t frames);
+    /* Polyphase FIR resampler, exact phases. For each output i in 0..<count:
+     *   dst[i] = sum over k < taps of row[k] * x[k],  row = bank + phase[i] * taps, x = src + base[i]
+     * `taps` is a multiple of 8. The sum runs in eight lanes: lane l adds taps l, l + 8,
+     * l + 16, ... in order, and the lanes meet as ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)).
+     * Every path follows that order; the FMA paths (AVX2, NEON) fuse each multiply-add and
+     * are bit-identical to mx_resample_fma_scalar, the others (scalar, SSE2) to
+     * mx_resample_scalar. The two families agree within 1e-6 of full scale, and an output
+     * never depends on the group or tail it fell in, so renders are block-size independent.
+     * Any input step works: base[] and phase[] are free per output. */
+    void (*resample)(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
+                     const int32_t *MX_RESTRICT phase, size_t count, const float *MX_RESTRICT bank, int taps);
+    /* Between two rows of a dense bank: y0 and y1 are the sums above with rows phase[i] and
+     * phase[i] + 1, and dst[i] = y0 + frac[i] * (y1 - y0) (one fused multiply-add on the
+     * FMA paths). The bank holds one more row than the largest phase used. */
+    void (*resample_lerp)(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
+                          const int32_t *MX_RESTRICT phase, const float *MX_RESTRICT frac, size_t count,
+                          const float *MX_RESTRICT bank, int taps);
 } mx_kernels;
 
 /* The table for `isa`, or NULL when that path is not built for this architecture or
@@ -117,8 +123,17 @@ void mx_xcorr_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT a, const f
                      size_t len, size_t lags);
 void mx_s16_deinterleave_scalar(float *const *MX_RESTRICT dst, const int16_t *MX_RESTRICT src,
                                 size_t channels, size_t frames);
-void mx_farrow_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
-                      const float *MX_RESTRICT u, size_t count, const float *MX_RESTRICT coef, int taps, int order);
+/* The resampler's references: unfused (SSE2's twin) and fused (AVX2's and NEON's twin). */
+void mx_resample_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
+                        const int32_t *MX_RESTRICT phase, size_t count, const float *MX_RESTRICT bank, int taps);
+void mx_resample_lerp_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
+                             const int32_t *MX_RESTRICT phase, const float *MX_RESTRICT frac, size_t count,
+                             const float *MX_RESTRICT bank, int taps);
+void mx_resample_fma_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
+                            const int32_t *MX_RESTRICT phase, size_t count, const float *MX_RESTRICT bank, int taps);
+void mx_resample_lerp_fma_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
+                                 const int32_t *MX_RESTRICT phase, const float *MX_RESTRICT frac, size_t count,
+                                 const float *MX_RESTRICT bank, int taps);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,7 @@ import MixdownKernels
 
 /// A file as mono analysis samples at `rate / decimation` per second: mixed to mono and
 /// averaged over groups of samples (`BoxcarDecimator`); a file at another rate is averaged
-/// at its own rate to about 8 kHz first and then resampled (Farrow, fastest) to the
+/// at its own rate to about 8 kHz first and then resampled (`Resampler`, fastest) to the
 /// analysis rate, so the resampler sees a sixth of the samples. Sample j stands for the
 /// file's time j · decimation / rate (each average delays its file by half a group:
 /// under 0.01 ms between 44.1 and 48 kHz files).
@@ -24,9 +24,7 @@ final class AnalysisStream {
             let factor = Self.factor(own, decimation: max(1, own / (rate / decimation)))
             node = BoxcarDecimator(input: mono, factor: factor)
             let ratio = StretchRatio(Int64(rate / decimation) * Int64(factor), Int64(own))
-            node = (0.5...2.0).contains(ratio.doubleValue)
-                ? try PolyphaseVarispeed(input: node, ratio: ratio, quality: .fastest, outputRate: rate / decimation)
-                : try SampleRateConverter(input: node, ratio: ratio, sampleRate: rate / decimation, quality: .fastest)
+            node = try Resampler(input: node, ratio: ratio, outputRate: rate / decimation, quality: .fastest)
         }
         self.node = node
         try node.prepare(maximumFrames: block)

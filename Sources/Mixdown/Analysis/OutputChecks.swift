@@ -44,7 +44,7 @@ public struct SineFit: Sendable, Codable, Equatable {
             let basis = [cos(w * Double(n)), sin(w * Double(n)), 1]
             for i in 0..<3 { v[i] += basis[i] * x; for j in 0..<3 { m[i][j] += basis[i] * basis[j] } }
         }
-        let coef = FarrowFilter.solve(m, v)
+        let coef = Self.solve(m, v)
         // Pass 2: the residual.
         var signal = 0.0, residual = 0.0
         try Self.scan(path, range) { n, x in
@@ -55,6 +55,28 @@ public struct SineFit: Sendable, Codable, Equatable {
         }
         return SineFit(frequency: frequency, amplitude: (coef[0] * coef[0] + coef[1] * coef[1]).squareRoot(),
                        sinadDecibels: 10 * log10(signal / max(residual, 1e-300)))
+    }
+
+    /// Gaussian elimination with partial pivoting on a small dense system.
+    static func solve(_ matrix: [[Double]], _ rhs: [Double]) -> [Double] {
+        var a = matrix, b = rhs
+        let n = b.count
+        for col in 0..<n {
+            let pivot = (col..<n).max { abs(a[$0][col]) < abs(a[$1][col]) }!
+            a.swapAt(col, pivot); b.swapAt(col, pivot)
+            for row in (col + 1)..<n {
+                let f = a[row][col] / a[col][col]
+                for c in col..<n { a[row][c] -= f * a[col][c] }
+                b[row] -= f * b[col]
+            }
+        }
+        var x = [Double](repeating: 0, count: n)
+        for row in stride(from: n - 1, through: 0, by: -1) {
+            var s = b[row]
+            for c in (row + 1)..<n { s -= a[row][c] * x[c] }
+            x[row] = s / a[row][row]
+        }
+        return x
     }
 
     static func scan(_ path: String, _ range: Range<Int64>, _ body: (Int64, Double) -> Void) throws(MixdownError) {

@@ -77,7 +77,7 @@ public struct SyncTestPair: Sendable {
             TrackPlayer.Item(frames: frames) { () throws(MixdownError) -> AudioNode in
                 let src = try FileSource(path: recWorld, range: s..<min(worldFrames, s + inputFrames))
                 let n = Int64(frames.count)
-                return try PolyphaseVarispeed(input: src, ratio: StretchRatio(exactly: rateRatio / r), outputFrames: n, outputRate: recordingRate)
+                return try Resampler(input: src, ratio: StretchRatio(exactly: rateRatio / r), outputRate: recordingRate, outputFrames: n)
             }
         }
         if let ppm2 = ppmAfterHalf {

@@ -42,16 +42,21 @@ public struct ThroughputBench: Sendable {
             ("channel map (stereo to mono)", { () throws(MixdownError) -> AudioNode in try ChannelMapper(input: loop.fresh(), channelCount: 1) }),
         ]
         for quality in ResamplerQuality.allCases {
-            stages.append(("varispeed polyphase \(quality.rawValue), 1 thread", { () throws(MixdownError) -> AudioNode in try PolyphaseVarispeed(input: loop.fresh(), ratio: drift, quality: quality) }))
+            stages.append(("varispeed \(quality.rawValue), 1 thread", { () throws(MixdownError) -> AudioNode in try Resampler(input: loop.fresh(), ratio: drift, quality: quality) }))
         }
-        stages.append(("varispeed polyphase best, \(threads) threads", { () throws(MixdownError) -> AudioNode in try PolyphaseVarispeed(input: loop.fresh(), ratio: drift, threads: threads) }))
-        for quality in ResamplerQuality.allCases {
-            stages.append(("varispeed libsamplerate \(quality.rawValue)", { () throws(MixdownError) -> AudioNode in try SampleRateVarispeed(input: loop.fresh(), ratio: drift, quality: quality) }))
+        stages.append(("varispeed best, \(threads) threads", { () throws(MixdownError) -> AudioNode in try Resampler(input: loop.fresh(), ratio: drift, threads: threads) }))
+        // Rate conversions, one thread, frames counted at the output. The kernel's cost does
+        // not depend on the samples: silence will do.
+        for c in Self.rateConversions {
+            stages.append(("rate conversion \(c.name), 1 thread", { () throws(MixdownError) -> AudioNode in
+                try Resampler(input: Silence(format: AudioFormat(sampleRate: c.from, channelCount: 2), length: Int64(1) << 40),
+                              ratio: c.ratio, outputRate: c.to)
+            }))
         }
+        stages.append(("varispeed libsamplerate best", { () throws(MixdownError) -> AudioNode in try LibsamplerateResampler(input: loop.fresh(), ratio: drift) }))
         stages.append(("rate conversion 44.1 -> 48 kHz (libsamplerate best)", { () throws(MixdownError) -> AudioNode in
-            // The converter's cost does not depend on the samples: silence will do.
             let at44k = Silence(format: AudioFormat(sampleRate: 44_100, channelCount: 2), length: Int64(1) << 40)
-            return try SampleRateConverter(input: at44k, sampleRate: 48_000)
+            return try LibsamplerateResampler(input: at44k, ratio: StretchRatio(48_000, 44_100), outputRate: 48_000)
         }))
         stages.append(("mixer, 8 tracks with ramps, \(threads) threads", { () throws(MixdownError) -> AudioNode in
             var inputs: [Mixer.Input] = []
@@ -77,6 +82,16 @@ public struct ThroughputBench: Sendable {
         return results
     }
 
+    /// The rate conversions the issue names: exact rows (160/147, 147/160, 147/320, 1/3) and
+    /// a rate change times a drift (a dense table).
+    static let rateConversions: [(name: String, from: Int, to: Int, ratio: StretchRatio)] = [
+        ("44.1 -> 48 kHz", 44_100, 48_000, StretchRatio(48_000, 44_100)),
+        ("48 -> 44.1 kHz", 48_000, 44_100, StretchRatio(44_100, 48_000)),
+        ("96 -> 44.1 kHz", 96_000, 44_100, StretchRatio(44_100, 96_000)),
+        ("48 -> 16 kHz", 48_000, 16_000, StretchRatio(16_000, 48_000)),
+        ("44.1 -> 48 kHz x 1.0001309", 44_100, 48_000, StretchRatio(48_000 * 10_001_309, 44_100 * 10_000_000)),
+    ]
+
     /// Renders `node` for about `secondsPerStage` (or to its end).
     func measure(_ name: String, _ node: AudioNode) throws(MixdownError) -> Stage {
         let clock = ContinuousClock()
@@ -97,7 +112,7 @@ public struct ThroughputBench: Sendable {
     /// The headline job without the disk: stretch by 131 ppm on both cores, then interleave
     /// and convert to 16-bit as the file writer does.
     func measureDriftJob(loop: LoopSource, ratio: StretchRatio, threads: Int) throws(MixdownError) -> Stage {
-        let node = try PolyphaseVarispeed(input: loop.fresh(), ratio: ratio, threads: threads)
+        let node = try Resampler(input: loop.fresh(), ratio: ratio, threads: threads)
         let clock = ContinuousClock()
         try node.prepare(maximumFrames: 16_384)
         let buffer = AudioBuffer(format: node.format, capacity: 16_384)

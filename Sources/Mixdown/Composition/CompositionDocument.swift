@@ -15,6 +15,9 @@ public struct CompositionDocument: Sendable {
     public var outputFormat: AudioFormat?
     public var timeRange: MediaTimeRange?
     public var timePitchAlgorithm: TimePitchAlgorithm?
+    /// The resampler for rate changes and varispeed segments (`resampler`), and its quality (`resampler_quality`).
+    public var resampler: ResamplerEngine?
+    public var resamplerQuality: ResamplerQuality?
     public var type: AudioFileType?
     public var sampleFormat: SampleFormat?
     public var preset: ExportPreset?
@@ -49,7 +52,7 @@ public struct CompositionDocument: Sendable {
             throw .invalidDocument(file: path, location: "(document)", reason: "is not valid JSON: \(Self.describe(error))")
         }
         let top = JSONCursor(value: root, path: "", file: path)
-        let m = try top.object(allowed: ["version", "output", "time_range", "time_pitch_algorithm", "file_length_limit",
+        let m = try top.object(allowed: ["version", "output", "time_range", "time_pitch_algorithm", "resampler", "resampler_quality", "file_length_limit",
                                          "metadata", "tracks", "scale", "ducking", "comment"])
         let version = try top.required("version", in: m)
         guard try version.integer() == Int64(Self.version) else {
@@ -120,6 +123,20 @@ public struct CompositionDocument: Sendable {
             }
             guard v.isAvailable else { throw a.fail("'\(s)' is not built into this Mixdown (the RubberBand trait is off)") }
             timePitchAlgorithm = v
+        }
+        if let a = top.member("resampler", in: m) {
+            let s = try a.string()
+            guard let v = ResamplerEngine(rawValue: s) else {
+                throw a.fail("unknown resampler '\(s)' (\(ResamplerEngine.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            resampler = v
+        }
+        if let a = top.member("resampler_quality", in: m) {
+            let s = try a.string()
+            guard let v = ResamplerQuality(rawValue: s) else {
+                throw a.fail("unknown quality '\(s)' (\(ResamplerQuality.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            resamplerQuality = v
         }
         if let l = top.member("file_length_limit", in: m) {
             let v = try l.integer()
@@ -321,6 +338,8 @@ public struct CompositionDocument: Sendable {
         r.outputFormat = outputFormat
         r.timeRange = timeRange
         if let timePitchAlgorithm { r.timePitchAlgorithm = timePitchAlgorithm }
+        if let resampler { r.resampler = resampler }
+        if let resamplerQuality { r.quality = resamplerQuality }
         r.type = type ?? preset?.type
         r.sampleFormat = sampleFormat ?? preset?.sampleFormat
         r.encoder = EncoderSettings(bitrate: bitrate ?? preset?.bitrate, codec: codec ?? preset?.codec)

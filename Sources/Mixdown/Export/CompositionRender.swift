@@ -20,8 +20,10 @@ public struct CompositionRender: Sendable {
     /// Nil: the whole composition.
     public var timeRange: MediaTimeRange?
     public var timePitchAlgorithm = TimePitchAlgorithm.defaultAlgorithm
-    /// libsamplerate's converter for rate changes and varispeed.
+    /// The resampler's quality for rate changes and varispeed segments.
     public var quality: ResamplerQuality = .best
+    /// Which resampler converts rates and runs varispeed segments.
+    public var resampler: ResamplerEngine = .auto
     /// Nil: from the output's extension.
     public var type: AudioFileType?
     /// Nil: the highest precision among the files (f32 > s24 > s16) that the type stores.
@@ -247,24 +249,35 @@ public struct CompositionRender: Sendable {
             guard start < end else { return nil }
             return TrackPlayer.Item(frames: placed) { () throws(MixdownError) in try mapped(decoder(start..<end)) }
         }
-        let algorithm = timePitchAlgorithm
+        let algorithm = timePitchAlgorithm, engine = resampler
         // The source at the output rate: m' frames.
-        let converted = info.sampleRate == rate ? m : StretchRatio(Int64(rate), Int64(info.sampleRate)).outputFrames(forInput: m)
+        let toRate = StretchRatio(Int64(rate), Int64(info.sampleRate))
+        let converted = info.sampleRate == rate ? m : toRate.outputFrames(forInput: m)
         func atOutputRate() throws(MixdownError) -> AudioNode {
             let d = try decoder(s)
-            return info.sampleRate == rate ? d : try SampleRateConverter(input: d, sampleRate: rate, quality: quality, outputFrames: converted)
+            return info.sampleRate == rate ? d : try engine.makeNode(input: d, ratio: toRate, outputRate: rate, quality: quality, outputFrames: converted)
+        }
+        // One resampling pass at `ratio`. Mixdown's resampler seeks exactly: a render that
+        // starts inside the segment decodes from the first input frame it needs.
+        func resampled(_ ratio: StretchRatio) -> TrackPlayer.Item {
+            if engine.resolved == .libsamplerate {
+                return TrackPlayer.Item(frames: placed, skip: skip) { () throws(MixdownError) in
+                    try mapped(engine.makeNode(input: decoder(s), ratio: ratio, outputRate: rate, quality: quality, outputFrames: n))
+                }
+            }
+            return TrackPlayer.Item(frames: placed) { () throws(MixdownError) in
+                let first = Resampler.inputStart(forOutput: skip, ratio: ratio, quality: quality)
+                return try mapped(Resampler(input: decoder(min(s.lowerBound + first, s.upperBound)..<s.upperBound), ratio: ratio,
+                                            outputRate: rate, quality: quality, inputFrames: m, outputFrames: n, startingAt: skip))
+            }
         }
         let make: () throws(MixdownError) -> AudioNode
         if !scaled {
-            make = { () throws(MixdownError) in
-                try mapped(SampleRateConverter(input: decoder(s), sampleRate: rate, quality: quality, outputFrames: n))
-            }
+            return resampled(toRate)
         } else {
             switch algorithm {
             case .varispeed:
-                make = { () throws(MixdownError) in
-                    try mapped(SampleRateConverter(input: decoder(s), ratio: StretchRatio(n, m), sampleRate: rate, quality: quality, outputFrames: n))
-                }
+                return resampled(StretchRatio(n, m))
             case .timeDomain:
                 make = { () throws(MixdownError) in
                     try mapped(WSOLAStretch(input: atOutputRate(), ratio: StretchRatio(n, converted), outputFrames: n))

@@ -19,6 +19,8 @@ public struct FileAlign: Sendable {
     /// varispeed (default: |drift| is tiny), wsola or rubberband.
     public var algorithm: TimeScaleAlgorithm = .auto
     public var quality: ResamplerQuality = .best
+    /// Which resampler runs the varispeed and rate changes.
+    public var resampler: ResamplerEngine = .auto
     public var minimumConfidence = 0.5
     public var maxOffset = MediaTime(seconds: 60)
     public var maxDriftPPM = 1000.0
@@ -91,20 +93,21 @@ public struct FileAlign: Sendable {
         let last = min(ref.frames, first + Int64(available.rounded(.down)))
         var items: [TrackPlayer.Item] = []
         if last > first && recStart < rec.frames {
-            let count = last - first, path = input, quality = self.quality, threads = self.threads
+            let count = last - first, path = input, quality = self.quality, threads = self.threads, engine = resampler
             let range = recStart..<rec.frames
             items.append(TrackPlayer.Item(frames: first..<last) { () throws(MixdownError) -> AudioNode in
                 let source = ReadAhead(input: try FileSource(path: path, range: range))
                 switch chosen {
                 case .varispeed, .auto:
                     let ratio = StretchRatio(exactly: frameRatio)
-                    return (0.5...2.0).contains(frameRatio)
-                        ? try PolyphaseVarispeed(input: source, ratio: ratio, quality: quality, outputFrames: count, threads: threads, outputRate: ref.sampleRate)
-                        : try SampleRateConverter(input: source, ratio: ratio, sampleRate: ref.sampleRate, quality: quality, outputFrames: count)
+                    return try engine.makeNode(input: source, ratio: ratio, outputRate: ref.sampleRate, quality: quality,
+                                               outputFrames: count, threads: threads)
                 case .wsola, .rubberband:
                     let atRate: () throws(MixdownError) -> AudioNode = { () throws(MixdownError) in
                         let s = try FileSource(path: path, range: range)
-                        return rec.sampleRate == ref.sampleRate ? s : try SampleRateConverter(input: s, sampleRate: ref.sampleRate, quality: quality)
+                        return rec.sampleRate == ref.sampleRate ? s
+                            : try engine.makeNode(input: s, ratio: StretchRatio(Int64(ref.sampleRate), Int64(rec.sampleRate)),
+                                                  outputRate: ref.sampleRate, quality: quality, threads: threads)
                     }
                     let base = try atRate()
                     let ratio = StretchRatio(count, base.length!)

@@ -127,12 +127,8 @@ public struct FileStretch: Sendable {
         let node: AudioNode
         switch chosen {
         case .varispeed, .auto:
-            let e = resampler.resolved(for: ratio)
-            engine = e
-            node = switch e {
-            case .libsamplerate: try SampleRateVarispeed(input: source, ratio: ratio, quality: quality, outputFrames: outFrames)
-            default: try PolyphaseVarispeed(input: source, ratio: ratio, quality: quality, outputFrames: outFrames, threads: threads)
-            }
+            engine = resampler.resolved
+            node = try resampler.makeNode(input: source, ratio: ratio, quality: quality, outputFrames: outFrames, threads: threads)
         case .wsola:
             engine = nil
             node = try WSOLAStretch(input: source, ratio: ratio, outputFrames: outFrames)

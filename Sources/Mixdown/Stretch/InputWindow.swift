@@ -16,8 +16,12 @@ final class InputWindow {
 
     /// A window of `capacity` frames beginning at input frame `start` (which may be
     /// negative); `input` is prepared by the caller for blocks of `upstream.capacity`.
-    init(input: AudioNode, length: Int64, capacity: Int, maximumPull: Int, start: Int64, label: String) {
+    /// The input's first frame is input frame `origin` (a node that seeks), and `length`
+    /// counts frames from input frame 0; the window must not start between 0 and `origin`.
+    init(input: AudioNode, length: Int64, capacity: Int, maximumPull: Int, start: Int64, origin: Int64 = 0, label: String) {
+        precondition(origin == 0 || start >= origin, "\(label): the window starts before its input")
         self.input = input
+        pulled = origin
         self.length = length
         self.capacity = capacity
         self.start = start

@@ -77,6 +77,13 @@ public struct StretchRatio: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Throws unless the ratio lies in [1/limit, limit], naming `parameter`.
+    public func validate(limit: Int64, parameter: String) throws(MixdownError) {
+        guard Int128(numerator) * Int128(limit) >= Int128(denominator), Int128(numerator) <= Int128(limit) * Int128(denominator) else {
+            throw .invalidParameter(name: parameter, value: "ratio \(description)", reason: "must lie between 1/\(limit) and \(limit)")
+        }
+    }
+
     /// For display and reports only.
     public var doubleValue: Double { Double(numerator) / Double(denominator) }
 

@@ -33,18 +33,3 @@ public enum TimeScaleAlgorithm: String, Sendable, CaseIterable, Codable {
         return TimeScaleAlgorithm.rubberband.isAvailable ? .rubberband : .wsola
     }
 }
-
-/// Which resampler runs a varispeed.
-public enum ResamplerEngine: String, Sendable, CaseIterable, Codable {
-    /// Mixdown's Farrow kernel for 1/2 <= R <= 2, libsamplerate outside.
-    case auto
-    /// Mixdown's Farrow kernel (`PolyphaseVarispeed`).
-    case polyphase
-    /// libsamplerate's sinc converters (`SampleRateVarispeed`).
-    case libsamplerate
-
-    public func resolved(for ratio: StretchRatio) -> ResamplerEngine {
-        guard self == .auto else { return self }
-        return (0.5...2.0).contains(ratio.doubleValue) ? .polyphase : .libsamplerate
-    }
-}

@@ -87,8 +87,8 @@ func markerErrors(signal: () -> TestSignal, ratio: StretchRatio, search: Int,
 
     static func node(_ a: Algorithm, _ make: @escaping () -> AudioNode, _ ratio: StretchRatio, threads: Int = 1) throws -> AudioNode {
         switch a {
-        case .polyphase: return try PolyphaseVarispeed(input: make(), ratio: ratio, threads: threads)
-        case .libsamplerate: return try SampleRateVarispeed(input: make(), ratio: ratio, quality: .fastest)
+        case .polyphase: return try Resampler(input: make(), ratio: ratio, threads: threads)
+        case .libsamplerate: return try LibsamplerateResampler(input: make(), ratio: ratio, quality: .fastest)
         case .wsola: return try WSOLAStretch(input: make(), ratio: ratio)
         case .rubberbandR2, .rubberbandR3:
             #if RubberBand

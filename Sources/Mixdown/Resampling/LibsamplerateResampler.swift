@@ -1,12 +1,13 @@
 import CSampleRate
 import MixdownKernels
 
-/// Varispeed through libsamplerate's sinc converters (`best`, `medium`, `fastest`).
+/// libsamplerate's sinc converters (`best`, `medium`, `fastest`): the reference that
+/// `Resampler` is tested against, and a choice (`ResamplerEngine.libsamplerate`).
 ///
 /// libsamplerate takes the ratio as a Double (R = numerator / denominator rounded once);
 /// its output starts aligned with its input, and at the end its tail is flushed with
 /// `end_of_input`. The node then trims or pads to exactly `outputFrames` frames.
-public final class SampleRateVarispeed: AudioNode {
+public final class LibsamplerateResampler: AudioNode {
     public let format: AudioFormat
     public let ratio: StretchRatio
     public let quality: ResamplerQuality
@@ -27,14 +28,11 @@ public final class SampleRateVarispeed: AudioNode {
     private var blockCapacity = 0
     private var outCapacity = 0
 
-    public convenience init(input: AudioNode, ratio: StretchRatio, quality: ResamplerQuality = .best,
-                            outputFrames: Int64? = nil) throws(MixdownError) {
-        try self.init(input: input, ratio: ratio, quality: quality, outputFrames: outputFrames, outputRate: nil)
-    }
-
-    /// With `outputRate`, the frames are labelled with that rate (a rate conversion, see
-    /// `SampleRateConverter`) and the ratio may lie anywhere in libsamplerate's [1/256, 256].
-    init(input: AudioNode, ratio: StretchRatio, quality: ResamplerQuality, outputFrames: Int64?, outputRate: Int?) throws(MixdownError) {
+    /// Resamples `input` by `ratio` (output frames / input frames) and labels the output
+    /// `outputRate` (default: the input's rate, a varispeed). The ratio may lie anywhere in
+    /// libsamplerate's [1/256, 256] for a rate change, [1/4, 4] for a varispeed.
+    public init(input: AudioNode, ratio: StretchRatio, outputRate: Int? = nil, quality: ResamplerQuality = .best,
+                outputFrames: Int64? = nil) throws(MixdownError) {
         let (n, total) = try ratio.lengths(of: input, outputFrames: outputFrames,
                                            node: outputRate == nil ? "varispeed" : "sample-rate conversion",
                                            limit: outputRate == nil ? 4 : 256)
