@@ -134,44 +134,28 @@ static void f32_to_s24_neon(int32_t *restrict dst, const float *restrict src, si
     for (; i < n; i++) dst[i] = mx_s24_one(src[i]);
 }
 
-/* One output's eight lanes, held as lanes 0-3 and 4-7, in the lane order of mx_lane_tree. */
-static inline float lane_tree_neon(float32x4_t lo, float32x4_t hi) {
-    float s[8];
-    vst1q_f32(s, lo);
-    vst1q_f32(s + 4, hi);
-    return mx_lane_tree(s);
+/* One row against one window: sixteen lanes in four registers (four FMA chains), folded
+ * in mx_lane_fold's order. */
+static inline float dot_neon(const float *row, const float *x, size_t taps) {
+    float32x4_t a = vdupq_n_f32(0.0f), b = a, c = a, d = a;
+    for (size_t k = 0; k < taps; k += 16) {
+        a = vfmaq_f32(a, vld1q_f32(row + k), vld1q_f32(x + k));
+        b = vfmaq_f32(b, vld1q_f32(row + k + 4), vld1q_f32(x + k + 4));
+        c = vfmaq_f32(c, vld1q_f32(row + k + 8), vld1q_f32(x + k + 8));
+        d = vfmaq_f32(d, vld1q_f32(row + k + 12), vld1q_f32(x + k + 12));
+    }
+    float s[16];
+    vst1q_f32(s, a);
+    vst1q_f32(s + 4, b);
+    vst1q_f32(s + 8, c);
+    vst1q_f32(s + 12, d);
+    return mx_lane_fold(s);
 }
 
-/* Four outputs at a time across the taps: eight independent FMA chains. */
 static void resample_neon(float *restrict dst, const float *restrict src, const int32_t *restrict base,
                           const int32_t *restrict phase, size_t count, const float *restrict bank, int taps) {
     const size_t t = (size_t)taps;
-    size_t i = 0;
-    for (; i + 4 <= count; i += 4) {
-        const float *x[4], *r[4];
-        float32x4_t lo[4], hi[4];
-        for (int j = 0; j < 4; j++) {
-            x[j] = src + base[i + j];
-            r[j] = bank + (size_t)phase[i + j] * t;
-            lo[j] = vdupq_n_f32(0.0f);
-            hi[j] = lo[j];
-        }
-        for (size_t k = 0; k < t; k += 8)
-            for (int j = 0; j < 4; j++) {
-                lo[j] = vfmaq_f32(lo[j], vld1q_f32(r[j] + k), vld1q_f32(x[j] + k));
-                hi[j] = vfmaq_f32(hi[j], vld1q_f32(r[j] + k + 4), vld1q_f32(x[j] + k + 4));
-            }
-        for (int j = 0; j < 4; j++) dst[i + j] = lane_tree_neon(lo[j], hi[j]);
-    }
-    for (; i < count; i++) {
-        const float *x = src + base[i], *r = bank + (size_t)phase[i] * t;
-        float32x4_t lo = vdupq_n_f32(0.0f), hi = lo;
-        for (size_t k = 0; k < t; k += 8) {
-            lo = vfmaq_f32(lo, vld1q_f32(r + k), vld1q_f32(x + k));
-            hi = vfmaq_f32(hi, vld1q_f32(r + k + 4), vld1q_f32(x + k + 4));
-        }
-        dst[i] = lane_tree_neon(lo, hi);
-    }
+    for (size_t i = 0; i < count; i++) dst[i] = dot_neon(bank + (size_t)phase[i] * t, src + base[i], t);
 }
 
 static void resample_lerp_neon(float *restrict dst, const float *restrict src, const int32_t *restrict base,
@@ -179,16 +163,8 @@ static void resample_lerp_neon(float *restrict dst, const float *restrict src, c
                                const float *restrict bank, int taps) {
     const size_t t = (size_t)taps;
     for (size_t i = 0; i < count; i++) {
-        const float *x = src + base[i], *r = bank + (size_t)phase[i] * t;
-        float32x4_t a = vdupq_n_f32(0.0f), b = a, c = a, d = a;
-        for (size_t k = 0; k < t; k += 8) {
-            const float32x4_t xl = vld1q_f32(x + k), xh = vld1q_f32(x + k + 4);
-            a = vfmaq_f32(a, vld1q_f32(r + k), xl);
-            b = vfmaq_f32(b, vld1q_f32(r + k + 4), xh);
-            c = vfmaq_f32(c, vld1q_f32(r + t + k), xl);
-            d = vfmaq_f32(d, vld1q_f32(r + t + k + 4), xh);
-        }
-        dst[i] = mx_lerp_fused(lane_tree_neon(a, b), lane_tree_neon(c, d), frac[i]);
+        const float *row = bank + (size_t)phase[i] * t;
+        dst[i] = mx_lerp_fused(dot_neon(row, src + base[i], t), dot_neon(row + t, src + base[i], t), frac[i]);
     }
 }
 

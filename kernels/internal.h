@@ -32,28 +32,35 @@ static inline int32_t mx_s24_one(float x) {
     return (int32_t)((uint32_t)(int32_t)__builtin_rintf(v) << 8);
 }
 
-/* The resampler's dot product in its eight-lane order: lane l sums taps l, l + 8, l + 16,
- * ... in order, and the lanes meet as ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)).
- * Every path computes exactly this sequence, fused (AVX2, NEON) or not (scalar, SSE2), so
- * an output has the same value whether it fell in a vector group or a tail. */
-static inline float mx_lane_tree(const float s[8]) {
-    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+/* The resampler's dot product in its lane order: sixteen lanes, lane l sums taps l, l + 16,
+ * l + 32, ... in order; lanes l and l + 8 meet first, and the eight sums meet as
+ * ((h0 + h1) + (h2 + h3)) + ((h4 + h5) + (h6 + h7)). Every path computes exactly this
+ * sequence, fused (AVX2, NEON) or not (scalar, SSE2), so an output has the same value
+ * whether it fell in a vector group or a tail. Sixteen lanes give an AVX2 core two
+ * independent FMA chains per output. */
+static inline float mx_lane_tree(const float h[8]) {
+    return ((h[0] + h[1]) + (h[2] + h[3])) + ((h[4] + h[5]) + (h[6] + h[7]));
+}
+static inline float mx_lane_fold(const float s[16]) {
+    float h[8];
+    for (int l = 0; l < 8; l++) h[l] = s[l] + s[l + 8];
+    return mx_lane_tree(h);
 }
 static inline float mx_dot_lanes(const float *row, const float *x, int taps) {
-    float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (int k = 0; k < taps; k += 8) {
+    float s[16] = {0};
+    for (int k = 0; k < taps; k += 16) {
         MX_NO_VECTORIZE
-        for (int l = 0; l < 8; l++) s[l] = s[l] + row[k + l] * x[k + l];
+        for (int l = 0; l < 16; l++) s[l] = s[l] + row[k + l] * x[k + l];
     }
-    return mx_lane_tree(s);
+    return mx_lane_fold(s);
 }
 /* The same with fused multiply-adds. Inlined into a caller compiled for FMA,
  * __builtin_fmaf is one instruction; the result is correctly rounded either way. */
 static inline __attribute__((always_inline)) float mx_dot_lanes_fused(const float *row, const float *x, int taps) {
-    float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (int k = 0; k < taps; k += 8)
-        for (int l = 0; l < 8; l++) s[l] = __builtin_fmaf(row[k + l], x[k + l], s[l]);
-    return mx_lane_tree(s);
+    float s[16] = {0};
+    for (int k = 0; k < taps; k += 16)
+        for (int l = 0; l < 16; l++) s[l] = __builtin_fmaf(row[k + l], x[k + l], s[l]);
+    return mx_lane_fold(s);
 }
 /* Between two rows: y0 + f (y1 - y0). */
 static inline float mx_lerp(float y0, float y1, float f) { return y0 + f * (y1 - y0); }

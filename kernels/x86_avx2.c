@@ -157,28 +157,32 @@ static void f32_to_s24_avx2(int32_t *restrict dst, const float *restrict src, si
 }
 
 
-/* One output's lane sums to its value, in the lane order of mx_lane_tree. */
-static inline float lane_tree_avx2(__m256 a) {
-    float s[8];
-    _mm256_storeu_ps(s, a);
-    return mx_lane_tree(s);
+/* One output's lane sums (lanes 0-7 in a, 8-15 in b) to its value, in mx_lane_fold's order. */
+static inline float lane_fold_avx2(__m256 a, __m256 b) {
+    float h[8];
+    _mm256_storeu_ps(h, _mm256_add_ps(a, b));
+    return mx_lane_tree(h);
 }
 
-/* Four outputs' lane sums to their four values: hadd pairs lanes (s0 + s1, s2 + s3), the
- * second hadd makes (s0 + s1) + (s2 + s3), and the halves meet last: mx_lane_tree's order. */
+/* Four outputs' folded lane sums (h = lanes l + lanes l + 8) to their four values: hadd
+ * pairs (h0 + h1, h2 + h3), the second hadd makes (h0 + h1) + (h2 + h3), and the halves
+ * meet last: mx_lane_tree's order. */
 static inline __m128 lane_tree4_avx2(__m256 a, __m256 b, __m256 c, __m256 d) {
     const __m256 abcd = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d));
     return _mm_add_ps(_mm256_castps256_ps128(abcd), _mm256_extractf128_ps(abcd, 1));
 }
 
-static inline __attribute__((always_inline)) __m256 dot_avx2(const float *row, const float *x, size_t taps) {
-    __m256 a = _mm256_setzero_ps();
-    for (size_t k = 0; k < taps; k += 8) a = _mm256_fmadd_ps(_mm256_loadu_ps(row + k), _mm256_loadu_ps(x + k), a);
-    return a;
+static inline __attribute__((always_inline)) float dot_avx2(const float *row, const float *x, size_t taps) {
+    __m256 a = _mm256_setzero_ps(), b = a;
+    for (size_t k = 0; k < taps; k += 16) {
+        a = _mm256_fmadd_ps(_mm256_loadu_ps(row + k), _mm256_loadu_ps(x + k), a);
+        b = _mm256_fmadd_ps(_mm256_loadu_ps(row + k + 8), _mm256_loadu_ps(x + k + 8), b);
+    }
+    return lane_fold_avx2(a, b);
 }
 
-/* Four outputs at a time across the taps (four independent FMA chains), so any input step
- * vectorises: each output reads its own window and row. */
+/* Four outputs at a time across the taps (eight independent FMA chains), so any input
+ * step vectorises: each output reads its own window and row. */
 static void resample_avx2(float *restrict dst, const float *restrict src, const int32_t *restrict base,
                           const int32_t *restrict phase, size_t count, const float *restrict bank, int taps) {
     const size_t t = (size_t)taps;
@@ -187,51 +191,72 @@ static void resample_avx2(float *restrict dst, const float *restrict src, const 
         const float *x0 = src + base[i], *x1 = src + base[i + 1], *x2 = src + base[i + 2], *x3 = src + base[i + 3];
         const float *r0 = bank + (size_t)phase[i] * t, *r1 = bank + (size_t)phase[i + 1] * t;
         const float *r2 = bank + (size_t)phase[i + 2] * t, *r3 = bank + (size_t)phase[i + 3] * t;
-        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-        for (size_t k = 0; k < t; k += 8) {
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+        for (size_t k = 0; k < t; k += 16) {
             a0 = _mm256_fmadd_ps(_mm256_loadu_ps(r0 + k), _mm256_loadu_ps(x0 + k), a0);
             a1 = _mm256_fmadd_ps(_mm256_loadu_ps(r1 + k), _mm256_loadu_ps(x1 + k), a1);
             a2 = _mm256_fmadd_ps(_mm256_loadu_ps(r2 + k), _mm256_loadu_ps(x2 + k), a2);
             a3 = _mm256_fmadd_ps(_mm256_loadu_ps(r3 + k), _mm256_loadu_ps(x3 + k), a3);
+            b0 = _mm256_fmadd_ps(_mm256_loadu_ps(r0 + k + 8), _mm256_loadu_ps(x0 + k + 8), b0);
+            b1 = _mm256_fmadd_ps(_mm256_loadu_ps(r1 + k + 8), _mm256_loadu_ps(x1 + k + 8), b1);
+            b2 = _mm256_fmadd_ps(_mm256_loadu_ps(r2 + k + 8), _mm256_loadu_ps(x2 + k + 8), b2);
+            b3 = _mm256_fmadd_ps(_mm256_loadu_ps(r3 + k + 8), _mm256_loadu_ps(x3 + k + 8), b3);
         }
-        _mm_storeu_ps(dst + i, lane_tree4_avx2(a0, a1, a2, a3));
+        _mm_storeu_ps(dst + i, lane_tree4_avx2(_mm256_add_ps(a0, b0), _mm256_add_ps(a1, b1),
+                                               _mm256_add_ps(a2, b2), _mm256_add_ps(a3, b3)));
     }
-    for (; i < count; i++) dst[i] = lane_tree_avx2(dot_avx2(bank + (size_t)phase[i] * t, src + base[i], t));
+    for (; i < count; i++) dst[i] = dot_avx2(bank + (size_t)phase[i] * t, src + base[i], t);
 }
 
-/* Two rows per output share each input load: eight FMA chains for four outputs. */
+/* Two outputs at a time, two rows each: eight FMA chains. Near R = 1 neighbours mostly
+ * share their rows (the phase moves slowly), and then each row is loaded once for both. */
 static void resample_lerp_avx2(float *restrict dst, const float *restrict src, const int32_t *restrict base,
                                const int32_t *restrict phase, const float *restrict frac, size_t count,
                                const float *restrict bank, int taps) {
     const size_t t = (size_t)taps;
     size_t i = 0;
-    for (; i + 4 <= count; i += 4) {
-        const float *x0 = src + base[i], *x1 = src + base[i + 1], *x2 = src + base[i + 2], *x3 = src + base[i + 3];
-        const float *r0 = bank + (size_t)phase[i] * t, *r1 = bank + (size_t)phase[i + 1] * t;
-        const float *r2 = bank + (size_t)phase[i + 2] * t, *r3 = bank + (size_t)phase[i + 3] * t;
-        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
-        for (size_t k = 0; k < t; k += 8) {
-            __m256 x = _mm256_loadu_ps(x0 + k);
-            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(r0 + k), x, a0);
-            b0 = _mm256_fmadd_ps(_mm256_loadu_ps(r0 + t + k), x, b0);
-            x = _mm256_loadu_ps(x1 + k);
-            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(r1 + k), x, a1);
-            b1 = _mm256_fmadd_ps(_mm256_loadu_ps(r1 + t + k), x, b1);
-            x = _mm256_loadu_ps(x2 + k);
-            a2 = _mm256_fmadd_ps(_mm256_loadu_ps(r2 + k), x, a2);
-            b2 = _mm256_fmadd_ps(_mm256_loadu_ps(r2 + t + k), x, b2);
-            x = _mm256_loadu_ps(x3 + k);
-            a3 = _mm256_fmadd_ps(_mm256_loadu_ps(r3 + k), x, a3);
-            b3 = _mm256_fmadd_ps(_mm256_loadu_ps(r3 + t + k), x, b3);
+    for (; i + 2 <= count; i += 2) {
+        const float *x0 = src + base[i], *x1 = src + base[i + 1];
+        const float *p0 = bank + (size_t)phase[i] * t, *p1 = bank + (size_t)phase[i + 1] * t;
+        __m256 a0 = _mm256_setzero_ps(), b0 = a0, c0 = a0, d0 = a0, a1 = a0, b1 = a0, c1 = a0, d1 = a0;
+        if (p0 == p1) {
+            for (size_t k = 0; k < t; k += 16) {
+                const __m256 ra = _mm256_loadu_ps(p0 + k), rb = _mm256_loadu_ps(p0 + k + 8);
+                const __m256 sa = _mm256_loadu_ps(p0 + t + k), sb = _mm256_loadu_ps(p0 + t + k + 8);
+                const __m256 u = _mm256_loadu_ps(x0 + k), v = _mm256_loadu_ps(x0 + k + 8);
+                a0 = _mm256_fmadd_ps(ra, u, a0);
+                b0 = _mm256_fmadd_ps(rb, v, b0);
+                c0 = _mm256_fmadd_ps(sa, u, c0);
+                d0 = _mm256_fmadd_ps(sb, v, d0);
+                const __m256 w = _mm256_loadu_ps(x1 + k), z = _mm256_loadu_ps(x1 + k + 8);
+                a1 = _mm256_fmadd_ps(ra, w, a1);
+                b1 = _mm256_fmadd_ps(rb, z, b1);
+                c1 = _mm256_fmadd_ps(sa, w, c1);
+                d1 = _mm256_fmadd_ps(sb, z, d1);
+            }
+        } else {
+            for (size_t k = 0; k < t; k += 16) {
+                const __m256 u = _mm256_loadu_ps(x0 + k), v = _mm256_loadu_ps(x0 + k + 8);
+                a0 = _mm256_fmadd_ps(_mm256_loadu_ps(p0 + k), u, a0);
+                b0 = _mm256_fmadd_ps(_mm256_loadu_ps(p0 + k + 8), v, b0);
+                c0 = _mm256_fmadd_ps(_mm256_loadu_ps(p0 + t + k), u, c0);
+                d0 = _mm256_fmadd_ps(_mm256_loadu_ps(p0 + t + k + 8), v, d0);
+                const __m256 w = _mm256_loadu_ps(x1 + k), z = _mm256_loadu_ps(x1 + k + 8);
+                a1 = _mm256_fmadd_ps(_mm256_loadu_ps(p1 + k), w, a1);
+                b1 = _mm256_fmadd_ps(_mm256_loadu_ps(p1 + k + 8), z, b1);
+                c1 = _mm256_fmadd_ps(_mm256_loadu_ps(p1 + t + k), w, c1);
+                d1 = _mm256_fmadd_ps(_mm256_loadu_ps(p1 + t + k + 8), z, d1);
+            }
         }
-        const __m128 y0 = lane_tree4_avx2(a0, a1, a2, a3), y1 = lane_tree4_avx2(b0, b1, b2, b3);
-        _mm_storeu_ps(dst + i, _mm_fmadd_ps(_mm_loadu_ps(frac + i), _mm_sub_ps(y1, y0), y0));
+        float y[4];
+        _mm_storeu_ps(y, lane_tree4_avx2(_mm256_add_ps(a0, b0), _mm256_add_ps(c0, d0),
+                                         _mm256_add_ps(a1, b1), _mm256_add_ps(c1, d1)));
+        dst[i] = mx_lerp_fused(y[0], y[1], frac[i]);
+        dst[i + 1] = mx_lerp_fused(y[2], y[3], frac[i + 1]);
     }
     for (; i < count; i++) {
         const float *row = bank + (size_t)phase[i] * t;
-        const float y0 = lane_tree_avx2(dot_avx2(row, src + base[i], t));
-        const float y1 = lane_tree_avx2(dot_avx2(row + t, src + base[i], t));
-        dst[i] = mx_lerp_fused(y0, y1, frac[i]);
+        dst[i] = mx_lerp_fused(dot_avx2(row, src + base[i], t), dot_avx2(row + t, src + base[i], t), frac[i]);
     }
 }
 

@@ -146,48 +146,32 @@ static void f32_to_s24_sse2(int32_t *restrict dst, const float *restrict src, si
     for (; i < n; i++) dst[i] = mx_s24_one(src[i]);
 }
 
-/* One output's eight lanes, held as lanes 0-3 and 4-7, in the lane order of mx_lane_tree. */
-static inline float lane_tree_sse2(__m128 lo, __m128 hi) {
-    float s[8];
-    _mm_storeu_ps(s, lo);
-    _mm_storeu_ps(s + 4, hi);
-    return mx_lane_tree(s);
+/* One output's sixteen lanes, held four by four, in mx_lane_fold's order. */
+static inline float lane_fold_sse2(__m128 a, __m128 b, __m128 c, __m128 d) {
+    float s[16];
+    _mm_storeu_ps(s, a);
+    _mm_storeu_ps(s + 4, b);
+    _mm_storeu_ps(s + 8, c);
+    _mm_storeu_ps(s + 12, d);
+    return mx_lane_fold(s);
 }
 
-/* Lane sums of one row against one window, multiply then add (no FMA on SSE2). */
-static inline void dot_sse2(const float *row, const float *x, size_t taps, __m128 *lo, __m128 *hi) {
-    __m128 a = _mm_setzero_ps(), b = a;
-    for (size_t k = 0; k < taps; k += 8) {
+/* One row against one window, multiply then add (no FMA on SSE2): four add chains. */
+static inline float dot_sse2(const float *row, const float *x, size_t taps) {
+    __m128 a = _mm_setzero_ps(), b = a, c = a, d = a;
+    for (size_t k = 0; k < taps; k += 16) {
         a = _mm_add_ps(a, _mm_mul_ps(_mm_loadu_ps(row + k), _mm_loadu_ps(x + k)));
         b = _mm_add_ps(b, _mm_mul_ps(_mm_loadu_ps(row + k + 4), _mm_loadu_ps(x + k + 4)));
+        c = _mm_add_ps(c, _mm_mul_ps(_mm_loadu_ps(row + k + 8), _mm_loadu_ps(x + k + 8)));
+        d = _mm_add_ps(d, _mm_mul_ps(_mm_loadu_ps(row + k + 12), _mm_loadu_ps(x + k + 12)));
     }
-    *lo = a;
-    *hi = b;
+    return lane_fold_sse2(a, b, c, d);
 }
 
-/* Two outputs at a time: four independent add chains. */
 static void resample_sse2(float *restrict dst, const float *restrict src, const int32_t *restrict base,
                           const int32_t *restrict phase, size_t count, const float *restrict bank, int taps) {
     const size_t t = (size_t)taps;
-    size_t i = 0;
-    for (; i + 2 <= count; i += 2) {
-        const float *x0 = src + base[i], *x1 = src + base[i + 1];
-        const float *r0 = bank + (size_t)phase[i] * t, *r1 = bank + (size_t)phase[i + 1] * t;
-        __m128 a0 = _mm_setzero_ps(), b0 = a0, a1 = a0, b1 = a0;
-        for (size_t k = 0; k < t; k += 8) {
-            a0 = _mm_add_ps(a0, _mm_mul_ps(_mm_loadu_ps(r0 + k), _mm_loadu_ps(x0 + k)));
-            b0 = _mm_add_ps(b0, _mm_mul_ps(_mm_loadu_ps(r0 + k + 4), _mm_loadu_ps(x0 + k + 4)));
-            a1 = _mm_add_ps(a1, _mm_mul_ps(_mm_loadu_ps(r1 + k), _mm_loadu_ps(x1 + k)));
-            b1 = _mm_add_ps(b1, _mm_mul_ps(_mm_loadu_ps(r1 + k + 4), _mm_loadu_ps(x1 + k + 4)));
-        }
-        dst[i] = lane_tree_sse2(a0, b0);
-        dst[i + 1] = lane_tree_sse2(a1, b1);
-    }
-    for (; i < count; i++) {
-        __m128 lo, hi;
-        dot_sse2(bank + (size_t)phase[i] * t, src + base[i], t, &lo, &hi);
-        dst[i] = lane_tree_sse2(lo, hi);
-    }
+    for (size_t i = 0; i < count; i++) dst[i] = dot_sse2(bank + (size_t)phase[i] * t, src + base[i], t);
 }
 
 static void resample_lerp_sse2(float *restrict dst, const float *restrict src, const int32_t *restrict base,
@@ -195,16 +179,8 @@ static void resample_lerp_sse2(float *restrict dst, const float *restrict src, c
                                const float *restrict bank, int taps) {
     const size_t t = (size_t)taps;
     for (size_t i = 0; i < count; i++) {
-        const float *x = src + base[i], *r = bank + (size_t)phase[i] * t;
-        __m128 a = _mm_setzero_ps(), b = a, c = a, d = a;
-        for (size_t k = 0; k < t; k += 8) {
-            const __m128 xl = _mm_loadu_ps(x + k), xh = _mm_loadu_ps(x + k + 4);
-            a = _mm_add_ps(a, _mm_mul_ps(_mm_loadu_ps(r + k), xl));
-            b = _mm_add_ps(b, _mm_mul_ps(_mm_loadu_ps(r + k + 4), xh));
-            c = _mm_add_ps(c, _mm_mul_ps(_mm_loadu_ps(r + t + k), xl));
-            d = _mm_add_ps(d, _mm_mul_ps(_mm_loadu_ps(r + t + k + 4), xh));
-        }
-        dst[i] = mx_lerp(lane_tree_sse2(a, b), lane_tree_sse2(c, d), frac[i]);
+        const float *row = bank + (size_t)phase[i] * t;
+        dst[i] = mx_lerp(dot_sse2(row, src + base[i], t), dot_sse2(row + t, src + base[i], t), frac[i]);
     }
 }
 

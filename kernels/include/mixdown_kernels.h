@@ -79,8 +79,9 @@ typedef struct mx_kernels {
                              size_t channels, size_t frames);
     /* Polyphase FIR resampler, exact phases. For each output i in 0..<count:
      *   dst[i] = sum over k < taps of row[k] * x[k],  row = bank + phase[i] * taps, x = src + base[i]
-     * `taps` is a multiple of 8. The sum runs in eight lanes: lane l adds taps l, l + 8,
-     * l + 16, ... in order, and the lanes meet as ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)).
+     * `taps` is a multiple of 16. The sum runs in sixteen lanes: lane l adds taps l, l + 16,
+     * l + 32, ... in order; then h_l = s_l + s_(l+8) for l < 8, and the result is
+     * ((h0 + h1) + (h2 + h3)) + ((h4 + h5) + (h6 + h7)).
      * Every path follows that order; the FMA paths (AVX2, NEON) fuse each multiply-add and
      * are bit-identical to mx_resample_fma_scalar, the others (scalar, SSE2) to
      * mx_resample_scalar. The two families agree within 1e-6 of full scale, and an output

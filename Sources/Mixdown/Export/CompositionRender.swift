@@ -204,6 +204,11 @@ public struct CompositionRender: Sendable {
         let rate = plan.format.sampleRate
         let o = plan.frames.lowerBound, e = plan.frames.upperBound
         var inputs: [Mixer.Input] = []
+        // The mixer shares tracks between the cores; a single playing track gets them for its resampler.
+        let playing = composition.tracks.filter { t in
+            t.placedSegments.contains { $0.source != nil && $0.target.frames(atRate: rate).overlaps(plan.frames) }
+        }.count
+        let resamplerThreads = playing <= 1 ? threads : 1
         for track in composition.tracks {
             var items: [TrackPlayer.Item] = []
             for s in track.placedSegments {
@@ -212,7 +217,7 @@ public struct CompositionRender: Sendable {
                 let a = max(t.lowerBound, o), b = min(t.upperBound, e)
                 guard a < b else { continue }
                 if let item = try chain(for: src, scaled: s.isScaled, frames: t, skipping: a - t.lowerBound,
-                                        count: b - a, format: plan.format, at: (a - o)..<(b - o)) {
+                                        count: b - a, format: plan.format, at: (a - o)..<(b - o), threads: resamplerThreads) {
                     items.append(item)
                 }
             }
@@ -226,7 +231,7 @@ public struct CompositionRender: Sendable {
     /// The item playing `source` on output frames `t` (of which the first `skip` are
     /// before the render and `count` are rendered, at `placed`).
     private func chain(for source: CompositionSegment.Source, scaled: Bool, frames t: Range<Int64>, skipping skip: Int64,
-                       count: Int64, format: AudioFormat, at placed: Range<Int64>) throws(MixdownError) -> TrackPlayer.Item? {
+                       count: Int64, format: AudioFormat, at placed: Range<Int64>, threads: Int) throws(MixdownError) -> TrackPlayer.Item? {
         let info = source.asset.info, path = source.asset.path, stream = source.asset.stream
         let rate = format.sampleRate, channels = format.channelCount
         let s = source.range.frames(atRate: info.sampleRate)
@@ -255,7 +260,8 @@ public struct CompositionRender: Sendable {
         let converted = info.sampleRate == rate ? m : toRate.outputFrames(forInput: m)
         func atOutputRate() throws(MixdownError) -> AudioNode {
             let d = try decoder(s)
-            return info.sampleRate == rate ? d : try engine.makeNode(input: d, ratio: toRate, outputRate: rate, quality: quality, outputFrames: converted)
+            return info.sampleRate == rate ? d : try engine.makeNode(input: d, ratio: toRate, outputRate: rate, quality: quality,
+                                                                     outputFrames: converted, threads: threads)
         }
         // One resampling pass at `ratio`. Mixdown's resampler seeks exactly: a render that
         // starts inside the segment decodes from the first input frame it needs.
@@ -268,7 +274,8 @@ public struct CompositionRender: Sendable {
             return TrackPlayer.Item(frames: placed) { () throws(MixdownError) in
                 let first = Resampler.inputStart(forOutput: skip, ratio: ratio, quality: quality)
                 return try mapped(Resampler(input: decoder(min(s.lowerBound + first, s.upperBound)..<s.upperBound), ratio: ratio,
-                                            outputRate: rate, quality: quality, inputFrames: m, outputFrames: n, startingAt: skip))
+                                            outputRate: rate, quality: quality, inputFrames: m, outputFrames: n, startingAt: skip,
+                                            threads: threads))
             }
         }
         let make: () throws(MixdownError) -> AudioNode

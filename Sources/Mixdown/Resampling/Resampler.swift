@@ -123,7 +123,9 @@ public final class Resampler: AudioNode {
         base = .allocate(capacity: maximumFrames)
         phase = .allocate(capacity: maximumFrames)
         fraction = .allocate(capacity: maximumFrames)
-        bank = .allocate(capacity: filter.bank.count)
+        // Rows are whole cache lines (16 floats), so on a 64-byte boundary no row load splits.
+        bank = UnsafeMutableRawPointer.allocate(byteCount: filter.bank.count * 4, alignment: 64)
+            .bindMemory(to: Float.self, capacity: filter.bank.count)
         bank!.initialize(from: filter.bank, count: filter.bank.count)
         if threads > 1 {
             helper = HelperThread(name: "mixdown.resampler") { [unowned self] in self.runKernel(from: self.split.from, to: self.split.to) }

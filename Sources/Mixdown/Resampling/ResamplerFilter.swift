@@ -8,7 +8,7 @@ import Foundation
 /// downsampling); the stop band starts at the output's Nyquist when downsampling (nothing
 /// above it can alias), and at 2 − `passEdge` when upsampling (the images of the pass band
 /// start there). The cutoff lies half way; the window's β and the length follow Kaiser's
-/// formulas for `attenuation` dB, the length rounded up to a multiple of 8 (the kernel's lanes).
+/// formulas for `attenuation` dB, the length rounded up to a multiple of 16 (the kernel's lanes).
 ///
 /// Layout: output j sits at input position t = j / R = n + μ (n whole, 0 <= μ < 1). Its
 /// `taps` inputs are frames n − (taps/2 − 1) ..< n + taps/2 + 1, and tap i weighs
@@ -46,7 +46,7 @@ public struct ResamplerFilter: Sendable, Equatable {
         let stopEdge = r < 1 ? lower : 2 - pass
         let width = Double.pi * (stopEdge - passEdge)   // radians per input frame
         let length = Int(((attenuation - 7.95) / (2.285 * width)).rounded(.up)) + 1
-        let taps = (length + 7) / 8 * 8
+        let taps = (length + 15) / 16 * 16
         let layout: Layout
         if ratio.numerator <= Int64(Self.maximumExactPhases) {
             layout = .exact(phases: Int(ratio.numerator))
@@ -63,7 +63,7 @@ public struct ResamplerFilter: Sendable, Equatable {
     }
 
     public init(taps: Int, layout: Layout, kaiserBeta: Double, passEdge: Double, stopEdge: Double) {
-        precondition(taps >= 8 && taps % 8 == 0 && passEdge > 0 && stopEdge > passEdge)
+        precondition(taps >= 16 && taps % 16 == 0 && passEdge > 0 && stopEdge > passEdge)
         self.taps = taps
         self.layout = layout
         self.kaiserBeta = kaiserBeta
