@@ -143,18 +143,21 @@ public final class Resampler: AudioNode {
         // Output i reads input frames n − (taps/2 − 1) ... and row q: the position's
         // remainder r (of the ratio's numerator) as r · rows = q · numerator + e, stepped
         // exactly. With exact rows, rows = numerator, so q = r and e = 0.
+        // Positions stay within the window (checked by its slide), so the arithmetic is
+        // wrapping on purpose: no overflow checks in the per-frame loop.
         let b = base!, p = phase!, f = fraction!
         var n = nextFrame, q = nextRow, e = nextExcess
-        let offset = window.start + (halfTaps - 1), num = UInt64(ratio.numerator), scale = Double(ratio.numerator)
+        let offset = window.start + (halfTaps - 1), num = UInt64(ratio.numerator), scale = 1 / Double(ratio.numerator)
+        let interpolating = interpolatedPhases != nil
         for i in 0..<count {
-            b[i] = Int32(truncatingIfNeeded: n - offset)
+            b[i] = Int32(truncatingIfNeeded: n &- offset)
             p[i] = Int32(truncatingIfNeeded: q)
-            f[i] = Float(Double(e) / scale)
-            n += stepFrames
-            q += stepRows
-            e += stepExcess
-            if e >= num { e -= num; q += 1 }
-            if q >= rows { q -= rows; n += 1 }
+            if interpolating { f[i] = Float(Double(e) * scale) }
+            n &+= stepFrames
+            q &+= stepRows
+            e &+= stepExcess
+            if e >= num { e &-= num; q &+= 1 }
+            if q >= rows { q &-= rows; n &+= 1 }
         }
         nextFrame = n
         nextRow = q
