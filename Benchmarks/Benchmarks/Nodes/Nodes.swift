@@ -49,13 +49,13 @@ let benchmarks: @Sendable () -> Void = {
     }
     for quality in ResamplerQuality.allCases {
         for threads in [1, 2] {
-            Benchmark("PolyphaseVarispeed \(quality) stereo, \(threads) thread(s)") { b in
-                try measure(b, try PolyphaseVarispeed(input: Silence(format: stereo, length: endless), ratio: drift,
-                                                      quality: quality, threads: threads))
+            Benchmark("Resampler varispeed \(quality) stereo, \(threads) thread(s)") { b in
+                try measure(b, try Resampler(input: Silence(format: stereo, length: endless), ratio: drift,
+                                             quality: quality, threads: threads))
             }
         }
-        Benchmark("SampleRateVarispeed \(quality) stereo") { b in
-            try measure(b, try SampleRateVarispeed(input: Silence(format: stereo, length: endless), ratio: drift, quality: quality))
+        Benchmark("LibsamplerateResampler varispeed \(quality) stereo") { b in
+            try measure(b, try LibsamplerateResampler(input: Silence(format: stereo, length: endless), ratio: drift, quality: quality))
         }
     }
     Benchmark("WSOLAStretch stereo") { b in
@@ -73,9 +73,16 @@ let benchmarks: @Sendable () -> Void = {
             try measure(b, Mixer(format: stereo, inputs: inputs, length: endless, threads: threads))
         }
     }
-    Benchmark("SampleRateConverter 44.1 -> 48 kHz stereo, best") { b in
-        try measure(b, try SampleRateConverter(input: Silence(format: AudioFormat(sampleRate: 44_100, channelCount: 2), length: endless),
-                                               sampleRate: 48_000))
+    // Every rate conversion the resampler issue names, one thread (frames counted at the output).
+    for c in ThroughputBench.rateConversions {
+        Benchmark("Resampler \(c.name) stereo, best, 1 thread") { b in
+            try measure(b, try Resampler(input: Silence(format: AudioFormat(sampleRate: c.from, channelCount: 2), length: endless),
+                                         ratio: c.ratio, outputRate: c.to))
+        }
+    }
+    Benchmark("LibsamplerateResampler 44.1 -> 48 kHz stereo, best") { b in
+        try measure(b, try LibsamplerateResampler(input: Silence(format: AudioFormat(sampleRate: 44_100, channelCount: 2), length: endless),
+                                                  ratio: StretchRatio(48_000, 44_100), outputRate: 48_000))
     }
     // A finite input: one block per iteration, and fewer iterations than the input holds,
     // so that every measured block is real work.

@@ -77,7 +77,7 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
 /// Estimates the offset and drift of a recording against a reference (`mixdown sync`).
 ///
 /// Both files are mixed to mono, brought to the reference's rate (the recording through
-/// the Farrow resampler if its rate differs) and averaged down to about 8 kHz. A first
+/// the resampler if its rate differs) and averaged down to about 8 kHz. A first
 /// pass (both files at once, one per core) keeps a 100 Hz energy envelope of each and the
 /// recording's one-second analysis windows, every `windowSpacing` seconds. The envelopes
 /// give each window's lag to within a few milliseconds (the search widening with
