@@ -100,13 +100,7 @@ public struct StretchRatio: Sendable, Hashable, CustomStringConvertible {
         guard let n = input.length else {
             throw .invalidParameter(name: "input", value: "stream", reason: "\(node) needs an input of known length")
         }
-        if limit == 4 {
-            try validate()
-        } else {
-            guard Int128(numerator) * Int128(limit) >= Int128(denominator), Int128(numerator) <= Int128(limit) * Int128(denominator) else {
-                throw .invalidParameter(name: node, value: "ratio \(description)", reason: "must lie between 1/\(limit) and \(limit)")
-            }
-        }
+        if limit == 4 { try validate() } else { try validate(limit: limit, parameter: node) }
         return (n, outputFrames ?? self.outputFrames(forInput: n))
     }
 
