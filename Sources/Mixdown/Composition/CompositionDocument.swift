@@ -75,20 +75,8 @@ public struct CompositionDocument: Sendable {
                 guard (1...64).contains(v) else { throw c.fail("must be a channel count between 1 and 64, not \(v)") }
                 channels = Int(v)
             }
-            if let t = out.member("type", in: o) {
-                let s = try t.string()
-                guard let v = AudioFileType(rawValue: s) else {
-                    throw t.fail("unknown type '\(s)' (\(AudioFileType.allCases.map(\.rawValue).joined(separator: ", ")))")
-                }
-                type = v
-            }
-            if let f = out.member("sample_format", in: o) {
-                let s = try f.string()
-                guard let v = SampleFormat(rawValue: s) else {
-                    throw f.fail("unknown sample format '\(s)' (\(SampleFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
-                }
-                sampleFormat = v
-            }
+            if let t = out.member("type", in: o) { type = try t.choice(of: AudioFileType.self, "type") }
+            if let f = out.member("sample_format", in: o) { sampleFormat = try f.choice(of: SampleFormat.self, "sample format") }
             if let p = out.member("preset", in: o) {
                 let s = try p.string()
                 guard let v = ExportPreset(name: s) else {
@@ -104,40 +92,19 @@ public struct CompositionDocument: Sendable {
                 guard v > 0 else { throw b.fail("must be a positive number of bits per second") }
                 bitrate = Int(v)
             }
-            if let c = out.member("codec", in: o) {
-                let v = try c.string()
-                guard let parsed = AudioCodec(rawValue: v) else {
-                    throw c.fail("unknown codec '\(v)' (\(AudioCodec.allCases.map(\.rawValue).joined(separator: ", ")))")
-                }
-                codec = parsed
-            }
+            if let c = out.member("codec", in: o) { codec = try c.choice(of: AudioCodec.self, "codec") }
             if let v = out.member("video_from", in: o) {
                 let given = try v.string()
                 videoFrom = given.hasPrefix("/") || base.isEmpty ? given : base + "/" + given
             }
         }
         if let a = top.member("time_pitch_algorithm", in: m) {
-            let s = try a.string()
-            guard let v = TimePitchAlgorithm(rawValue: s) else {
-                throw a.fail("unknown algorithm '\(s)' (\(TimePitchAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")))")
-            }
-            guard v.isAvailable else { throw a.fail("'\(s)' is not built into this Mixdown (the RubberBand trait is off)") }
+            let v = try a.choice(of: TimePitchAlgorithm.self, "algorithm")
+            guard v.isAvailable else { throw a.fail("'\(v.rawValue)' is not built into this Mixdown (the RubberBand trait is off)") }
             timePitchAlgorithm = v
         }
-        if let a = top.member("resampler", in: m) {
-            let s = try a.string()
-            guard let v = ResamplerEngine(rawValue: s) else {
-                throw a.fail("unknown resampler '\(s)' (\(ResamplerEngine.allCases.map(\.rawValue).joined(separator: ", ")))")
-            }
-            resampler = v
-        }
-        if let a = top.member("resampler_quality", in: m) {
-            let s = try a.string()
-            guard let v = ResamplerQuality(rawValue: s) else {
-                throw a.fail("unknown quality '\(s)' (\(ResamplerQuality.allCases.map(\.rawValue).joined(separator: ", ")))")
-            }
-            resamplerQuality = v
-        }
+        if let a = top.member("resampler", in: m) { resampler = try a.choice(of: ResamplerEngine.self, "resampler") }
+        if let a = top.member("resampler_quality", in: m) { resamplerQuality = try a.choice(of: ResamplerQuality.self, "quality") }
         if let l = top.member("file_length_limit", in: m) {
             let v = try l.integer()
             guard v > 0 else { throw l.fail("must be a positive number of bytes") }

@@ -63,6 +63,15 @@ struct JSONCursor {
         return s
     }
 
+    /// A string that must name one of `T`'s cases; an error names them all ("unknown `what` ...").
+    func choice<T: RawRepresentable & CaseIterable>(of _: T.Type, _ what: String) throws(MixdownError) -> T where T.RawValue == String {
+        let s = try string()
+        guard let v = T(rawValue: s) else {
+            throw fail("unknown \(what) '\(s)' (\(T.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return v
+    }
+
     func number() throws(MixdownError) -> Double {
         guard case .number(let n) = value else { throw fail("must be a number, not \(value.kind)") }
         return n
