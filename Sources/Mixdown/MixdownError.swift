@@ -37,6 +37,9 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
     case writeFailed(path: String, reason: String)
     /// The output would be larger than its container holds.
     case outputTooLarge(path: String, bytes: Int64, reason: String)
+    /// The destination's filesystem has less free space than the output needs (checked
+    /// before a byte is written, for outputs whose size is known in advance).
+    case notEnoughSpace(path: String, neededBytes: Int64, availableBytes: Int64)
     /// A composition edit that cannot be made: bad times, a range outside its file.
     case invalidEdit(track: String, reason: String)
     /// Two segments of one track that would cover the same time.
@@ -71,6 +74,8 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
         case .outputNotWritable(let p, let r): return "'\(p)': cannot write: \(r)"
         case .writeFailed(let p, let r): return "'\(p)': write failed: \(r)"
         case .outputTooLarge(let p, let b, let r): return "'\(p)': output of \(b) bytes is too large: \(r)"
+        case .notEnoughSpace(let p, let n, let a):
+            return "'\(p)': the output needs \(Self.bytes(n)) and its filesystem has \(Self.bytes(a)) free; nothing was written"
         case .invalidEdit(let t, let r): return "\(t): \(r)"
         case .overlappingSegments(let t, let a, let b): return "\(t): \(a) overlaps \(b)"
         case .invalidDocument(let f, let l, let r): return "'\(f)': \(l): \(r)"
@@ -78,5 +83,13 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
             return "'\(rec)' against '\(ref)': confidence \(String(format: "%.2f", c)) is below \(String(format: "%.2f", m)): \(r)"
         case .cancelled: return "cancelled"
         }
+    }
+
+    /// "1234567890 bytes (1.23 GB)".
+    static func bytes(_ n: Int64) -> String {
+        let units = ["kB", "MB", "GB", "TB", "PB", "EB"]
+        var v = Double(n), u = -1
+        while v >= 1000 && u < units.count - 1 { v /= 1000; u += 1 }
+        return u < 0 ? "\(n) bytes" : "\(n) bytes (\(String(format: "%.2f", v)) \(units[u]))"
     }
 }

@@ -6,7 +6,7 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Time each stage and the drift-correction job on this machine, in memory (no file needed).")
 
-    @Option(help: "Wall seconds to spend on each stage.")
+    @Option(parsing: .unconditional, help: "Wall seconds to spend on each stage.")
     var seconds = 1.0
     @Flag(help: "Print one JSON object.")
     var json = false

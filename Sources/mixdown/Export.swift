@@ -16,15 +16,15 @@ struct Export: ParsableCommand {
     var input: String
     @Argument(help: "The output file; its extension gives the type unless --type is given.")
     var output: String
-    @Option(help: "The input's audio stream, by the index `mixdown info` lists (default: its first audio stream).")
+    @Option(parsing: .unconditional, help: "The input's audio stream, by the index `mixdown info` lists (default: its first audio stream).")
     var stream: Int?
-    @Option(help: "Where to start in the input (default 0).")
+    @Option(parsing: .unconditional, help: "Where to start in the input (default 0).")
     var start: String?
-    @Option(help: "How long the output is (default: to the end of the input).")
+    @Option(parsing: .unconditional, help: "How long the output is (default: to the end of the input).")
     var duration: String?
-    @Option(name: .customLong("fade-in"), help: "Fade-in length.")
+    @Option(name: .customLong("fade-in"), parsing: .unconditional, help: "Fade-in length.")
     var fadeIn: String?
-    @Option(name: .customLong("fade-out"), help: "Fade-out length.")
+    @Option(name: .customLong("fade-out"), parsing: .unconditional, help: "Fade-out length.")
     var fadeOut: String?
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var common: RenderOptions

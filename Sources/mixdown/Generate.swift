@@ -8,17 +8,17 @@ struct Generate: ParsableCommand {
 
     @Argument(help: "The output file.")
     var output: String
-    @Option(help: "Length (exact time: 600, 1:00:00, 1440000f at --rate).")
+    @Option(parsing: .unconditional, help: "Length (exact time: 600, 1:00:00, 1440000f at --rate).")
     var duration: String
-    @Option(help: "Sample rate in Hz.")
+    @Option(parsing: .unconditional, help: "Sample rate in Hz.")
     var rate = 48_000
-    @Option(help: "Channel count.")
+    @Option(parsing: .unconditional, help: "Channel count.")
     var channels = 2
-    @Option(name: .customLong("marker-interval"), help: "Time between sync markers; 0 for none.")
+    @Option(name: .customLong("marker-interval"), parsing: .unconditional, help: "Time between sync markers; 0 for none.")
     var markerInterval = "60"
-    @Option(help: "Sample format: s16, s24, f32.")
+    @Option(parsing: .unconditional, help: "Sample format: s16, s24, f32.")
     var format = "s16"
-    @Option(help: "A whole-hertz sine at amplitude 0.5 instead of the default tones (repeatable).")
+    @Option(parsing: .unconditionalSingleValue, help: "A whole-hertz sine at amplitude 0.5 instead of the default tones (repeatable).")
     var tone: [Int] = []
     @OptionGroup var common: RenderOptions
 

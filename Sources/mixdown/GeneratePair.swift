@@ -11,25 +11,25 @@ struct GeneratePair: ParsableCommand {
     var reference: String
     @Argument(help: "The drifting recording to write (16-bit WAV).")
     var recording: String
-    @Option(help: "Seconds of reference.")
+    @Option(parsing: .unconditional, help: "Seconds of reference.")
     var duration: Int64 = 600
-    @Option(help: "REF time at which REC's time 0 lands, seconds (negative: REC starts first).")
+    @Option(parsing: .unconditional, help: "REF time at which REC's time 0 lands, seconds (negative: REC starts first).")
     var offset = 0.0
-    @Option(help: "REC's drift, ppm (REC's duration x (1 + ppm/1e6) on REF's clock).")
+    @Option(parsing: .unconditional, help: "REC's drift, ppm (REC's duration x (1 + ppm/1e6) on REF's clock).")
     var ppm = 0.0
-    @Option(name: .customLong("ppm-after-half"), help: "Another drift from half-way through REC.")
+    @Option(name: .customLong("ppm-after-half"), parsing: .unconditional, help: "Another drift from half-way through REC.")
     var ppmAfterHalf: Double?
-    @Option(name: .customLong("gain-db"), help: "REC's gain against REF, dB.")
+    @Option(name: .customLong("gain-db"), parsing: .unconditional, help: "REC's gain against REF, dB.")
     var gainDB = -6.0
     @Flag(help: "Band-limit REC (150 Hz to 2.5 kHz): another microphone.")
     var eq = false
-    @Option(help: "Add white noise to REC at this SNR, dB.")
+    @Option(parsing: .unconditional, help: "Add white noise to REC at this SNR, dB.")
     var snr: Double?
-    @Option(help: "REC's sample rate.")
+    @Option(parsing: .unconditional, help: "REC's sample rate.")
     var rate = 48_000
-    @Option(help: "REC's channel count.")
+    @Option(parsing: .unconditional, help: "REC's channel count.")
     var channels = 1
-    @Option(help: "A seed for the material.")
+    @Option(parsing: .unconditional, help: "A seed for the material.")
     var seed: UInt64 = 7
     @Flag(help: "Make REC a recording of another event.")
     var unrelated = false

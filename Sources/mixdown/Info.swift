@@ -7,7 +7,7 @@ struct Info: ParsableCommand {
 
     @Argument(help: "An audio or video file (WAV, FLAC, MP3, Ogg, M4A, MP4, MOV, MKV, WebM, ...).")
     var file: String
-    @Option(help: "The audio stream to describe in full (default: the first audio stream).")
+    @Option(parsing: .unconditional, help: "The audio stream to describe in full (default: the first audio stream).")
     var stream: Int?
     @Flag(help: "Also decode the whole audio stream: check every frame decodes and the count is the declared one, and time it.")
     var decode = false

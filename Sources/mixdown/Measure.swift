@@ -8,7 +8,7 @@ struct MeasureLength: ParsableCommand {
         abstract: "Compare a stretched file's length with the exact target round(N x R).")
     @Argument(help: "The original.") var original: String
     @Argument(help: "The stretched file.") var output: String
-    @Option(help: "The ratio the output was made with (output / input).") var ratio: String
+    @Option(parsing: .unconditional, help: "The ratio the output was made with (output / input).") var ratio: String
     @Flag(help: "Print one JSON object.") var json = false
 
     func run() throws {
@@ -23,7 +23,7 @@ struct MeasureSine: ParsableCommand {
         commandName: "measure-sine",
         abstract: "SINAD of a file that should hold one sine of a known frequency.")
     @Argument(help: "The file.") var file: String
-    @Option(help: "The sine's frequency in Hz (after any pitch change).") var frequency: Double
+    @Option(parsing: .unconditional, help: "The sine's frequency in Hz (after any pitch change).") var frequency: Double
     @Flag(help: "Print one JSON object.") var json = false
 
     func run() throws {

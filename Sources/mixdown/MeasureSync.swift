@@ -10,9 +10,9 @@ struct MeasureSync: ParsableCommand {
     var original: String
     @Argument(help: "The stretched file.")
     var stretched: String
-    @Option(help: "Time between markers in the original.")
+    @Option(parsing: .unconditional, help: "Time between markers in the original.")
     var interval = "60"
-    @Option(help: "Output / input length (default: stretched frames / original frames).")
+    @Option(parsing: .unconditional, help: "Output / input length (default: stretched frames / original frames).")
     var ratio: String?
     @Flag(help: "Print one JSON object.")
     var json = false

@@ -34,15 +34,15 @@ struct TimeParser {
 
 /// The output file's type and sample format, shared by the commands that write audio.
 struct OutputOptions: ParsableArguments {
-    @Option(help: "Output type: wav, aiff, flac, caf, ogg, opus, mp3, w64, rf64, m4a, mp4, mov, mkv, webm (default: from the extension).")
+    @Option(parsing: .unconditional, help: "Output type: wav, aiff, flac, caf, ogg, opus, mp3, w64, rf64, m4a, mp4, mov, mkv, webm (default: from the extension).")
     var type: String?
-    @Option(help: "Sample format: s16, s24, f32 (default: the input's precision).")
+    @Option(parsing: .unconditional, help: "Sample format: s16, s24, f32 (default: the input's precision).")
     var format: String?
-    @Option(help: "Codec for m4a, mp4, mov (aac or alac; default aac), mkv (opus or aac) and webm (opus).")
+    @Option(parsing: .unconditional, help: "Codec for m4a, mp4, mov (aac or alac; default aac), mkv (opus or aac) and webm (opus).")
     var codec: String?
-    @Option(help: "Bitrate of a lossy output in kbps (aac, opus, mp3).")
+    @Option(parsing: .unconditional, help: "Bitrate of a lossy output in kbps (aac, opus, mp3).")
     var bitrate: Int?
-    @Option(name: .customLong("video-from"), help: "mp4/mov output: copy this file's video stream beside the audio, bit for bit.")
+    @Option(name: .customLong("video-from"), parsing: .unconditional, help: "mp4/mov output: copy this file's video stream beside the audio, bit for bit.")
     var videoFrom: String?
 
     func fileType() throws -> AudioFileType? { try parseType(type) }

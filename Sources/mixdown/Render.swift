@@ -18,9 +18,9 @@ struct Render: ParsableCommand {
     var output: String?
     @Flag(help: "Print the segment table and gain events; render nothing.")
     var explain = false
-    @Option(help: "The resampler for rate changes and varispeed segments: auto (Mixdown's), polyphase (the same), libsamplerate (the reference). Overrides the document.")
+    @Option(parsing: .unconditional, help: "The resampler for rate changes and varispeed segments: auto (Mixdown's), polyphase (the same), libsamplerate (the reference). Overrides the document.")
     var resampler: String?
-    @Option(help: "Resampler quality: best, medium, fastest. Overrides the document.")
+    @Option(parsing: .unconditional, help: "Resampler quality: best, medium, fastest. Overrides the document.")
     var quality: String?
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var common: RenderOptions

@@ -16,27 +16,27 @@ struct Stretch: ParsableCommand {
     var input: String
     @Argument(help: "The output file; its extension gives the type unless --type is given.")
     var output: String
-    @Option(help: "The input's audio stream, by the index `mixdown info` lists (default: its first audio stream).")
+    @Option(parsing: .unconditional, help: "The input's audio stream, by the index `mixdown info` lists (default: its first audio stream).")
     var stream: Int?
-    @Option(help: "Output length / input length: 1.0001309 or 10001309/10000000, between 0.25 and 4.")
+    @Option(parsing: .unconditional, help: "Output length / input length: 1.0001309 or 10001309/10000000, between 0.25 and 4.")
     var ratio: String?
-    @Option(name: .customLong("to-duration"), help: "Exact output duration (30, 1:02:03.5, 1440000f).")
+    @Option(name: .customLong("to-duration"), parsing: .unconditional, help: "Exact output duration (30, 1:02:03.5, 1440000f).")
     var toDuration: String?
-    @Option(name: .customLong("to-frames"), help: "Exact output frame count.")
+    @Option(name: .customLong("to-frames"), parsing: .unconditional, help: "Exact output frame count.")
     var toFrames: String?
-    @Option(help: "Take the exact duration of this reference file.")
+    @Option(parsing: .unconditional, help: "Take the exact duration of this reference file.")
     var match: String?
-    @Option(help: "Estimate the offset and drift against this reference (see `mixdown sync`) and put the input on its clock: trimmed or padded at the start, stretched, ending at the reference's length.")
+    @Option(parsing: .unconditional, help: "Estimate the offset and drift against this reference (see `mixdown sync`) and put the input on its clock: trimmed or padded at the start, stretched, ending at the reference's length.")
     var align: String?
-    @Option(name: .customLong("min-confidence"), help: "With --align: refuse an estimate below this confidence (0 to 1).")
+    @Option(name: .customLong("min-confidence"), parsing: .unconditional, help: "With --align: refuse an estimate below this confidence (0 to 1).")
     var minConfidence = 0.5
-    @Option(help: "auto, varispeed, wsola or rubberband.")
+    @Option(parsing: .unconditional, help: "auto, varispeed, wsola or rubberband.")
     var algorithm = "auto"
-    @Option(help: "best, medium or fastest (resampler filter; Rubber Band: best = R3, else R2).")
+    @Option(parsing: .unconditional, help: "best, medium or fastest (resampler filter; Rubber Band: best = R3, else R2).")
     var quality = "best"
-    @Option(help: "Varispeed resampler: auto, polyphase or libsamplerate.")
+    @Option(parsing: .unconditional, help: "Varispeed resampler: auto, polyphase or libsamplerate.")
     var resampler = "auto"
-    @Option(help: "Cores to use: 1 or 2.")
+    @Option(parsing: .unconditional, help: "Cores to use: 1 or 2.")
     var threads: Int?
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var common: RenderOptions

@@ -17,15 +17,15 @@ struct Sync: ParsableCommand {
     var reference: String
     @Argument(help: "The recording to place on the reference's clock.")
     var recording: String
-    @Option(name: .customLong("max-offset"), help: "The largest offset searched (exact time).")
+    @Option(name: .customLong("max-offset"), parsing: .unconditional, help: "The largest offset searched (exact time).")
     var maxOffset = "60"
-    @Option(name: .customLong("max-drift"), help: "The largest drift searched, ppm.")
+    @Option(name: .customLong("max-drift"), parsing: .unconditional, help: "The largest drift searched, ppm.")
     var maxDrift = 1000.0
-    @Option(help: "Seconds between analysis windows.")
+    @Option(parsing: .unconditional, help: "Seconds between analysis windows.")
     var spacing = 10.0
     @Flag(help: "Report where the drift changes (a device that re-synced its clock).")
     var piecewise = false
-    @Option(name: .customLong("min-confidence"), help: "Below this confidence (0 to 1) the estimate is refused.")
+    @Option(name: .customLong("min-confidence"), parsing: .unconditional, help: "Below this confidence (0 to 1) the estimate is refused.")
     var minConfidence = 0.5
     @Flag(help: "Print the estimate as JSON (with every window's lag and residual).")
     var json = false

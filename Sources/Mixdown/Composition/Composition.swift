@@ -23,10 +23,11 @@ public struct Composition: Sendable, Equatable {
             guard let t = tracks.first(where: { $0.trackID == id }) else { preconditionFailure("no track \(id)") }
             return t
         }
-        set {
+        // In place, so an edit through the subscript does not copy the track's segments.
+        _modify {
             guard let i = tracks.firstIndex(where: { $0.trackID == id }) else { preconditionFailure("no track \(id)") }
-            precondition(newValue.trackID == id, "a track keeps its ID")
-            tracks[i] = newValue
+            yield &tracks[i]
+            precondition(tracks[i].trackID == id, "a track keeps its ID")
         }
     }
 
@@ -55,9 +56,16 @@ public struct Composition: Sendable, Equatable {
     /// Every asset the composition plays, once each, in first-use order.
     public var assets: [AudioAsset] {
         var seen: [AudioAsset] = []
-        for t in tracks { for s in t.placedSegments { if let a = s.source?.asset, !seen.contains(a) { seen.append(a) } } }
+        var keys = Set<AssetKey>()
+        for t in tracks {
+            for s in t.placedSegments {
+                if let a = s.source?.asset, keys.insert(AssetKey(path: a.path, stream: a.stream)).inserted { seen.append(a) }
+            }
+        }
         return seen
     }
+
+    private struct AssetKey: Hashable { let path: String; let stream: Int }
 
     /// The output format an export uses when none is given: the highest sample rate among
     /// the files, stereo if any file has two or more channels, else mono.

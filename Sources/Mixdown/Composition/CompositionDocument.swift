@@ -34,22 +34,40 @@ public struct CompositionDocument: Sendable {
 
     /// Reads and checks the document at `path`; the files it names must exist.
     public init(contentsOf path: String) throws(MixdownError) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
-                throw isDir.boolValue ? .notAFile(path: path) : .unreadableFile(path: path, reason: "cannot be read")
-            }
-            throw .fileNotFound(path: path)
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            throw errno == ENOENT || errno == ENOTDIR ? .fileNotFound(path: path) : .unreadableFile(path: path, reason: String(cString: strerror(errno)))
         }
-        try self.init(data: data, path: path)
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .notAFile(path: path) }
+        // Read straight into the parser's bytes (no second copy of a 10 MB document).
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        bytes.reserveCapacity(Int(st.st_size))
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .unreadableFile(path: path, reason: String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            bytes.append(contentsOf: chunk[..<n])
+        }
+        try self.init(bytes: bytes, path: path)
     }
 
     /// Reads a document from `data`; `path` names it in messages and anchors relative paths.
     public init(data: Data, path: String) throws(MixdownError) {
+        try self.init(bytes: [UInt8](data), path: path)
+    }
+
+    init(bytes: [UInt8], path: String) throws(MixdownError) {
         self.path = path
         let root: JSONValue
-        do { root = try JSONDecoder().decode(JSONValue.self, from: data) } catch {
-            throw .invalidDocument(file: path, location: "(document)", reason: "is not valid JSON: \(Self.describe(error))")
+        do { root = try JSONParser.parse(bytes) } catch {
+            throw .invalidDocument(file: path, location: error.location, reason: "is not valid JSON (line \(error.line), column \(error.column)): \(error.reason)")
         }
         let top = JSONCursor(value: root, path: "", file: path)
         let m = try top.object(allowed: ["version", "output", "time_range", "time_pitch_algorithm", "resampler", "resampler_quality", "file_length_limit",
@@ -64,7 +82,7 @@ public struct CompositionDocument: Sendable {
         var outputFormat: AudioFormat?
         var rate: Int?, channels: Int?
         if let out = top.member("output", in: m) {
-            let o = try out.object(allowed: ["sample_rate", "channels", "type", "sample_format", "preset", "bitrate", "codec", "video_from"])
+            let o = try out.object(allowed: Self.outputKeys)
             if let r = out.member("sample_rate", in: o) {
                 let v = try r.integer()
                 guard (1...768_000).contains(v) else { throw r.fail("must be a sample rate between 1 and 768000 Hz, not \(v)") }
@@ -121,9 +139,11 @@ public struct CompositionDocument: Sendable {
         // Tracks: first the files (their rates decide the default output rate), then times.
         let trackList = try top.required("tracks", in: m).array()
         guard !trackList.isEmpty else { throw top.fail("has no tracks", at: "tracks") }
-        struct PendingSegment { let cursor: JSONCursor; let members: [String: JSONValue]; let asset: AudioAsset? }
+        struct PendingSegment { let cursor: JSONCursor; let members: JSONObject; let asset: AudioAsset? }
         var pending: [[PendingSegment]] = []
         var names: [String] = []
+        // One header read per file and stream, however many segments cut it.
+        var assets: [String: AudioAsset] = [:]
         for t in trackList {
             let o = try t.object(allowed: ["name", "segments", "volume"])
             let name = try t.member("name", in: o)?.string() ?? "track \(names.count + 1)"
@@ -142,7 +162,13 @@ public struct CompositionDocument: Sendable {
                         guard v >= 0, v < 1 << 20 else { throw st.fail("must be a stream index, 0 or more") }
                         stream = Int(v)
                     }
-                    do { asset = try AudioAsset(path: resolved, stream: stream) } catch {
+                    let key = "\(stream ?? -1):\(resolved)"
+                    do {
+                        if let known = assets[key] { asset = known } else {
+                            asset = try AudioAsset(path: resolved, stream: stream)
+                            assets[key] = asset
+                        }
+                    } catch {
                         if case .noAudioStream = error, s.member("stream", in: so) != nil { throw s.fail("\(error)", at: "stream") }
                         throw f.fail("\(error)")
                     }
@@ -163,11 +189,33 @@ public struct CompositionDocument: Sendable {
             channels = channels ?? d?.channelCount
         }
         if let rate, let channels { outputFormat = AudioFormat(sampleRate: rate, channelCount: channels) }
+        // Every file must convert to the output's rate and channels: refused here, at the
+        // output key that asks for it, not at render time.
+        let outputMember = top.member("output", in: m)
+        var checkedAssets = Set<String>()
+        for segs in pending {
+            for seg in segs {
+                guard let asset = seg.asset, let rate, let channels,
+                      checkedAssets.insert("\(asset.stream):\(asset.path)").inserted else { continue }
+                let ratio = Double(rate) / Double(asset.info.sampleRate)
+                if !(1.0 / 256...256).contains(ratio) {
+                    let at = outputMember?.member("sample_rate", in: (try? outputMember?.object(allowed: Self.outputKeys)) ?? JSONObject())
+                    throw (at ?? seg.cursor).fail("\(rate) Hz cannot be made from '\(asset.path)' at \(asset.info.sampleRate) Hz: a rate conversion goes at most 256 times up or down")
+                }
+                let ch = asset.info.channelCount
+                if !(ch == channels || ch == 1 || channels == 1) {
+                    let at = outputMember?.member("channels", in: (try? outputMember?.object(allowed: Self.outputKeys)) ?? JSONObject())
+                    throw (at ?? seg.cursor).fail("\(channels) channels cannot be made from '\(asset.path)', which has \(ch) (supported: mono to any, any to mono, equal counts)")
+                }
+            }
+        }
 
         for (ti, segs) in pending.enumerated() {
-            // Placed in document order; an overlap names both segments' JSON paths.
-            var placed: [(range: MediaTimeRange, path: String)] = []
-            for seg in segs {
+            // Checked in document order, then placed in timeline order (sorting keeps loading
+            // O(n log n)); an overlap names both segments' JSON paths.
+            var placed: [Placed] = []
+            placed.reserveCapacity(segs.count)
+            for (index, seg) in segs.enumerated() {
                 let s = seg.cursor
                 if let asset = seg.asset {
                     if s.member("empty", in: seg.members) != nil { throw s.fail("has both 'file' and 'empty'; give one") }
@@ -177,9 +225,7 @@ public struct CompositionDocument: Sendable {
                     try Self.checkSource(source, of: asset, at: s)
                     guard at >= .zero else { throw s.fail("must not be negative", at: "at") }
                     let target = MediaTimeRange(start: at, duration: source.duration)
-                    try Self.checkOverlap(target, placed, s)
-                    do { try composition[trackID: ids[ti]].addSegment(source, of: asset, at: at) } catch { throw s.fail("\(error)") }
-                    placed.append((target, s.path))
+                    placed.append(Placed(range: target, index: index, source: source, asset: asset))
                 } else {
                     if s.member("source", in: seg.members) != nil || s.member("at", in: seg.members) != nil {
                         throw s.fail("an empty edit takes only 'empty': {\"start\", \"duration\"}")
@@ -187,10 +233,24 @@ public struct CompositionDocument: Sendable {
                     let e = try s.required("empty", in: seg.members)
                     let range = try e.timeRange(frameRate: rate)
                     guard range.start >= .zero, range.duration > .zero else { throw e.fail("must start at or after 0 and last longer than 0") }
-                    try Self.checkOverlap(range, placed, s)
-                    do { try composition[trackID: ids[ti]].addEmptySegment(range) } catch { throw e.fail("\(error)") }
-                    placed.append((range, s.path))
+                    placed.append(Placed(range: range, index: index, source: nil, asset: nil))
                 }
+            }
+            placed.sort { ($0.range.start, $0.index) < ($1.range.start, $1.index) }
+            for (a, b) in zip(placed, placed.dropFirst()) where a.range.end > b.range.start {
+                // Name the later one in the document as at fault, as a reader would find it.
+                let (late, early) = a.index > b.index ? (a, b) : (b, a)
+                throw segs[late.index].cursor.fail("\(CompositionTrack.describe(late.range)) overlaps \(segs[early.index].cursor.path) (\(CompositionTrack.describe(early.range)))")
+            }
+            for p in placed {
+                let s = segs[p.index].cursor
+                do {
+                    if let asset = p.asset, let source = p.source {
+                        try composition[trackID: ids[ti]].addSegment(source, of: asset, at: p.range.start)
+                    } else {
+                        try composition[trackID: ids[ti]].addEmptySegment(p.range)
+                    }
+                } catch { throw s.fail("\(error)") }
             }
         }
 
@@ -201,6 +261,11 @@ public struct CompositionDocument: Sendable {
                 let to = try s.required("to_duration", in: o)
                 let duration = try to.time(frameRate: rate)
                 guard duration > .zero else { throw to.fail("must be longer than 0") }
+                guard range.start >= .zero else { throw s.fail("must start at or after 0", at: "time_range") }
+                let factor = duration.approximateSeconds / range.duration.approximateSeconds
+                guard StretchRatio.supportedRange.contains(factor) else {
+                    throw to.fail("scales \(CompositionTrack.describe(range)) by \(factor): a scale must lie between 0.25 and 4")
+                }
                 do { try composition.scaleTimeRange(range, toDuration: duration) } catch { throw s.fail("\(error)") }
             }
         }
@@ -264,7 +329,15 @@ public struct CompositionDocument: Sendable {
             }
         }
 
-        if let r = top.member("time_range", in: m) { timeRange = try r.timeRange(frameRate: rate) }
+        if let r = top.member("time_range", in: m) {
+            let range = try r.timeRange(frameRate: rate)
+            guard range.start >= .zero else { throw r.fail("must start at or after 0, not \(range.start.clockDescription)", at: "start") }
+            guard range.duration > .zero else { throw r.fail("must last longer than 0") }
+            guard range.end <= composition.duration else {
+                throw r.fail("ends at \(range.end.clockDescription), after the composition, which is \(composition.duration.clockDescription) long")
+            }
+            timeRange = range
+        }
         self.composition = composition
         self.audioMix = mix
         self.outputFormat = outputFormat
@@ -285,17 +358,15 @@ public struct CompositionDocument: Sendable {
         }
     }
 
-    private static func checkOverlap(_ range: MediaTimeRange, _ placed: [(range: MediaTimeRange, path: String)], _ s: JSONCursor) throws(MixdownError) {
-        if let other = placed.first(where: { $0.range.start < range.end && range.start < $0.range.end }) {
-            throw s.fail("\(CompositionTrack.describe(range)) overlaps \(other.path) (\(CompositionTrack.describe(other.range)))")
-        }
-    }
+    private static let outputKeys = ["sample_rate", "channels", "type", "sample_format", "preset", "bitrate", "codec", "video_from"]
 
-    private static func describe(_ error: Error) -> String {
-        if case DecodingError.dataCorrupted(let c) = error {
-            return (c.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String ?? c.debugDescription
-        }
-        return "\(error)"
+    /// A segment read from a document, before it is placed.
+    private struct Placed {
+        let range: MediaTimeRange
+        /// Its index in the track's `segments` array.
+        let index: Int
+        let source: MediaTimeRange?
+        let asset: AudioAsset?
     }
 
     /// A render of this document to `output`, with the document's settings.

@@ -1,18 +1,9 @@
 import Foundation
 
 /// A parsed JSON value, for readers that report errors by JSON path.
-enum JSONValue: Decodable, Equatable {
-    case null, bool(Bool), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
-
-    init(from decoder: Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let n = try? c.decode(Double.self) { self = .number(n) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: JSONValue].self)) }
-    }
+/// Parsed by `JSONParser`, which refuses duplicate keys and numbers beyond Double.
+enum JSONValue: Equatable {
+    case null, bool(Bool), number(Double), string(String), array([JSONValue]), object(JSONObject)
 
     var kind: String {
         switch self {
@@ -22,21 +13,59 @@ enum JSONValue: Decodable, Equatable {
     }
 }
 
+/// An object's members in document order: a small array, not a hash table (documents
+/// hold 100,000s of three-key objects; the parser has refused duplicate keys).
+struct JSONObject: Equatable {
+    var members: [(key: String, value: JSONValue)] = []
+
+    subscript(key: String) -> JSONValue? {
+        get { members.first { $0.key == key }?.value }
+        set {
+            members.removeAll { $0.key == key }
+            if let newValue { members.append((key, newValue)) }
+        }
+    }
+    var keys: [String] { members.map(\.key) }
+
+    static func == (a: JSONObject, b: JSONObject) -> Bool {
+        a.members.count == b.members.count && zip(a.members, b.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+    }
+}
+
 /// A value and where it sits in its document ("tracks[1].segments[3].source"); every
 /// accessor throws `invalidDocument` naming that path.
 struct JSONCursor {
     let value: JSONValue
-    let path: String
     let file: String
+    /// The parent's path, shared by its children; the last step is kept apart, so that a
+    /// cursor costs no string of its own until a message asks for its path.
+    private let base: String
+    private let last: Last
+    private enum Last { case none, key(String), index(Int) }
+
+    init(value: JSONValue, path: String, file: String) {
+        self.init(value: value, base: path, last: .none, file: file)
+    }
+
+    private init(value: JSONValue, base: String, last: Last, file: String) {
+        self.value = value; self.base = base; self.last = last; self.file = file
+    }
+
+    /// Where the value sits: "tracks[1].segments[3].source", or "" for the document.
+    var path: String {
+        switch last {
+        case .none: return base
+        case .key(let k): return base.isEmpty ? k : "\(base).\(k)"
+        case .index(let i): return "\(base)[\(i)]"
+        }
+    }
 
     func fail(_ reason: String, at sub: String? = nil) -> MixdownError {
         .invalidDocument(file: file, location: sub.map { path.isEmpty ? $0 : "\(path).\($0)" } ?? (path.isEmpty ? "(top level)" : path), reason: reason)
     }
 
-    private func child(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
-
     /// The object's members, refusing keys outside `allowed` (a typo is an error, not ignored).
-    func object(allowed: [String]) throws(MixdownError) -> [String: JSONValue] {
+    func object(allowed: [String]) throws(MixdownError) -> JSONObject {
         guard case .object(let members) = value else { throw fail("must be an object, not \(value.kind)") }
         for key in members.keys.sorted() where !allowed.contains(key) {
             throw fail("unknown key '\(key)' (expected \(allowed.map { "'\($0)'" }.joined(separator: ", ")))", at: key)
@@ -44,18 +73,19 @@ struct JSONCursor {
         return members
     }
 
-    func member(_ key: String, in members: [String: JSONValue]) -> JSONCursor? {
-        members[key].map { JSONCursor(value: $0, path: child(key), file: file) }
+    func member(_ key: String, in members: JSONObject) -> JSONCursor? {
+        members[key].map { JSONCursor(value: $0, base: path, last: .key(key), file: file) }
     }
 
-    func required(_ key: String, in members: [String: JSONValue]) throws(MixdownError) -> JSONCursor {
+    func required(_ key: String, in members: JSONObject) throws(MixdownError) -> JSONCursor {
         guard let c = member(key, in: members) else { throw fail("missing '\(key)'") }
         return c
     }
 
     func array() throws(MixdownError) -> [JSONCursor] {
         guard case .array(let items) = value else { throw fail("must be an array, not \(value.kind)") }
-        return items.enumerated().map { JSONCursor(value: $1, path: "\(path)[\($0)]", file: file) }
+        let p = path
+        return items.enumerated().map { JSONCursor(value: $1, base: p, last: .index($0), file: file) }
     }
 
     func string() throws(MixdownError) -> String {

@@ -59,7 +59,9 @@ public struct CompositionRender: Sendable {
         public let truncatedByFileLengthLimit: Bool
         /// Exact size of the output file for PCM types, nil for compressed ones.
         public let estimatedFileLength: Int64?
-        public let segments: [SegmentMapping]
+        /// The segment table (made when asked: a render does not need it).
+        public var segments: [SegmentMapping] { tracks.flatMap { $0.mappings(outputRate: format.sampleRate) } }
+        let tracks: [CompositionTrack]
         /// Each track's gains on timeline frames.
         public let envelopes: [Int32: GainEnvelope]
         /// Track names by ID, for the explanation.
@@ -185,10 +187,9 @@ public struct CompositionRender: Sendable {
         let estimate = try encoding.dataBytes == nil ? nil
             : OutputEncoding.fileLength(path: output, type: encoding.type, sampleFormat: encoding.sampleFormat!,
                                         format: format, metadata: metadata, frames: Int64(frames.count))
-        let segments = composition.tracks.flatMap { $0.mappings(outputRate: rate) }
         return Plan(format: format, frames: frames, compositionFrames: total, encoding: encoding,
                     truncatedByFileLengthLimit: truncated, estimatedFileLength: estimate,
-                    segments: segments, envelopes: envelopes, trackNames: composition.tracks.map { ($0.trackID, $0.name) })
+                    tracks: composition.tracks, envelopes: envelopes, trackNames: composition.tracks.map { ($0.trackID, $0.name) })
     }
 
     private func defaultSampleFormat(for type: AudioFileType) -> SampleFormat {

@@ -59,6 +59,9 @@ public final class AudioFileWriter {
         self.overwrite = overwrite
         capacity = maximumFrames
 
+        guard !destination.isEmpty, !destination.hasSuffix("/"), !destination.hasSuffix("/."), !destination.hasSuffix("/..") else {
+            throw .outputNotWritable(path: destination, reason: "it names a directory, not a file (give a file name after the last '/')")
+        }
         // The directory as the caller named it, so messages quote their own words.
         let parent = (destination as NSString).deletingLastPathComponent
         let dir = parent.isEmpty ? "." : parent
@@ -76,6 +79,7 @@ public final class AudioFileWriter {
         let temporaryName = Self.temporaryName(for: (destination as NSString).lastPathComponent)
         temporaryPath = dir + "/" + temporaryName
         removedStaleTemporaryFiles = Self.removeStaleTemporaryFiles(in: dir, like: temporaryName)
+        try Self.checkFreeSpace(in: dir, for: encoding, destination: destination)
         // Created exclusively (O_EXCL): the name is this writer's alone.
         let fd = open(temporaryPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
@@ -98,6 +102,23 @@ public final class AudioFileWriter {
         } catch {
             unlink(temporaryPath)
             throw error
+        }
+    }
+
+    /// Refuses a PCM output whose exact size (audio data plus the headers' allowance) is
+    /// more than the free space of `dir`'s filesystem for an unprivileged writer. The
+    /// temporary file and an existing destination live side by side until the rename, so
+    /// the whole size is needed. Compressed outputs have no size in advance and are not
+    /// checked here: a full disk during their render fails cleanly and leaves nothing.
+    static func checkFreeSpace(in dir: String, for encoding: OutputEncoding, destination: String) throws(MixdownError) {
+        guard let data = encoding.dataBytes else { return }
+        var fs = statvfs()
+        // Pseudo filesystems (/proc, some FUSE mounts) report no size at all: not checked.
+        guard statvfs(dir, &fs) == 0, fs.f_blocks > 0 else { return }
+        let available = Int64(clamping: UInt64(fs.f_bavail).multipliedReportingOverflow(by: UInt64(fs.f_frsize)).partialValue)
+        let (needed, overflow) = data.addingReportingOverflow(OutputEncoding.headerAllowance)
+        if overflow || needed > available {
+            throw .notEnoughSpace(path: destination, neededBytes: overflow ? .max : needed, availableBytes: available)
         }
     }
 

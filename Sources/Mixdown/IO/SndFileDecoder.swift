@@ -33,13 +33,15 @@ final class SndFileDecoder: AudioDecoder {
             sf_close(h)
             throw .unreadableFile(path: path, reason: "the header gives \(sfinfo.samplerate) Hz and \(sfinfo.channels) channels")
         }
-        if let promised = Self.promisedFrames(h, sfinfo), promised > sfinfo.frames {
+        let declared = Self.declaredLength(h, sfinfo)
+        if case .promises(let promised) = declared, promised > sfinfo.frames {
             sf_close(h)
             throw .truncatedAudio(path: path, expectedFrames: promised, readFrames: sfinfo.frames)
         }
         handle = h
         info = AudioFileInfo(path: path, type: Self.majorName(sfinfo.format), sampleFormat: Self.subtypeName(sfinfo.format),
-                             sampleRate: Int(sfinfo.samplerate), channelCount: Int(sfinfo.channels), frames: sfinfo.frames)
+                             sampleRate: Int(sfinfo.samplerate), channelCount: Int(sfinfo.channels), frames: sfinfo.frames,
+                             lengthSource: declared == .streamed ? .fileSize : .header)
     }
 
     deinit {
@@ -89,10 +91,20 @@ final class SndFileDecoder: AudioDecoder {
         return done
     }
 
-    /// The frame count a PCM file's header promised, when libsndfile's header log says the
-    /// data chunk is longer than the file ("data : 576000 (should be 199908)"): libsndfile
-    /// then quietly plays what is there, and Mixdown calls the file truncated instead.
-    static func promisedFrames(_ h: OpaquePointer, _ sfinfo: SF_INFO) -> Int64? {
+    /// What a PCM file's header says of its length, beside what libsndfile found.
+    enum DeclaredLength: Equatable {
+        /// The header agrees with the file.
+        case agrees
+        /// The data chunk is declared longer than the file: this many whole frames (a
+        /// truncated file: libsndfile would quietly play what is there).
+        case promises(Int64)
+        /// A streamed WAV (`ffmpeg ... -f wav -`, an interrupted recorder): the data size is
+        /// 0xFFFFFFFF, "as long as the file", and the length comes from the file's size.
+        case streamed
+    }
+
+    /// Reads libsndfile's header log ("data : 576000 (should be 199908)").
+    static func declaredLength(_ h: OpaquePointer, _ sfinfo: SF_INFO) -> DeclaredLength {
         var log = [CChar](repeating: 0, count: 16_384)
         sf_command(h, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
         let text = String(decoding: log.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -102,6 +114,7 @@ final class SndFileDecoder: AudioDecoder {
             let declared = t[t.index(t.startIndex, offsetBy: 6)..<open.lowerBound].trimmingCharacters(in: .whitespaces)
             let actual = t[open.upperBound...].prefix { $0.isNumber }
             guard let d = Int64(declared), let a = Int64(actual), d > a else { continue }
+            if d == 0xFFFF_FFFF && t.hasPrefix("data :") { return .streamed }
             let bytesPerSample: Int64 = switch sfinfo.format & Int32(SF_FORMAT_SUBMASK) {
             case Int32(SF_FORMAT_PCM_S8), Int32(SF_FORMAT_PCM_U8), Int32(SF_FORMAT_ULAW), Int32(SF_FORMAT_ALAW): 1
             case Int32(SF_FORMAT_PCM_16): 2
@@ -110,10 +123,12 @@ final class SndFileDecoder: AudioDecoder {
             case Int32(SF_FORMAT_DOUBLE): 8
             default: 0
             }
-            guard bytesPerSample > 0 else { return sfinfo.frames + 1 }
-            return sfinfo.frames + (d - a) / (bytesPerSample * Int64(sfinfo.channels))
+            guard bytesPerSample > 0 else { return .promises(sfinfo.frames + 1) }
+            // Whole frames of the declared size (a cut inside a frame leaves that frame out
+            // of what was read, not out of what was promised).
+            return .promises(d / (bytesPerSample * Int64(sfinfo.channels)))
         }
-        return nil
+        return .agrees
     }
 
     static func majorName(_ format: Int32) -> String {

@@ -1,10 +1,15 @@
 /// Plays one composition track on the output timeline: between a segment's first and
 /// last output frame, the frames of that segment's node chain; silence elsewhere.
 ///
-/// Each item's chain is made and prepared in `prepare` (files are opened and checked
-/// before the first frame is written). A chain that ends before its item's frames are
-/// done is padded with silence; a chain is never asked for more than its item's frames,
-/// so every segment covers exactly the frames its target range gives.
+/// An item's chain is made and prepared when the playhead reaches the item's first frame,
+/// and released (its file closed) after its last one: a track holds at most one chain
+/// open, so a document of 100,000 cuts needs one file descriptor per track, and memory
+/// that does not grow with the cuts' audio. (A composition's files were checked when its
+/// assets were read; a file that goes missing since is an error mid-render, and the
+/// writer then leaves nothing.) Opening a chain allocates: the steady state inside a
+/// segment does not. A chain that ends before its item's frames are done is padded with
+/// silence; a chain is never asked for more than its item's frames, so every segment
+/// covers exactly the frames its target range gives.
 public final class TrackPlayer: AudioNode {
     /// A segment as the player sees it.
     public struct Item {
@@ -13,7 +18,7 @@ public final class TrackPlayer: AudioNode {
         /// Frames of the chain's output to drop before `frames.lowerBound` (a render that
         /// starts inside the segment, when its source cannot be cut exactly).
         public let skip: Int64
-        /// Makes the node chain (called once, in `prepare`).
+        /// Makes the node chain (called once, when the playhead reaches the item).
         public let make: () throws(MixdownError) -> AudioNode
 
         public init(frames: Range<Int64>, skip: Int64 = 0, make: @escaping () throws(MixdownError) -> AudioNode) {
@@ -29,7 +34,10 @@ public final class TrackPlayer: AudioNode {
     public let label: String
     private let items: [Item]
     private let total: Int64
-    private var chains: [AudioNode] = []
+    /// The current item's chain, while it plays.
+    private var chain: AudioNode?
+    private var maximumFrames = 0
+    private var scratch: AudioBuffer?
     private var view: AudioBuffer?
     private var position: Int64 = 0
     private var current = 0
@@ -47,23 +55,25 @@ public final class TrackPlayer: AudioNode {
     }
 
     public func prepare(maximumFrames: Int) throws(MixdownError) {
-        precondition(chains.isEmpty, "prepare is called once")
+        precondition(view == nil, "prepare is called once")
+        self.maximumFrames = maximumFrames
         view = AudioBuffer(viewWithChannelCount: format.channelCount, capacity: maximumFrames)
-        var scratch: AudioBuffer?
-        for item in items {
-            let chain = try item.make()
-            precondition(chain.format == format, "\(label): chain gives \(chain.format), the track plays \(format)")
-            try chain.prepare(maximumFrames: maximumFrames)
-            var left = item.skip
-            while left > 0 {
-                if scratch == nil { scratch = AudioBuffer(format: format, capacity: maximumFrames) }
-                let n = Int(min(Int64(maximumFrames), left))
-                let status = try chain.render(into: scratch!, frames: n)
-                left -= Int64(status.frames)
-                if status.ended { break }
-            }
-            chains.append(chain)
+    }
+
+    /// Makes and prepares `item`'s chain, and drops the frames it plays before the render.
+    private func open(_ item: Item) throws(MixdownError) -> AudioNode {
+        let chain = try item.make()
+        precondition(chain.format == format, "\(label): chain gives \(chain.format), the track plays \(format)")
+        try chain.prepare(maximumFrames: maximumFrames)
+        var left = item.skip
+        while left > 0 {
+            if scratch == nil { scratch = AudioBuffer(format: format, capacity: maximumFrames) }
+            let n = Int(min(Int64(maximumFrames), left))
+            let status = try chain.render(into: scratch!, frames: n)
+            left -= Int64(status.frames)
+            if status.ended { break }
         }
+        return chain
     }
 
     public func render(into buffer: AudioBuffer, frames: Int) throws(MixdownError) -> RenderStatus {
@@ -87,8 +97,9 @@ public final class TrackPlayer: AudioNode {
             if chainEnded {
                 buffer.clear(done..<(done + n))
             } else {
+                if chain == nil { chain = try open(item) }
                 view!.aim(into: buffer, offset: done)
-                let got = try chains[current].render(into: view!, frames: n)
+                let got = try chain!.render(into: view!, frames: n)
                 if got.frames < n {
                     buffer.clear((done + got.frames)..<(done + n))
                     chainEnded = true
@@ -98,6 +109,7 @@ public final class TrackPlayer: AudioNode {
             if p + Int64(n) == item.frames.upperBound {
                 current += 1
                 chainEnded = false
+                chain = nil
             }
         }
         position += Int64(want)
