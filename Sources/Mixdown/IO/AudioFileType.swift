@@ -35,6 +35,9 @@ public enum AudioFileType: String, Sendable, CaseIterable, Codable {
 
     /// The type to write `path` as: `explicit` when given, else the one its extension implies.
     public static func forOutput(_ path: String, explicit: AudioFileType?) throws(MixdownError) -> AudioFileType {
+        if path.isEmpty || path.hasSuffix("/") || path.hasSuffix("/.") || path.hasSuffix("/..") || path == "." || path == ".." {
+            throw .outputNotWritable(path: path, reason: "it names a directory, not a file (give a file name after the last '/')")
+        }
         if let explicit { return explicit }
         let ext = (path as NSString).pathExtension
         guard let t = AudioFileType(pathExtension: ext) else {

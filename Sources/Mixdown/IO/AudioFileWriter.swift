@@ -1,6 +1,7 @@
 import CSndFile
 import Foundation
 import MixdownKernels
+import Synchronization
 
 /// Tags written into the output where the type has room for them (libsndfile's strings).
 public struct AudioMetadata: Sendable, Equatable, Codable {
@@ -85,6 +86,7 @@ public final class AudioFileWriter {
         guard fd >= 0 else {
             throw .outputNotWritable(path: destination, reason: String(cString: strerror(errno)))
         }
+        Self.unfinished.withLock { _ = $0.insert(temporaryPath) }
         do throws(MixdownError) {
             if encoding.type.isFFmpegContainer {
                 #if FFmpeg
@@ -101,7 +103,23 @@ public final class AudioFileWriter {
             }
         } catch {
             unlink(temporaryPath)
+            Self.unfinished.withLock { _ = $0.remove(temporaryPath) }
             throw error
+        }
+    }
+
+    /// The temporary files of every writer in this process that has neither committed nor
+    /// aborted yet.
+    private static let unfinished = Mutex<Set<String>>([])
+
+    /// Removes every unfinished output's temporary file now and returns their paths: for a
+    /// process about to exit at once (a second Ctrl-C) that must still leave nothing. The
+    /// writers are unusable afterwards; call it only on the way out.
+    public static func removeUnfinishedOutputs() -> [String] {
+        unfinished.withLock { paths in
+            for p in paths { unlink(p) }
+            defer { paths.removeAll() }
+            return paths.sorted()
         }
     }
 
@@ -201,6 +219,7 @@ public final class AudioFileWriter {
     public func commit() throws(MixdownError) {
         guard let s = sink else { preconditionFailure("commit after commit or abort") }
         sink = nil
+        defer { Self.unfinished.withLock { _ = $0.remove(temporaryPath) } }
         do { try s.finish(durable: durable) } catch {
             unlink(temporaryPath)
             throw error
@@ -246,6 +265,7 @@ public final class AudioFileWriter {
         sink = nil
         s.close()
         unlink(temporaryPath)
+        Self.unfinished.withLock { _ = $0.remove(temporaryPath) }
     }
 }
 
