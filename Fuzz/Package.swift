@@ -1,0 +1,14 @@
+// swift-tools-version:6.1
+// libFuzzer targets for Mixdown's parsers: built only by tools/fuzz, with
+// `swift build -Xswiftc -sanitize=fuzzer` (no unsafeFlags here or in the main package).
+import PackageDescription
+
+let package = Package(
+    name: "MixdownFuzz",
+    dependencies: [.package(name: "Mixdown", path: "..")],
+    targets: [
+        .executableTarget(name: "FuzzTime", dependencies: [.product(name: "Mixdown", package: "Mixdown")]),
+        .executableTarget(name: "FuzzDocument", dependencies: [.product(name: "Mixdown", package: "Mixdown")]),
+        .executableTarget(name: "FuzzProbe", dependencies: [.product(name: "Mixdown", package: "Mixdown")]),
+    ]
+)

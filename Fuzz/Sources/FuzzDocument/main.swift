@@ -1,0 +1,45 @@
+import Foundation
+import Mixdown
+
+/// Makes the files the seed documents name, in the working directory: `fuzz-a.wav` (1 s,
+/// 48 kHz stereo 16-bit) and `fuzz-b.wav` (0.5 s, 44.1 kHz mono), written by hand.
+func makeFiles() {
+    func wav(_ name: String, rate: UInt32, channels: UInt16, frames: Int) {
+        var d = Data()
+        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
+        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
+        let bytes = UInt32(frames) * UInt32(channels) * 2
+        d.append(contentsOf: Array("RIFF".utf8)); u32(36 + bytes); d.append(contentsOf: Array("WAVE".utf8))
+        d.append(contentsOf: Array("fmt ".utf8)); u32(16); u16(1); u16(channels); u32(rate); u32(rate * UInt32(channels) * 2)
+        u16(channels * 2); u16(16)
+        d.append(contentsOf: Array("data".utf8)); u32(bytes)
+        for i in 0..<(frames * Int(channels)) { u16(UInt16(bitPattern: Int16(truncatingIfNeeded: (i * 37) % 2000 - 1000))) }
+        _ = FileManager.default.createFile(atPath: name, contents: d)
+    }
+    wav("fuzz-a.wav", rate: 48_000, channels: 2, frames: 48_000)
+    wav("fuzz-b.wav", rate: 44_100, channels: 1, frames: 22_050)
+}
+
+/// The composition document reader on any bytes: an error or a document, never a trap.
+/// A document that loads is planned too, and its explanation made.
+func fuzzDocument(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    let bytes = Data(UnsafeBufferPointer(start: data, count: count))
+    let dir = FileManager.default.currentDirectoryPath
+    guard let doc = try? CompositionDocument(data: bytes, path: dir + "/fuzz.json") else { return 0 }
+    if let plan = try? doc.render(to: dir + "/fuzz-out.wav").plan() {
+        _ = plan.explanation
+    }
+    return 0
+}
+
+/// libFuzzer's entry for programs with their own main (SwiftPM gives the executable its
+/// own entry point, so libFuzzer's `main` is not the one that runs).
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+                         _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
+
+// Top-level code: SwiftPM makes this file the program's entry point.
+var argc = CommandLine.argc
+var argv = CommandLine.unsafeArgv
+makeFiles()
+exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzDocument))
