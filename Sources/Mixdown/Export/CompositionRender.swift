@@ -212,13 +212,15 @@ public struct CompositionRender: Sendable {
         let resamplerThreads = playing <= 1 ? threads : 1
         for track in composition.tracks {
             var items: [TrackPlayer.Item] = []
+            let shelf = DecoderShelf()
             for s in track.placedSegments {
                 guard let src = s.source else { continue }
                 let t = s.target.frames(atRate: rate)
                 let a = max(t.lowerBound, o), b = min(t.upperBound, e)
                 guard a < b else { continue }
                 if let item = try chain(for: src, scaled: s.isScaled, frames: t, skipping: a - t.lowerBound,
-                                        count: b - a, format: plan.format, at: (a - o)..<(b - o), threads: resamplerThreads) {
+                                        count: b - a, format: plan.format, at: (a - o)..<(b - o), threads: resamplerThreads,
+                                        shelf: shelf) {
                     items.append(item)
                 }
             }
@@ -232,7 +234,8 @@ public struct CompositionRender: Sendable {
     /// The item playing `source` on output frames `t` (of which the first `skip` are
     /// before the render and `count` are rendered, at `placed`).
     private func chain(for source: CompositionSegment.Source, scaled: Bool, frames t: Range<Int64>, skipping skip: Int64,
-                       count: Int64, format: AudioFormat, at placed: Range<Int64>, threads: Int) throws(MixdownError) -> TrackPlayer.Item? {
+                       count: Int64, format: AudioFormat, at placed: Range<Int64>, threads: Int,
+                       shelf: DecoderShelf) throws(MixdownError) -> TrackPlayer.Item? {
         let info = source.asset.info, path = source.asset.path, stream = source.asset.stream
         let rate = format.sampleRate, channels = format.channelCount
         let s = source.range.frames(atRate: info.sampleRate)
@@ -242,7 +245,7 @@ public struct CompositionRender: Sendable {
         // Fewer channels out: map first, so the resampler does less work; more: map last.
         let mapFirst = info.channelCount > channels
         func decoder(_ range: Range<Int64>) throws(MixdownError) -> AudioNode {
-            let f = try FileSource(path: path, range: range, stream: stream)
+            let f = try shelf.source(path: path, range: range, stream: stream)
             return mapFirst ? try ChannelMapper(input: f, channelCount: channels) : f
         }
         func mapped(_ node: AudioNode) throws(MixdownError) -> AudioNode {

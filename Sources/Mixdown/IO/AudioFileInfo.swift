@@ -111,7 +111,8 @@ public struct MediaStreamInfo: Sendable, Equatable, Codable {
 /// planar Float32 reads at the stream's own rate and channel count.
 protocol AudioDecoder: AnyObject {
     var info: AudioFileInfo { get }
-    /// Allocates the scratch space for reads of at most `maximumFrames` frames. Called once.
+    /// Allocates the scratch space for reads of at most `maximumFrames` frames. May be
+    /// called again (a decoder shared by consecutive segments); it keeps what suffices.
     func prepare(maximumFrames: Int)
     /// Positions the next read at valid frame `frame` (0 = the first frame after priming).
     func seek(toFrame frame: Int64) throws(MixdownError)

@@ -50,7 +50,15 @@ final class SndFileDecoder: AudioDecoder {
         shorts?.deallocate()
     }
 
+    /// Prepared again when a composition's next segment of the same file reuses the
+    /// decoder: the scratch space is kept when it is large enough.
+    private var preparedFrames = 0
+
     func prepare(maximumFrames: Int) {
+        guard maximumFrames > preparedFrames else { return }
+        preparedFrames = maximumFrames
+        shorts?.deallocate(); shorts = nil
+        interleaved?.deallocate(); interleaved = nil
         let n = max(1, maximumFrames * info.channelCount)
         if info.sampleFormat == "pcm_16" { shorts = .allocate(capacity: n) } else { interleaved = .allocate(capacity: n) }
     }
