@@ -2,7 +2,8 @@
 // 48 kHz stereo and an 8-track composition with automation on every track. Reported: wall
 // time, x real time (a custom metric) and peak resident memory. A last benchmark pulls a
 // prepared 8-track render graph into an open file writer and asserts that the steady-state
-// loop of a whole render allocates nothing.
+// loop of a whole render allocates nothing. Cut lists: loading and rendering 10,000 and
+// 100,000 segments of one file (segments per second, peak memory).
 import Benchmark
 import Foundation
 import Mixdown
@@ -55,6 +56,26 @@ func composition(seconds: Int64) throws -> (Composition, AudioMix) {
     return (c, mix)
 }
 
+/// A document that plays `count` pieces of `source` (`frames` long) back to back, each
+/// dropping the first tenth of its stretch: what tools/make-cuts writes.
+func cutDocument(count: Int, source: String, frames: Int64) throws -> String {
+    let path = directory + "/cuts-\(count).json"
+    if FileManager.default.fileExists(atPath: path) { return path }
+    let span = frames / Int64(count), drop = span / 10
+    var at: Int64 = 0
+    var segments: [String] = []
+    segments.reserveCapacity(count)
+    for i in 0..<Int64(count) {
+        segments.append("{\"file\": \"\(source)\", \"source\": {\"start\": \"\(i * span + drop)f\", \"duration\": \"\(span - drop)f\"}, \"at\": \"\(at)f\"}")
+        at += span - drop
+    }
+    try "{\"version\": 1, \"output\": {\"sample_rate\": 48000}, \"tracks\": [{\"name\": \"cuts\", \"segments\": [\(segments.joined(separator: ",\n"))]}]}"
+        .write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
+
+let segmentsPerSecond = BenchmarkMetric.custom("segments per second", polarity: .prefersLarger, useScalingFactor: false)
+
 let benchmarks: @Sendable () -> Void = {
     let whole = Benchmark.Configuration(
         metrics: [.wallClock, .peakMemoryResident, xRealTime], scalingFactor: .one,
@@ -81,6 +102,34 @@ let benchmarks: @Sendable () -> Void = {
             job.overwrite = true
             let report = try job.run()
             b.measurement(xRealTime, Int(report.realtimeFactor.rounded()))
+        }
+    }
+
+    // Issue 18: a transcript editor's cut list. Loading and planning 100,000 segments
+    // (what `render --explain` does) and rendering 10,000 and 100,000 of them.
+    for count in [10_000, 100_000] {
+        Benchmark("Cut list, \(count) segments of a 1 h file: load and plan (--explain)", configuration: whole) { b in
+            let doc = try cutDocument(count: count, source: input("drift-3600.wav", seconds: 3600, hz: 1000), frames: 172_800_000)
+            b.startMeasurement()
+            for _ in b.scaledIterations {
+                let start = ContinuousClock.now
+                let plan = try CompositionDocument(contentsOf: doc).render(to: directory + "/cuts-out.wav").plan()
+                blackHole(plan.explanation)
+                let elapsed = ContinuousClock.now - start
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+                b.measurement(segmentsPerSecond, Int(Double(count) / seconds))
+            }
+        }
+        Benchmark("Cut list, \(count) segments of a 1 h file: render to 16-bit WAV", configuration: whole) { b in
+            let doc = try cutDocument(count: count, source: input("drift-3600.wav", seconds: 3600, hz: 1000), frames: 172_800_000)
+            b.startMeasurement()
+            for _ in b.scaledIterations {
+                var job = try CompositionDocument(contentsOf: doc).render(to: directory + "/cuts-out.wav")
+                job.overwrite = true
+                let report = try job.run()
+                b.measurement(segmentsPerSecond, Int(Double(count) / report.seconds))
+                b.measurement(xRealTime, Int(report.realtimeFactor.rounded()))
+            }
         }
     }
 

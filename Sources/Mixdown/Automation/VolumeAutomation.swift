@@ -34,7 +34,7 @@ public struct VolumeAutomation: Sendable, Equatable {
     /// Holds `volume` (linear gain, 0 or more) from `time` until the next event.
     public mutating func setVolume(_ volume: Float, at time: MediaTime) throws(MixdownError) {
         try Self.check(volume, "volume")
-        guard time.isNumeric, time >= .zero else {
+        guard try time.checked("volume time") >= .zero else {
             throw .invalidParameter(name: "volume time", value: time.description, reason: "must be a time at or after 0")
         }
         events.append(.set(volume: volume, at: time))
@@ -44,7 +44,8 @@ public struct VolumeAutomation: Sendable, Equatable {
     public mutating func setVolumeRamp(from start: Float, to end: Float, timeRange: MediaTimeRange) throws(MixdownError) {
         try Self.check(start, "ramp start volume")
         try Self.check(end, "ramp end volume")
-        guard timeRange.start.isNumeric, timeRange.duration.isNumeric, timeRange.start >= .zero else {
+        _ = try timeRange.duration.checked("ramp duration")
+        guard try timeRange.start.checked("ramp start") >= .zero else {
             throw .invalidParameter(name: "ramp time range", value: timeRange.description, reason: "must start at or after 0")
         }
         guard timeRange.duration > .zero else {

@@ -118,6 +118,9 @@ public struct CompositionTrack: Sendable, Equatable {
         guard duration.isNumeric, duration > .zero else {
             throw .invalidEdit(track: label, reason: "scaling \(Self.describe(range)) to \(duration.clockDescription): the new duration must be longer than 0")
         }
+        guard duration.isWithinAcceptedRange else {
+            throw .invalidEdit(track: label, reason: "scaling \(Self.describe(range)) to \(duration.clockDescription): \(MediaTime.beyondLimit)")
+        }
         try split(at: range.start)
         try split(at: range.end)
         let delta = duration - range.duration
@@ -156,6 +159,9 @@ public struct CompositionTrack: Sendable, Equatable {
         guard range.start.isNumeric, range.duration.isNumeric, time.isNumeric else {
             throw .invalidEdit(track: label, reason: "\(what): times must be numeric")
         }
+        guard range.start.isWithinAcceptedRange, range.duration.isWithinAcceptedRange, time.isWithinAcceptedRange else {
+            throw .invalidEdit(track: label, reason: "\(what): \(MediaTime.beyondLimit)")
+        }
         guard range.duration > .zero else {
             throw .invalidEdit(track: label, reason: "\(what): the source range's duration \(range.duration.clockDescription) must be longer than 0")
         }
@@ -171,6 +177,9 @@ public struct CompositionTrack: Sendable, Equatable {
     private func checkTimelineRange(_ range: MediaTimeRange, _ what: String) throws(MixdownError) {
         guard range.start.isNumeric, range.duration.isNumeric, range.start >= .zero, range.duration > .zero else {
             throw .invalidEdit(track: label, reason: "\(what) \(Self.describe(range)) must start at or after 0 and last longer than 0")
+        }
+        guard range.start.isWithinAcceptedRange, range.duration.isWithinAcceptedRange else {
+            throw .invalidEdit(track: label, reason: "\(what) \(Self.describe(range)): \(MediaTime.beyondLimit)")
         }
     }
 

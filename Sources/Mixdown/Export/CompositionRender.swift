@@ -116,13 +116,18 @@ public struct CompositionRender: Sendable {
             throw .invalidParameter(name: "composition", value: "\(composition.tracks.count) tracks", reason: "has no file segments: there is nothing to render")
         }
         let rate = format.sampleRate
+        // Each edit is within the limit; their sum (a segment placed late, a scaled range
+        // rippling others) must be too, before any frame arithmetic.
+        guard composition.duration.isWithinAcceptedRange else {
+            throw .invalidParameter(name: "composition", value: "duration \(composition.duration.clockDescription)", reason: MediaTime.beyondLimit)
+        }
         let total = composition.duration.frames(atRate: rate)
         guard total > 0 else {
             throw .invalidParameter(name: "composition", value: composition.duration.clockDescription, reason: "is shorter than one frame at \(rate) Hz")
         }
         var frames: Range<Int64> = 0..<total
         if let r = timeRange {
-            guard r.isValid, r.start >= .zero, r.duration > .zero else {
+            guard r.isValid, r.start.isWithinAcceptedRange, r.duration.isWithinAcceptedRange, r.start >= .zero, r.duration > .zero else {
                 throw .invalidParameter(name: "time range", value: CompositionTrack.describe(r), reason: "must start at or after 0 and last longer than 0")
             }
             frames = r.frames(atRate: rate)

@@ -72,8 +72,11 @@ public struct FileExport: Sendable {
         let info = reader.info
         let rate = info.sampleRate
 
-        let startTime = start ?? .zero
-        guard startTime.isNumeric, startTime >= .zero else {
+        let startTime = try (start ?? .zero).checked("--start")
+        _ = try duration?.checked("--duration")
+        _ = try fadeIn?.checked("--fade-in")
+        _ = try fadeOut?.checked("--fade-out")
+        guard startTime >= .zero else {
             throw .invalidParameter(name: "--start", value: startTime.description, reason: "must be a time at or after 0")
         }
         let a = startTime.frames(atRate: rate)

@@ -96,7 +96,7 @@ public struct FileStretch: Sendable {
             let (r, frames) = try exact(f, "--to-frames", "\(f)")
             return (r, frames, nil)
         case .duration(let d):
-            guard d.isNumeric, d > .zero else {
+            guard try d.checked("--to-duration") > .zero else {
                 throw .invalidParameter(name: "--to-duration", value: d.clockDescription, reason: "must be longer than 0")
             }
             let (r, frames) = try exact(d.frames(atRate: info.sampleRate), "--to-duration", d.clockDescription)

@@ -36,4 +36,34 @@ import Testing
         }
         #endif
     }
+
+    /// AIFF and CAF store the rate as a float; 0, NaN and infinity are refused, where
+    /// libsndfile alone would give 1 Hz or 67 MHz. The bytes are patched in a file the
+    /// library wrote, and a good file of each type still reads at its rate.
+    @Test(arguments: [AudioFileType.aiff, .caf])
+    func aHeaderRateThatIsNoRateIsRefused(type: AudioFileType) throws {
+        let dir = TempDir()
+        let good = dir.file("good.\(type.rawValue)")
+        try writeFile(good, [sine(440, frames: 4_800)], sampleRate: 48_000, type: type, format: .s16)
+        #expect(try AudioFileInfo.read(path: good).sampleRate == 48_000)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: good)))
+        let chunk = type == .aiff ? Array("COMM".utf8) : Array("desc".utf8)
+        let at = try #require((0..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == chunk })
+        let rateAt = type == .aiff ? at + 16 : at + 12
+        let patches: [(String, [UInt8])] = type == .aiff
+            ? [("nan", [0x7F, 0xFF, 0xC0, 0, 0, 0, 0, 0, 0, 0]), ("inf", [0x7F, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0]), ("0.0", [UInt8](repeating: 0, count: 10))]
+            : [("nan", withUnsafeBytes(of: Double.nan.bitPattern.bigEndian) { Array($0) }),
+               ("inf", withUnsafeBytes(of: Double.infinity.bitPattern.bigEndian) { Array($0) }),
+               ("0.0", [UInt8](repeating: 0, count: 8))]
+        for (word, patch) in patches {
+            var b = bytes
+            b.replaceSubrange(rateAt..<(rateAt + patch.count), with: patch)
+            let path = dir.file("\(word).\(type.rawValue)")
+            try Data(b).write(to: URL(fileURLWithPath: path))
+            #expect(throws: MixdownError.unreadableFile(path: path, reason: "the header's sample rate is \(word) Hz, which is not a sample rate")) {
+                try AudioFileInfo.read(path: path)
+            }
+        }
+        bytes = []
+    }
 }
