@@ -7,8 +7,9 @@ let package = Package(
     name: "MixdownFuzz",
     dependencies: [.package(name: "Mixdown", path: "..")],
     targets: [
-        .executableTarget(name: "FuzzTime", dependencies: [.product(name: "Mixdown", package: "Mixdown")]),
-        .executableTarget(name: "FuzzDocument", dependencies: [.product(name: "Mixdown", package: "Mixdown")]),
-        .executableTarget(name: "FuzzProbe", dependencies: [.product(name: "Mixdown", package: "Mixdown")]),
+        .target(name: "FuzzSupport"),
+        .executableTarget(name: "FuzzTime", dependencies: ["FuzzSupport", .product(name: "Mixdown", package: "Mixdown")]),
+        .executableTarget(name: "FuzzDocument", dependencies: ["FuzzSupport", .product(name: "Mixdown", package: "Mixdown")]),
+        .executableTarget(name: "FuzzProbe", dependencies: ["FuzzSupport", .product(name: "Mixdown", package: "Mixdown")]),
     ]
 )

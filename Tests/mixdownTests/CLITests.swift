@@ -14,10 +14,17 @@ struct CLI {
 
     struct Result { let code: Int32; let stdout: String; let stderr: String }
 
-    static func run(_ args: [String], in dir: String) throws -> Result {
+    /// Runs `mixdown args` in `dir`; with `openFiles`, under `ulimit -n openFiles` (through /bin/sh).
+    static func run(_ args: [String], in dir: String, openFiles: Int? = nil) throws -> Result {
         let p = Process()
-        p.executableURL = executable
-        p.arguments = args
+        if let limit = openFiles {
+            let quoted = ([executable.path] + args).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            p.arguments = ["-c", "ulimit -n \(limit) && exec " + quoted.joined(separator: " ")]
+        } else {
+            p.executableURL = executable
+            p.arguments = args
+        }
         p.currentDirectoryURL = URL(fileURLWithPath: dir)
         let out = Pipe(), err = Pipe()
         p.standardOutput = out

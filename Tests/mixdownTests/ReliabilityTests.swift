@@ -6,22 +6,6 @@ import Testing
 /// SIGKILL at random moments then a rerun, huge times, and the messages that must name
 /// what is wrong. Every case checks that nothing is left behind.
 @Suite(.serialized) struct ReliabilityTests {
-    /// Runs `mixdown` through /bin/sh with `ulimit -n limit` first.
-    static func runLimited(_ args: [String], openFiles limit: Int, in dir: String) throws -> CLI.Result {
-        let quoted = ([CLI.executable.path] + args).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "ulimit -n \(limit) && exec " + quoted.joined(separator: " ")]
-        p.currentDirectoryURL = URL(fileURLWithPath: dir)
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return CLI.Result(code: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
-    }
-
     /// A 10 s mono f32 file whose frame k holds k / 2^24 (exact), and a document that plays
     /// `count` pieces of it back to back, written in shuffled order. Returns where each
     /// output frame comes from.
@@ -73,27 +57,15 @@ import Testing
         }
     }
 
-    static func readFloats(_ path: String) throws -> [Float] {
-        let source = try FileSource(path: path)
-        try source.prepare(maximumFrames: 65_536)
-        let buffer = AudioBuffer(format: source.format, capacity: 65_536)
-        var out: [Float] = []
-        while true {
-            let s = try source.render(into: buffer, frames: 65_536)
-            out += buffer.samples(channel: 0, frames: s.frames)
-            if s.ended { return out }
-        }
-    }
-
     /// 3,000 cuts of one file, read in shuffled order, rendered with 16 open files allowed:
     /// every output frame is exactly the source frame its cut says.
     @Test func thousandsOfCutsUnderALowOpenFileLimit() throws {
         let dir = ScratchDir()
         let map = try Self.cutDocument(in: dir.path, count: 3_000, seed: 18)
         #expect(map.count > 200_000)
-        let r = try Self.runLimited(["render", "cuts.json", "out.wav", "--json"], openFiles: 16, in: dir.path)
+        let r = try CLI.run(["render", "cuts.json", "out.wav", "--json"], in: dir.path, openFiles: 16)
         #expect(r.code == 0, "\(r.stderr)")
-        let out = try Self.readFloats(dir.file("out.wav"))
+        let out = try readSamples(dir.file("out.wav"))
         #expect(out.count == map.count)
         var wrong = 0
         for (i, k) in map.enumerated() where i < out.count && out[i] != Float(k) / 16_777_216 { wrong += 1 }
@@ -103,7 +75,7 @@ import Testing
         let again = try CLI.run(["render", "cuts.json", "again.wav"], in: dir.path)
         #expect(again.code == 0)
         // (Samples, not bytes: libsndfile's PEAK chunk of a float WAV holds a timestamp.)
-        #expect(try Self.readFloats(dir.file("again.wav")) == out)
+        #expect(try readSamples(dir.file("again.wav")) == out)
     }
 
     /// SIGKILL at random moments of a render, then the same command again: the rerun
@@ -113,7 +85,7 @@ import Testing
         _ = try Self.cutDocument(in: dir.path, count: 2_000, seed: 7)
         let reference = try CLI.run(["render", "cuts.json", "reference.wav"], in: dir.path)
         #expect(reference.code == 0, "\(reference.stderr)")
-        let expected = try Self.readFloats(dir.file("reference.wav"))
+        let expected = try readSamples(dir.file("reference.wav"))
         var g = SeededGenerator(seed: 99)
         var leftBehind = 0
         for round in 0..<8 {
@@ -133,7 +105,7 @@ import Testing
             let removed = (report?["removed_stale_temporary_files"] as? [String] ?? []).map { ($0 as NSString).lastPathComponent }
             #expect(removed.sorted() == hidden.sorted(), "round \(round)")
             #expect(dir.contents == ["cuts.json", "index.wav", "out.wav", "reference.wav"], "round \(round)")
-            #expect(try Self.readFloats(dir.file("out.wav")) == expected, "round \(round): the output is not complete")
+            #expect(try readSamples(dir.file("out.wav")) == expected, "round \(round): the output is not complete")
         }
         // Not a condition of the test (timing decides), but worth seeing when it fails.
         print("SIGKILL rounds that left a temporary file: \(leftBehind) of 8")
@@ -202,7 +174,7 @@ import Testing
         let obj = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any]
         #expect(obj?["frames"] as? Int == 2_880_000)
         #expect(obj?["length_source"] as? String == "file size")
-        let a = try readFile(ws.file("in.wav")), b = try readFile(ws.file("streamed.wav"))
+        let a = try readSamples(ws.file("in.wav")), b = try readSamples(ws.file("streamed.wav"))
         #expect(a == b)
     }
 
@@ -241,17 +213,8 @@ import Testing
     }
 }
 
-private func readFile(_ path: String) throws -> [Float] {
-    let source = try FileSource(path: path)
-    try source.prepare(maximumFrames: 65_536)
-    let buffer = AudioBuffer(format: source.format, capacity: 65_536)
-    var out: [Float] = []
-    while true {
-        let s = try source.render(into: buffer, frames: 65_536)
-        for c in 0..<source.format.channelCount { out += buffer.samples(channel: c, frames: s.frames) }
-        if s.ended { return out }
-    }
-}
+/// A file's samples, channel after channel.
+func readSamples(_ path: String) throws -> [Float] { try ExamplesTests.read(path).flatMap { $0 } }
 
 /// A unique directory under the system's temporary folder, removed on deinit.
 final class ScratchDir {

@@ -1,4 +1,5 @@
 import Foundation
+import FuzzSupport
 import Mixdown
 
 /// Makes the files the seed documents name, in the working directory: `fuzz-a.wav` (1 s,
@@ -32,14 +33,5 @@ func fuzzDocument(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     return 0
 }
 
-/// libFuzzer's entry for programs with their own main (SwiftPM gives the executable its
-/// own entry point, so libFuzzer's `main` is not the one that runs).
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
-
-// Top-level code: SwiftPM makes this file the program's entry point.
-var argc = CommandLine.argc
-var argv = CommandLine.unsafeArgv
 makeFiles()
-exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzDocument))
+runFuzzer(fuzzDocument)

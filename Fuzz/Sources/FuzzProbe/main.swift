@@ -1,4 +1,5 @@
 import Foundation
+import FuzzSupport
 import Mixdown
 
 /// The file probe and the decoders behind it (libsndfile; FFmpeg's demuxers and decoders
@@ -28,13 +29,4 @@ func fuzzProbe(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     return 0
 }
 
-/// libFuzzer's entry for programs with their own main (SwiftPM gives the executable its
-/// own entry point, so libFuzzer's `main` is not the one that runs).
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
-
-// Top-level code: SwiftPM makes this file the program's entry point.
-var argc = CommandLine.argc
-var argv = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzProbe))
+runFuzzer(fuzzProbe)

@@ -1,4 +1,5 @@
 import Foundation
+import FuzzSupport
 import Mixdown
 
 /// The time parser on any bytes: it must refuse or give a time within the accepted range,
@@ -19,13 +20,4 @@ func fuzzTime(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     return 0
 }
 
-/// libFuzzer's entry for programs with their own main (SwiftPM gives the executable its
-/// own entry point, so libFuzzer's `main` is not the one that runs).
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
-
-// Top-level code: SwiftPM makes this file the program's entry point.
-var argc = CommandLine.argc
-var argv = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzTime))
+runFuzzer(fuzzTime)
