@@ -11,7 +11,7 @@ final class BoxcarDecimator: AudioNode {
 
     init(input: AudioNode, factor: Int) {
         precondition(input.format.channelCount == 1 && factor >= 1 && input.format.sampleRate % factor == 0)
-        self.input = input
+        self.input = ContractCheck.wrap(input)
         self.factor = factor
         format = AudioFormat(sampleRate: input.format.sampleRate / factor, channelCount: 1)
     }

@@ -17,7 +17,7 @@ public final class ChannelMapper: AudioNode {
         guard from == channelCount || from == 1 || channelCount == 1 else {
             throw .unsupportedChannelMapping(from: from, to: channelCount)
         }
-        self.input = input
+        self.input = ContractCheck.wrap(input)
         format = AudioFormat(sampleRate: input.format.sampleRate, channelCount: channelCount)
     }
 

@@ -11,7 +11,7 @@ public final class GainAutomation: AudioNode {
     private var segment: Int
 
     public init(input: AudioNode, envelope: GainEnvelope, startFrame: Int64 = 0) {
-        self.input = input
+        self.input = ContractCheck.wrap(input)
         self.envelope = envelope
         position = startFrame
         segment = envelope.segmentIndex(containing: startFrame)

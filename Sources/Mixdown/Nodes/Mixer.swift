@@ -43,7 +43,7 @@ public final class Mixer: AudioNode {
         precondition(inputs.allSatisfy { $0.node.format == format }, "every mixer input must have the mixer's format")
         precondition(length >= 0 && startFrame >= 0)
         self.format = format
-        self.inputs = inputs
+        self.inputs = inputs.map { Input(node: ContractCheck.wrap($0.node), envelope: $0.envelope) }
         total = length
         self.startFrame = startFrame
         self.threads = threads

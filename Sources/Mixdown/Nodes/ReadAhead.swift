@@ -29,7 +29,7 @@ public final class ReadAhead: AudioNode, @unchecked Sendable {
     private var consumedSlots = 0
 
     public init(input: AudioNode) {
-        self.input = input
+        self.input = ContractCheck.wrap(input)
     }
 
     deinit {

@@ -43,7 +43,7 @@ public final class RubberBandStretch: AudioNode {
         guard n <= Int64(UInt32.max) else {
             throw .invalidParameter(name: "input", value: "\(n) frames", reason: "Rubber Band takes at most 2^32 - 1 input frames")
         }
-        self.input = input
+        self.input = ContractCheck.wrap(input)
         self.ratio = ratio
         self.engine = engine
         inputFrames = n

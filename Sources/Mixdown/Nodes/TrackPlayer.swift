@@ -62,7 +62,7 @@ public final class TrackPlayer: AudioNode {
 
     /// Makes and prepares `item`'s chain, and drops the frames it plays before the render.
     private func open(_ item: Item) throws(MixdownError) -> AudioNode {
-        let chain = try item.make()
+        let chain = ContractCheck.wrap(try item.make())
         precondition(chain.format == format, "\(label): chain gives \(chain.format), the track plays \(format)")
         try chain.prepare(maximumFrames: maximumFrames)
         var left = item.skip

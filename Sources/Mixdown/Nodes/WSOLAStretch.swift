@@ -51,7 +51,7 @@ public final class WSOLAStretch: AudioNode {
     public init(input: AudioNode, ratio: StretchRatio, outputFrames: Int64? = nil,
                 windowSeconds: Double = 0.04, searchSeconds: Double = 0.0015) throws(MixdownError) {
         let (n, total) = try ratio.lengths(of: input, outputFrames: outputFrames, node: "WSOLA")
-        self.input = input
+        self.input = ContractCheck.wrap(input)
         self.ratio = ratio
         inputFrames = n
         format = input.format

@@ -14,6 +14,7 @@ public enum Renderer {
                            expectedFrames: Int64?, progress: ((Double) -> Void)? = nil,
                            cancellation: CancellationToken? = nil) throws(MixdownError) -> Int64 {
         precondition(!blockSizes.isEmpty && blockSizes.allSatisfy { $0 > 0 }, "block sizes must be positive")
+        let source = ContractCheck.wrap(source)
         let maxBlock = blockSizes.max()!
         try source.prepare(maximumFrames: maxBlock)
         let buffer = AudioBuffer(format: source.format, capacity: maxBlock)
@@ -22,6 +23,7 @@ public enum Renderer {
         defer { if !finished { try? background.finish() } }
         var done: Int64 = 0
         var next = 0
+        var ended = false
         while true {
             if cancellation?.isCancelled == true { throw .cancelled }
             var want = blockSizes[next]
@@ -32,7 +34,16 @@ public enum Renderer {
             try background.submit(buffer, frames: status.frames)
             done += Int64(status.frames)
             if let total = expectedFrames, total > 0 { progress?(Double(done) / Double(total)) }
+            ended = status.ended
             if status.ended || status.frames < want { break }
+        }
+        // The promised length is reached: the stream must end here, not run on (asking
+        // for one more frame is safe, the contract gives zero frames after the end).
+        if let total = expectedFrames, done == total, !ended {
+            let after = try source.render(into: buffer, frames: 1)
+            if after.frames > 0 {
+                throw .writeFailed(path: writer.destination, reason: "the render runs past the \(total) frames expected")
+            }
         }
         finished = true
         try background.finish()

@@ -36,7 +36,7 @@ public final class LibsamplerateResampler: AudioNode {
         let (n, total) = try ratio.lengths(of: input, outputFrames: outputFrames,
                                            node: outputRate == nil ? "varispeed" : "sample-rate conversion",
                                            limit: outputRate == nil ? 4 : 256)
-        self.input = input
+        self.input = ContractCheck.wrap(input)
         self.ratio = ratio
         self.quality = quality
         inputFrames = n

@@ -63,7 +63,7 @@ public final class Resampler: AudioNode {
             throw .invalidParameter(name: "input", value: "stream", reason: "\(node) needs an input of known length")
         }
         try ratio.validate(limit: outputRate == nil ? 4 : 256, parameter: node)
-        self.input = input
+        self.input = ContractCheck.wrap(input)
         self.ratio = ratio
         self.inputFrames = total
         self.outputFrames = outputFrames ?? ratio.outputFrames(forInput: total)

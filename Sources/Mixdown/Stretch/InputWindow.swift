@@ -20,7 +20,7 @@ final class InputWindow {
     /// counts frames from input frame 0; the window must not start between 0 and `origin`.
     init(input: AudioNode, length: Int64, capacity: Int, maximumPull: Int, start: Int64, origin: Int64 = 0, label: String) {
         precondition(origin == 0 || start >= origin, "\(label): the window starts before its input")
-        self.input = input
+        self.input = ContractCheck.wrap(input)
         pulled = origin
         self.length = length
         self.capacity = capacity
