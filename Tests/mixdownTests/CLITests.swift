@@ -256,6 +256,35 @@ final class Workspace {
         #expect(sync.code == 0, "\(sync.stderr)")
     }
 
+    /// `measure-sync` finds every marker and reports what it measured: within a sample for
+    /// varispeed, within WSOLA's documented 1.5 ms + (W/2)|1 - 1/R| for WSOLA, and a marker
+    /// that is not where it should be shows as the error it is.
+    @Test func measureSyncReportsEveryMarker() throws {
+        let ws = try Workspace()
+        #expect(try CLI.run(["generate", "m.wav", "--duration", "60", "--marker-interval", "10", "-q"], in: ws.path).code == 0)
+        func measure(_ algorithm: String) throws -> [String: Any] {
+            let s = try CLI.run(["stretch", "m.wav", "\(algorithm).wav", "--ratio", "1.0001309", "--algorithm", algorithm, "-q"], in: ws.path)
+            #expect(s.code == 0, "\(s.stderr)")
+            let r = try CLI.run(["measure-sync", "m.wav", "\(algorithm).wav", "--interval", "10", "--json"], in: ws.path)
+            #expect(r.code == 0, "\(r.stderr)")
+            return try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        }
+        let v = try measure("varispeed")
+        let markers = v["markers"] as! [[String: Any]]
+        #expect(markers.map { $0["source_frame"] as! Int } == [480_000, 960_000, 1_440_000, 1_920_000, 2_400_000])
+        #expect(markers.allSatisfy { abs(($0["expected_frame"] as! Double) - Double($0["source_frame"] as! Int) * 1.0001309027777778) < 1e-6 })
+        #expect(v["stretched_frames"] as? Int == 2_880_377 && v["original_frames"] as? Int == 2_880_000)
+        #expect((v["worst_milliseconds"] as! Double) < 1000.0 / 48_000, "varispeed: within one sample")
+        let w = try measure("wsola")
+        let worst = w["worst_milliseconds"] as! Double
+        #expect(worst > 0.1 && worst <= 1.5 + 20 * (1 - 1 / 1.0001309) + 0.05, "WSOLA: \(worst) ms")
+        // The original against itself, told a ratio it was not made with: every marker off by ratio x t.
+        let r = try CLI.run(["measure-sync", "m.wav", "m.wav", "--interval", "10", "--ratio", "1.0001309", "--json"], in: ws.path)
+        let off = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        let errors = (off["markers"] as! [[String: Any]]).map { $0["error_frames"] as! Double }
+        #expect(zip(errors, [480_000.0, 960_000, 1_440_000, 1_920_000, 2_400_000]).allSatisfy { abs($0 + $1 * 0.0001309) < 0.5 }, "\(errors)")
+    }
+
     @Test(arguments: [
         (["--ratio", "nan"], Int32(2), "--ratio nan: is not a number"),
         (["--ratio", "0"], 2, "--ratio 0: must be positive"),
