@@ -159,13 +159,28 @@ import Testing
         #expect(whole[0] == 0.1 + 0.8 * Float(0.2 + 5 * 0.0071))
     }
 
-    @Test func activePathIsTheBestAvailable() {
+    /// The dispatcher picks the best path this CPU runs, judged independently from the
+    /// kernel's own flags (/proc/cpuinfo, not cpuid), unless MIXDOWN_ISA forces one.
+    @Test func activePathIsTheBestAvailable() throws {
         let active = mx_kernels_active_isa()
         #expect(mx_kernels_for_isa(active) != nil)
+        #expect(mx_kernels_active() == mx_kernels_for_isa(active))
         #expect(mx_kernels_for_isa(MX_ISA_SCALAR) != nil)
         #if arch(x86_64)
         #expect(mx_kernels_for_isa(MX_ISA_SSE2) != nil)
         #expect(mx_kernels_for_isa(MX_ISA_NEON) == nil)
+        #if os(Linux)
+        guard ProcessInfo.processInfo.environment["MIXDOWN_ISA"] == nil else { return }
+        let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let line = try #require(cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") })
+        let flags = Set(line.split(separator: " ").map(String.init))
+        let avx2 = flags.contains("avx2") && flags.contains("fma"), avx512 = avx2 && flags.contains("avx512f")
+        #expect(active == (avx512 ? MX_ISA_AVX512 : avx2 ? MX_ISA_AVX2 : MX_ISA_SSE2), "\(String(cString: mx_isa_name(active)))")
+        #expect((mx_kernels_for_isa(MX_ISA_AVX2) != nil) == avx2)
+        #expect((mx_kernels_for_isa(MX_ISA_AVX512) != nil) == avx512)
+        // A CPU with AVX-512 runs the AVX2 table (see mx_isa).
+        if avx512 { #expect(mx_kernels_for_isa(MX_ISA_AVX512) == mx_kernels_for_isa(MX_ISA_AVX2)) }
+        #endif
         #endif
     }
 }
