@@ -81,14 +81,18 @@ public struct CompositionDocument: Sendable {
         // Output settings first: frame times on the timeline count at the output rate.
         var outputFormat: AudioFormat?
         var rate: Int?, channels: Int?
+        // Where the output's rate and channels were given: a file they cannot be made from names them.
+        var rateKey: JSONCursor?, channelsKey: JSONCursor?
         if let out = top.member("output", in: m) {
-            let o = try out.object(allowed: Self.outputKeys)
+            let o = try out.object(allowed: ["sample_rate", "channels", "type", "sample_format", "preset", "bitrate", "codec", "video_from"])
             if let r = out.member("sample_rate", in: o) {
+                rateKey = r
                 let v = try r.integer()
                 guard (1...768_000).contains(v) else { throw r.fail("must be a sample rate between 1 and 768000 Hz, not \(v)") }
                 rate = Int(v)
             }
             if let c = out.member("channels", in: o) {
+                channelsKey = c
                 let v = try c.integer()
                 guard (1...64).contains(v) else { throw c.fail("must be a channel count between 1 and 64, not \(v)") }
                 channels = Int(v)
@@ -191,7 +195,6 @@ public struct CompositionDocument: Sendable {
         if let rate, let channels { outputFormat = AudioFormat(sampleRate: rate, channelCount: channels) }
         // Every file must convert to the output's rate and channels: refused here, at the
         // output key that asks for it, not at render time.
-        let outputMember = top.member("output", in: m)
         var checkedAssets = Set<String>()
         for segs in pending {
             for seg in segs {
@@ -199,13 +202,11 @@ public struct CompositionDocument: Sendable {
                       checkedAssets.insert("\(asset.stream):\(asset.path)").inserted else { continue }
                 let ratio = Double(rate) / Double(asset.info.sampleRate)
                 if !(1.0 / 256...256).contains(ratio) {
-                    let at = outputMember?.member("sample_rate", in: (try? outputMember?.object(allowed: Self.outputKeys)) ?? JSONObject())
-                    throw (at ?? seg.cursor).fail("\(rate) Hz cannot be made from '\(asset.path)' at \(asset.info.sampleRate) Hz: a rate conversion goes at most 256 times up or down")
+                    throw (rateKey ?? seg.cursor).fail("\(rate) Hz cannot be made from '\(asset.path)' at \(asset.info.sampleRate) Hz: a rate conversion goes at most 256 times up or down")
                 }
                 let ch = asset.info.channelCount
                 if !(ch == channels || ch == 1 || channels == 1) {
-                    let at = outputMember?.member("channels", in: (try? outputMember?.object(allowed: Self.outputKeys)) ?? JSONObject())
-                    throw (at ?? seg.cursor).fail("\(channels) channels cannot be made from '\(asset.path)', which has \(ch) (supported: mono to any, any to mono, equal counts)")
+                    throw (channelsKey ?? seg.cursor).fail("\(channels) channels cannot be made from '\(asset.path)', which has \(ch) (supported: mono to any, any to mono, equal counts)")
                 }
             }
         }
@@ -357,8 +358,6 @@ public struct CompositionDocument: Sendable {
             throw s.fail("\(CompositionTrack.describe(source)) lies outside '\(asset.path)', which is \(asset.duration.clockDescription) long (\(asset.info.frames) frames)", at: "source")
         }
     }
-
-    private static let outputKeys = ["sample_rate", "channels", "type", "sample_format", "preset", "bitrate", "codec", "video_from"]
 
     /// A segment read from a document, before it is placed.
     private struct Placed {

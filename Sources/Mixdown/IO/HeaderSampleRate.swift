@@ -4,6 +4,13 @@ import Foundation
 /// The sample rate as an AIFF or CAF header stores it (a float: 80-bit extended in AIFF's
 /// COMM chunk, Float64 in CAF's desc chunk), before libsndfile rounds it to an integer.
 enum HeaderSampleRate {
+    /// Refuses a file whose header rate is 0, negative, NaN or infinite (`unreadableFile`).
+    static func check(path: String, major: Int32?) throws(MixdownError) {
+        if let raw = read(path: path, major: major), !(raw.isFinite && raw >= 1) {
+            throw .unreadableFile(path: path, reason: "the header's sample rate is \(raw) Hz, which is not a sample rate")
+        }
+    }
+
     /// The raw rate, or nil when the file is neither type or the chunk is not found in its
     /// first 64 KiB (then libsndfile's value stands). `major` is libsndfile's type, or nil
     /// to go by the file's first bytes.

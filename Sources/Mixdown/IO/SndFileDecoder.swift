@@ -24,9 +24,7 @@ final class SndFileDecoder: AudioDecoder {
                 throw .unreadableFile(path: path, reason: String(cString: strerror(errno)))
             }
             // libsndfile refuses a CAF whose rate is no rate with "SF_INFO struct incomplete".
-            if let raw = HeaderSampleRate.read(path: path, major: nil), !(raw.isFinite && raw >= 1) {
-                throw .unreadableFile(path: path, reason: "the header's sample rate is \(raw) Hz, which is not a sample rate")
-            }
+            try HeaderSampleRate.check(path: path, major: nil)
             throw .unreadableFile(path: path, reason: reason)
         }
         guard sfinfo.frames > 0, sfinfo.frames != Int64.max else {
@@ -38,10 +36,10 @@ final class SndFileDecoder: AudioDecoder {
             throw .unreadableFile(path: path, reason: "the header gives \(sfinfo.samplerate) Hz and \(sfinfo.channels) channels")
         }
         // AIFF and CAF store the rate as a float, which libsndfile turns into an integer
-        // without a word: 0 or NaN becomes 1 Hz, infinity 67 MHz. Read it and refuse those.
-        if let raw = HeaderSampleRate.read(path: path, major: sfinfo.format & Int32(SF_FORMAT_TYPEMASK)), !(raw.isFinite && raw >= 1) {
+        // without a word: 0 or NaN becomes 1 Hz, infinity 67 MHz.
+        do { try HeaderSampleRate.check(path: path, major: sfinfo.format & Int32(SF_FORMAT_TYPEMASK)) } catch {
             sf_close(h)
-            throw .unreadableFile(path: path, reason: "the header's sample rate is \(raw) Hz, which is not a sample rate")
+            throw error
         }
         let declared = Self.declaredLength(h, sfinfo)
         if case .promises(let promised) = declared, promised > sfinfo.frames {

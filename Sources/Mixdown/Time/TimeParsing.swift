@@ -20,7 +20,15 @@ extension MediaTime {
     /// - `"1440000f"`: a whole number of frames at `frameRate` (an error without one);
     /// - `"131/1000"`: a rational number of seconds, the denominator at most 2^31 - 1.
     /// Anything else, including "nan", "inf", exponents and empty text, is an error.
+    /// No time beyond ``largestAccepted`` parses.
     public init(parsing rawText: String, frameRate: Int? = nil) throws(TimeParseError) {
+        let t = try Self.parsedWithoutLimit(rawText, frameRate: frameRate)
+        guard t.isWithinAcceptedRange else { throw TimeParseError(text: rawText, reason: Self.beyondLimit) }
+        self = t
+    }
+
+    /// The grammar above, for any time that fits Int64 units.
+    private static func parsedWithoutLimit(_ rawText: String, frameRate: Int?) throws(TimeParseError) -> MediaTime {
         // Spaces and tabs around the text are ignored (trimmed by hand: Foundation's
         // trimming costs more than the whole parse, and documents hold 100,000s of times).
         var text = Substring(rawText)
@@ -56,18 +64,14 @@ extension MediaTime {
         if body.last == "f" || body.last == "F" {
             let n = try digits(body.dropLast(), "the frame count")
             guard let rate = frameRate else { throw fail("a frame count needs a sample rate, and none is known here") }
-            self = try signed(MediaTime(frames: n, sampleRate: rate))
-            guard self.isWithinAcceptedRange else { throw fail(Self.beyondLimit) }
-            return
+            return try signed(MediaTime(frames: n, sampleRate: rate))
         }
         if let slash = body.firstIndex(of: "/") {
             let num = try digits(body[..<slash], "the numerator")
             let den = try digits(body[body.index(after: slash)...], "the denominator")
             guard den > 0 else { throw fail("the denominator is zero") }
             guard den <= Int64(Int32.max) else { throw fail("the denominator is above 2^31 - 1") }
-            self = try signed(MediaTime(value: num, timescale: Int32(den)))
-            guard self.isWithinAcceptedRange else { throw fail(Self.beyondLimit) }
-            return
+            return try signed(MediaTime(value: num, timescale: Int32(den)))
         }
         let parts = body.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count <= 3 else { throw fail("more than hours:minutes:seconds") }
@@ -100,8 +104,7 @@ extension MediaTime {
         }
         let value = totalSeconds * Int128(scale) + Int128(frac)
         guard let v = Int64(exactly: value) else { throw fail(Self.beyondLimit) }
-        self = try signed(MediaTime(value: v, timescale: Int32(scale)))
-        guard self.isWithinAcceptedRange else { throw fail(Self.beyondLimit) }
+        return try signed(MediaTime(value: v, timescale: Int32(scale)))
     }
 
     static let beyondLimit = "it is beyond the largest time Mixdown accepts, \(MediaTime.largestAccepted.clockDescription) (1,000,000 hours)"
@@ -114,7 +117,7 @@ extension MediaTime {
 
     /// Numeric and no further from 0 than ``largestAccepted``.
     public var isWithinAcceptedRange: Bool {
-        isNumeric && Int128(value).magnitude <= UInt128(3_600_000_000) * UInt128(UInt32(timescale))
+        isNumeric && Int128(value).magnitude <= UInt128(Self.largestAccepted.value) * UInt128(UInt32(timescale))
     }
 
     /// This time, or `invalidParameter` naming `name` when it is not numeric or lies beyond
