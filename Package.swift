@@ -6,7 +6,10 @@ let package = Package(
     name: "Mixdown",
     products: [
         .library(name: "Mixdown", targets: ["Mixdown"]),
-        .executable(name: "mixdown", targets: ["mixdown"]),
+        .executable(name: "mixdown", targets: ["MixdownCLI"]),
+        // Test signals, fixtures and measuring tools: for the CLI, tests and benchmarks;
+        // an embedder need not build it.
+        .library(name: "MixdownTools", targets: ["MixdownTools"]),
         .library(name: "MixdownKernels", targets: ["MixdownKernels"]),
     ],
     traits: [
@@ -40,12 +43,14 @@ let package = Package(
                 .target(name: "CFFmpeg", condition: .when(traits: ["FFmpeg"])),
             ]
         ),
+        .target(name: "MixdownTools", dependencies: ["Mixdown"]),
+        // The `mixdown` command: parsing and printing only.
         .executableTarget(
-            name: "mixdown",
-            dependencies: ["Mixdown", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            name: "MixdownCLI",
+            dependencies: ["Mixdown", "MixdownTools", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "MixdownKernelsTests", dependencies: ["MixdownKernels"]),
-        .testTarget(name: "MixdownTests", dependencies: ["Mixdown", "MixdownKernels", "CSndFile"]),
-        .testTarget(name: "mixdownTests", dependencies: ["mixdown", "Mixdown"]),
+        .testTarget(name: "MixdownTests", dependencies: ["Mixdown", "MixdownTools", "MixdownKernels", "CSndFile"]),
+        .testTarget(name: "MixdownCLITests", dependencies: ["MixdownCLI", "Mixdown"]),
     ]
 )

@@ -24,6 +24,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Mixdown", package: "Mixdown"),
+                .product(name: "MixdownTools", package: "Mixdown"),
             ],
             path: "Benchmarks/Nodes",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -33,6 +34,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Mixdown", package: "Mixdown"),
+                .product(name: "MixdownTools", package: "Mixdown"),
             ],
             path: "Benchmarks/Renders",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -4,6 +4,7 @@
 import Benchmark
 import Foundation
 import Mixdown
+import MixdownTools
 
 let blockFrames = 4096
 let stereo = AudioFormat(sampleRate: 48_000, channelCount: 2)

@@ -7,6 +7,7 @@
 import Benchmark
 import Foundation
 import Mixdown
+import MixdownTools
 
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mixdown-bench-renders").path
 let xRealTime = BenchmarkMetric.custom("x real time", polarity: .prefersLarger, useScalingFactor: false)

@@ -1,0 +1,263 @@
+import CSndFile
+import Foundation
+import MixdownKernels
+import Synchronization
+
+/// Writes planar Float32 blocks to a file, atomically.
+///
+/// The audio goes to a hidden temporary file beside the destination
+/// (`.NAME.mixdown-PID-RANDOM.tmp`). `commit()` flushes it, closes it, syncs it and moves
+/// it into place in one step: the destination is either absent or complete. Without
+/// `overwrite`, an existing destination is refused before anything is written, and the
+/// final move uses link(2), which also refuses a file that appeared meanwhile. Until
+/// `commit()` succeeds, `abort()` (or deinit) removes the temporary file.
+///
+/// libsndfile encodes its types; FFmpeg's libraries (the `FFmpeg` trait) encode and mux
+/// m4a, mp4, mov, mkv and webm, with the encoder's priming and the valid length in the
+/// container (edit list and iTunSMPB; CodecDelay and DiscardPadding).
+public final class AudioFileWriter {
+    public let destination: String
+    public let encoding: OutputEncoding
+    public let format: AudioFormat
+    public private(set) var framesWritten: Int64 = 0
+    /// Temporary files of this destination that runs which no longer exist left behind
+    /// (killed, for example), removed when this writer opened: their paths.
+    public private(set) var removedStaleTemporaryFiles: [String] = []
+
+    private let overwrite: Bool
+    private let durable: Bool
+    private let temporaryPath: String
+    private var sink: EncodedFileSink?
+    private let capacity: Int
+    private var committed = false
+
+    /// Opens the temporary file. `maximumFrames` is the largest block `write` will get.
+    /// `videoFrom` (MP4 and MOV only) names a file whose video stream is copied, packet for
+    /// packet, beside the audio, which then starts at that video's presentation start.
+    public init(destination: String, encoding: OutputEncoding, format: AudioFormat,
+                maximumFrames: Int, overwrite: Bool, metadata: AudioMetadata = AudioMetadata(),
+                durable: Bool = false, videoFrom: String? = nil) throws(MixdownError) {
+        self.destination = destination
+        self.durable = durable
+        self.encoding = encoding
+        self.format = format
+        self.overwrite = overwrite
+        capacity = maximumFrames
+
+        guard !destination.isEmpty, !destination.hasSuffix("/"), !destination.hasSuffix("/."), !destination.hasSuffix("/..") else {
+            throw .outputNotWritable(path: destination, reason: "it names a directory, not a file (give a file name after the last '/')")
+        }
+        // The directory as the caller named it, so messages quote their own words.
+        let parent = (destination as NSString).deletingLastPathComponent
+        let dir = parent.isEmpty ? "." : parent
+        var st = stat()
+        if stat(destination, &st) == 0 {
+            if (st.st_mode & S_IFMT) == S_IFDIR { throw .outputNotWritable(path: destination, reason: "it is a directory") }
+            if !overwrite { throw .outputExists(path: destination) }
+        }
+        guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+            throw .outputNotWritable(path: destination, reason: "directory '\(dir)' does not exist")
+        }
+        if videoFrom != nil && ![.mp4, .mov].contains(encoding.type) {
+            throw .unsupportedOutput(path: destination, reason: "a video stream goes into mp4 or mov, not \(encoding.type.rawValue)")
+        }
+        let temporaryName = Self.temporaryName(for: (destination as NSString).lastPathComponent)
+        temporaryPath = dir + "/" + temporaryName
+        removedStaleTemporaryFiles = Self.removeStaleTemporaryFiles(in: dir, like: temporaryName)
+        try Self.checkFreeSpace(in: dir, for: encoding, destination: destination)
+        // Created exclusively (O_EXCL): the name is this writer's alone.
+        let fd = open(temporaryPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw .outputNotWritable(path: destination, reason: String(cString: strerror(errno)))
+        }
+        Self.unfinished.withLock { _ = $0.insert(temporaryPath) }
+        do throws(MixdownError) {
+            if encoding.type.isFFmpegContainer {
+                #if FFmpeg
+                close(fd)
+                sink = try FFmpegFileSink(path: temporaryPath, destination: destination, encoding: encoding, format: format,
+                                          metadata: metadata, videoFrom: videoFrom)
+                #else
+                close(fd)
+                throw MixdownError.unsupportedOutput(path: destination, reason: "\(encoding.type.rawValue) needs the FFmpeg trait, which this Mixdown was built without")
+                #endif
+            } else {
+                sink = try SndFileSink(fd: fd, destination: destination, encoding: encoding, format: format,
+                                       maximumFrames: maximumFrames, metadata: metadata)
+            }
+        } catch {
+            unlink(temporaryPath)
+            Self.unfinished.withLock { _ = $0.remove(temporaryPath) }
+            throw error
+        }
+    }
+
+    /// The temporary files of every writer in this process that has neither committed nor
+    /// aborted yet.
+    private static let unfinished = Mutex<Set<String>>([])
+
+    /// Removes every unfinished output's temporary file now and returns their paths: for a
+    /// process about to exit at once (a second Ctrl-C) that must still leave nothing. The
+    /// writers are unusable afterwards; call it only on the way out.
+    public static func removeUnfinishedOutputs() -> [String] {
+        unfinished.withLock { paths in
+            for p in paths { unlink(p) }
+            defer { paths.removeAll() }
+            return paths.sorted()
+        }
+    }
+
+    /// Refuses a PCM output whose exact size (audio data plus the headers' allowance) is
+    /// more than the free space of `dir`'s filesystem for an unprivileged writer. The
+    /// temporary file and an existing destination live side by side until the rename, so
+    /// the whole size is needed. Compressed outputs have no size in advance and are not
+    /// checked here: a full disk during their render fails cleanly and leaves nothing.
+    static func checkFreeSpace(in dir: String, for encoding: OutputEncoding, destination: String) throws(MixdownError) {
+        guard let data = encoding.dataBytes else { return }
+        var fs = statvfs()
+        // Pseudo filesystems (/proc, some FUSE mounts) report no size at all: not checked.
+        guard statvfs(dir, &fs) == 0, fs.f_blocks > 0 else { return }
+        let available = Int64(clamping: UInt64(fs.f_bavail).multipliedReportingOverflow(by: UInt64(fs.f_frsize)).partialValue)
+        let (needed, overflow) = data.addingReportingOverflow(OutputEncoding.headerAllowance)
+        if overflow || needed > available {
+            throw .notEnoughSpace(path: destination, neededBytes: overflow ? .max : needed, availableBytes: available)
+        }
+    }
+
+    /// `.NAME.mixdown-PID-RANDOM.tmp`, with NAME cut (at a character boundary) so that the
+    /// whole name stays within the 255 bytes a file name may have.
+    static func temporaryName(for name: String) -> String {
+        let suffix = ".mixdown-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let budget = 255 - 1 - suffix.utf8.count
+        var kept = ""
+        for ch in name {
+            if kept.utf8.count + String(ch).utf8.count > budget { break }
+            kept.append(ch)
+        }
+        return "." + kept + suffix
+    }
+
+    /// Removes the temporary files in `dir` that belong to the same destination as
+    /// `temporaryName` and whose process is gone (`kill(pid, 0)` says no such process; a
+    /// live or reused PID keeps its file). Returns their paths.
+    static func removeStaleTemporaryFiles(in dir: String, like temporaryName: String) -> [String] {
+        guard let marker = temporaryName.range(of: ".mixdown-", options: .backwards) else { return [] }
+        let prefix = String(temporaryName[..<marker.upperBound])
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
+        var removed: [String] = []
+        for name in names where name.hasPrefix(prefix) && isTemporaryName(name) {
+            let fields = name.dropFirst(prefix.count).dropLast(4).split(separator: "-")
+            guard let pid = Int32(fields[0]), pid > 0 else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH, unlink(dir + "/" + name) == 0 {
+                removed.append(dir + "/" + name)
+            }
+        }
+        return removed.sorted()
+    }
+
+    /// Whether `name` is one of Mixdown's temporary files (an unfinished output).
+    public static func isTemporaryName(_ name: String) -> Bool {
+        guard name.hasPrefix("."), name.hasSuffix(".tmp"), let marker = name.range(of: ".mixdown-", options: .backwards) else { return false }
+        let middle = name[marker.upperBound..<name.index(name.endIndex, offsetBy: -4)].split(separator: "-", omittingEmptySubsequences: false)
+        return middle.count == 2 && middle.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) }
+    }
+
+    /// Whether Mixdown can write `type` at `format`. Opus takes only 8, 12, 16, 24 or
+    /// 48 kHz; MP3 only the MPEG rates and at most two channels; AAC at most 96 kHz.
+    public static func canWrite(_ type: AudioFileType, format: AudioFormat, codec: AudioCodec? = nil) -> Bool {
+        if type.isFFmpegContainer {
+            guard AudioFileProbe.readsContainers else { return false }
+            switch codec ?? type.defaultCodec! {
+            case .opus: return [8_000, 12_000, 16_000, 24_000, 48_000].contains(format.sampleRate) && format.channelCount <= 8
+            case .aac: return [8_000, 11_025, 12_000, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000, 64_000, 88_200, 96_000].contains(format.sampleRate) && format.channelCount <= 8
+            case .alac: return format.channelCount <= 8
+            }
+        }
+        switch type {
+        case .opus where ![8_000, 12_000, 16_000, 24_000, 48_000].contains(format.sampleRate): return false
+        case .mp3 where ![8_000, 11_025, 12_000, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000].contains(format.sampleRate)
+                        || format.channelCount > 2: return false
+        default: break
+        }
+        var info = SF_INFO()
+        info.samplerate = Int32(format.sampleRate)
+        info.channels = Int32(format.channelCount)
+        info.format = OutputEncoding(type: type, sampleFormat: type.isLossy ? nil : .s16, dataBytes: nil).sndfileFormat
+        return sf_format_check(&info) != 0
+    }
+
+    deinit {
+        abort()
+    }
+
+    /// Writes the first `frames` frames of `buffer` (which has `format.channelCount` channels).
+    public func write(_ buffer: AudioBuffer, frames: Int) throws(MixdownError) {
+        guard let sink else { preconditionFailure("write after commit or abort") }
+        assert(frames <= capacity && buffer.channelCount == format.channelCount)
+        guard frames > 0 else { return }
+        try sink.write(buffer, frames: frames)
+        framesWritten += Int64(frames)
+    }
+
+    /// Flushes, closes and moves the file into place. After it, the destination is complete.
+    public func commit() throws(MixdownError) {
+        guard let s = sink else { preconditionFailure("commit after commit or abort") }
+        sink = nil
+        defer { Self.unfinished.withLock { _ = $0.remove(temporaryPath) } }
+        do { try s.finish(durable: durable) } catch {
+            unlink(temporaryPath)
+            throw error
+        }
+        if durable {
+            // The data is on disk before the name points at it.
+            let fd = open(temporaryPath, O_RDONLY | O_CLOEXEC)
+            if fd >= 0 { fsync(fd); close(fd) }
+        }
+        if overwrite {
+            guard rename(temporaryPath, destination) == 0 else {
+                let reason = String(cString: strerror(errno))
+                unlink(temporaryPath)
+                throw .writeFailed(path: destination, reason: "cannot move the finished file into place: \(reason)")
+            }
+        } else if link(temporaryPath, destination) == 0 {
+            unlink(temporaryPath)
+        } else {
+            let err = errno
+            if err == EEXIST {
+                unlink(temporaryPath)
+                throw .outputExists(path: destination)
+            }
+            // Filesystems without hard links: check, then rename (a narrow race, documented).
+            var st = stat()
+            if stat(destination, &st) == 0 { unlink(temporaryPath); throw .outputExists(path: destination) }
+            guard rename(temporaryPath, destination) == 0 else {
+                let reason = String(cString: strerror(errno))
+                unlink(temporaryPath)
+                throw .writeFailed(path: destination, reason: "cannot move the finished file into place: \(reason)")
+            }
+        }
+        if durable {
+            let dirfd = open((temporaryPath as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if dirfd >= 0 { fsync(dirfd); close(dirfd) }
+        }
+        committed = true
+    }
+
+    /// Closes and removes the temporary file; the destination is untouched. Safe to repeat.
+    public func abort() {
+        guard let s = sink else { return }
+        sink = nil
+        s.close()
+        unlink(temporaryPath)
+        Self.unfinished.withLock { _ = $0.remove(temporaryPath) }
+    }
+}
+
+/// Encodes planar Float32 blocks into an open temporary file.
+protocol EncodedFileSink: AnyObject {
+    func write(_ buffer: AudioBuffer, frames: Int) throws(MixdownError)
+    /// Encodes what is buffered, writes the trailer and closes the file.
+    func finish(durable: Bool) throws(MixdownError)
+    /// Closes without finishing (the caller removes the file).
+    func close()
+}

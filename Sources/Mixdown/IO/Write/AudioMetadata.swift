@@ -1,0 +1,15 @@
+/// Tags written into the output where the type has room for them (libsndfile's strings).
+public struct AudioMetadata: Sendable, Equatable, Codable {
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+    public var comment: String?
+    public var date: String?
+    public var software: String?
+
+    public init(title: String? = nil, artist: String? = nil, album: String? = nil,
+                comment: String? = nil, date: String? = nil, software: String? = "Mixdown") {
+        self.title = title; self.artist = artist; self.album = album
+        self.comment = comment; self.date = date; self.software = software
+    }
+}

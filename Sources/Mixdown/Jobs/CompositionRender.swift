@@ -1,0 +1,360 @@
+import Foundation
+
+/// Renders a composition through an audio mix to a file: the work behind `ExportSession`
+/// and `mixdown render`.
+///
+/// Frames, by the documented rule (round half away from zero) at the output rate R:
+/// - a segment with target range [t0, t1) covers output frames round(t0·R)..<round(t1·R);
+/// - the render covers round(start·R)..<round(end·R) of the time range (default: the
+///   whole composition, 0..<round(duration·R));
+/// - volume events are placed as `VolumeAutomation` documents, on timeline frames.
+/// Each file segment becomes a chain: decoder → (time-pitch stretch, when scaled) →
+/// libsamplerate to R (when its rate differs) → channel mapping; then the tracks are
+/// summed through their gain envelopes by `Mixer`.
+public struct CompositionRender: Sendable {
+    public var composition: Composition
+    public var audioMix = AudioMix()
+    public var output: String
+    /// Nil: `composition.defaultOutputFormat` (highest rate; stereo if any file is).
+    public var outputFormat: AudioFormat?
+    /// Nil: the whole composition.
+    public var timeRange: MediaTimeRange?
+    public var timePitchAlgorithm = TimePitchAlgorithm.defaultAlgorithm
+    /// The resampler's quality for rate changes and varispeed segments.
+    public var quality: ResamplerQuality = .best
+    /// Which resampler converts rates and runs varispeed segments.
+    public var resampler: ResamplerEngine = .auto
+    /// Nil: from the output's extension.
+    public var type: AudioFileType?
+    /// Nil: the highest precision among the files (f32 > s24 > s16) that the type stores.
+    public var sampleFormat: SampleFormat?
+    /// Lossy encoders' settings (a preset's bitrate).
+    public var encoder = EncoderSettings()
+    /// MP4/MOV only: copy this file's video stream beside the audio (no re-encode); the
+    /// audio's frame 0 lands where that file's audio starts.
+    public var videoFrom: String?
+    /// The output file never exceeds this many bytes: the render stops at the last whole
+    /// frame that fits, and the report says so. PCM types only (their size is exact).
+    public var fileLengthLimit: Int64?
+    public var overwrite = false
+    public var durable = false
+    public var metadata = AudioMetadata()
+    public var threads = min(2, ProcessInfo.processInfo.activeProcessorCount)
+    public var blockSizes = [16_384]
+
+    public init(composition: Composition, output: String) {
+        self.composition = composition
+        self.output = output
+    }
+
+    /// What the render will do, decided before anything is opened for writing.
+    public struct Plan: Sendable {
+        public let format: AudioFormat
+        /// Timeline frames rendered (at the output rate).
+        public let frames: Range<Int64>
+        /// The composition's whole length in frames.
+        public let compositionFrames: Int64
+        public let encoding: OutputEncoding
+        /// True when the file length limit cut the render short.
+        public let truncatedByFileLengthLimit: Bool
+        /// Exact size of the output file for PCM types, nil for compressed ones.
+        public let estimatedFileLength: Int64?
+        /// The segment table (made when asked: a render does not need it).
+        public var segments: [SegmentMapping] { tracks.flatMap { $0.mappings(outputRate: format.sampleRate) } }
+        let tracks: [CompositionTrack]
+        /// Each track's gains on timeline frames.
+        public let envelopes: [Int32: GainEnvelope]
+        /// Track names by ID, for the explanation.
+        let trackNames: [(id: Int32, name: String)]
+
+        /// The plan as data: segment table and gain spans, exact frame indices.
+        public var explanation: Explanation {
+            Explanation(sampleRate: format.sampleRate, channels: format.channelCount,
+                        compositionFrames: compositionFrames, startFrame: frames.lowerBound, endFrame: frames.upperBound,
+                        truncatedByFileLengthLimit: truncatedByFileLengthLimit, estimatedFileLength: estimatedFileLength,
+                        segments: segments,
+                        gains: trackNames.map { t in
+                            TrackGains(trackID: t.id, trackName: t.name, spans: (envelopes[t.id] ?? .unity).segments.map {
+                                GainSpan(startFrame: $0.start, endFrame: $0.end == .max ? nil : $0.end, startGain: $0.startGain,
+                                         endGain: $0.end == .max || $0.step == 0 ? $0.startGain : $0.startGain + Double($0.end - $0.start) * $0.step)
+                            })
+                        })
+        }
+    }
+
+    /// What `mixdown render --explain` prints.
+    public struct Explanation: Sendable, Codable, Equatable {
+        public let sampleRate: Int
+        public let channels: Int
+        public let compositionFrames: Int64
+        public let startFrame: Int64
+        public let endFrame: Int64
+        public let truncatedByFileLengthLimit: Bool
+        public let estimatedFileLength: Int64?
+        public let segments: [SegmentMapping]
+        public let gains: [TrackGains]
+    }
+
+    public struct TrackGains: Sendable, Codable, Equatable {
+        public let trackID: Int32
+        public let trackName: String
+        public let spans: [GainSpan]
+    }
+
+    /// Frames startFrame..<endFrame go linearly from startGain to endGain (endGain is
+    /// the value the ramp reaches on frame endFrame, the first after it). A nil end is
+    /// the end of time.
+    public struct GainSpan: Sendable, Codable, Equatable {
+        public let startFrame: Int64
+        public let endFrame: Int64?
+        public let startGain: Double
+        public let endGain: Double
+    }
+
+    public func plan() throws(MixdownError) -> Plan {
+        guard let format = outputFormat ?? composition.defaultOutputFormat else {
+            throw .invalidParameter(name: "composition", value: "\(composition.tracks.count) tracks", reason: "has no file segments: there is nothing to render")
+        }
+        let rate = format.sampleRate
+        // Each edit is within the limit; their sum (a segment placed late, a scaled range
+        // rippling others) must be too, before any frame arithmetic.
+        guard composition.duration.isWithinAcceptedRange else {
+            throw .invalidParameter(name: "composition", value: "duration \(composition.duration.clockDescription)", reason: MediaTime.beyondLimit)
+        }
+        let total = composition.duration.frames(atRate: rate)
+        guard total > 0 else {
+            throw .invalidParameter(name: "composition", value: composition.duration.clockDescription, reason: "is shorter than one frame at \(rate) Hz")
+        }
+        var frames: Range<Int64> = 0..<total
+        if let r = timeRange {
+            guard r.isValid, r.start.isWithinAcceptedRange, r.duration.isWithinAcceptedRange, r.start >= .zero, r.duration > .zero else {
+                throw .invalidParameter(name: "time range", value: CompositionTrack.describe(r), reason: "must start at or after 0 and last longer than 0")
+            }
+            frames = r.frames(atRate: rate)
+            guard frames.upperBound <= total, !frames.isEmpty else {
+                throw .invalidParameter(name: "time range", value: CompositionTrack.describe(r),
+                                        reason: "lies outside the composition, which is \(composition.duration.clockDescription) long (\(total) frames at \(rate) Hz)")
+            }
+        }
+        for track in composition.tracks {
+            for s in track.placedSegments {
+                guard let src = s.source else { continue }
+                let ch = src.asset.info.channelCount
+                guard ch == format.channelCount || ch == 1 || format.channelCount == 1 else {
+                    throw .invalidEdit(track: track.label, reason: "'\(src.asset.path)' has \(ch) channels: no mapping to \(format.channelCount) (supported: mono to any, any to mono, equal counts)")
+                }
+                if s.isScaled {
+                    guard timePitchAlgorithm.isAvailable else {
+                        throw .invalidParameter(name: "time-pitch algorithm", value: timePitchAlgorithm.rawValue,
+                                                reason: "is not built into this Mixdown (the RubberBand trait is off); \(track.label) has a scaled segment")
+                    }
+                    let factor = s.target.duration.approximateSeconds / src.range.duration.approximateSeconds
+                    guard StretchRatio.supportedRange.contains(factor) else {
+                        throw .invalidEdit(track: track.label, reason: "\(CompositionTrack.describe(s)) is scaled by \(factor): must lie between 0.25 and 4")
+                    }
+                }
+            }
+        }
+        var envelopes: [Int32: GainEnvelope] = [:]
+        for p in audioMix.inputParameters {
+            guard let track = composition.track(withID: p.trackID) else {
+                throw .invalidParameter(name: "audio mix", value: "track \(p.trackID)", reason: "no such track in the composition")
+            }
+            do { envelopes[p.trackID] = try p.volume.envelope(sampleRate: rate) } catch {
+                throw .invalidParameter(name: "audio mix of \(track.label)", value: "volume events", reason: "\(error)")
+            }
+        }
+        let type = try AudioFileType.forOutput(output, explicit: self.type)
+        guard AudioFileWriter.canWrite(type, format: format, codec: encoder.codec) else {
+            throw .unsupportedOutput(path: output, reason: "\(type.rawValue) cannot hold \(format); set the output's sample rate or channels")
+        }
+        let sampleFormat = self.sampleFormat ?? (type.takesSampleFormat(codec: encoder.codec) ? defaultSampleFormat(for: type) : nil)
+        var encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat,
+                                                  frames: Int64(frames.count), channels: format.channelCount, encoder: encoder)
+        var truncated = false
+        if let limit = fileLengthLimit {
+            guard limit > 0 else { throw .invalidParameter(name: "file length limit", value: "\(limit)", reason: "must be more than 0 bytes") }
+            guard encoding.dataBytes != nil else {
+                throw .unsupportedOutput(path: output, reason: "a file length limit needs a PCM type (wav, aiff, caf, w64, rf64), whose size is exact; \(type.rawValue) is compressed")
+            }
+            let fit = try OutputEncoding.maximumFrames(fitting: limit, path: output, type: type, sampleFormat: sampleFormat,
+                                                       format: format, metadata: metadata)
+            guard fit > 0 else {
+                throw .unsupportedOutput(path: output, reason: "a file length limit of \(limit) bytes does not hold the header and one frame")
+            }
+            if fit < Int64(frames.count) {
+                frames = frames.lowerBound..<(frames.lowerBound + fit)
+                truncated = true
+                encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat,
+                                                      frames: fit, channels: format.channelCount, encoder: encoder)
+            }
+        }
+        let estimate = try encoding.dataBytes == nil ? nil
+            : OutputEncoding.fileLength(path: output, type: encoding.type, sampleFormat: encoding.sampleFormat!,
+                                        format: format, metadata: metadata, frames: Int64(frames.count))
+        return Plan(format: format, frames: frames, compositionFrames: total, encoding: encoding,
+                    truncatedByFileLengthLimit: truncated, estimatedFileLength: estimate,
+                    tracks: composition.tracks, envelopes: envelopes, trackNames: composition.tracks.map { ($0.trackID, $0.name) })
+    }
+
+    private func defaultSampleFormat(for type: AudioFileType) -> SampleFormat {
+        let natural = composition.assets.compactMap { $0.info.naturalSampleFormat(for: type, codec: encoder.codec) }
+        for f in [SampleFormat.f32, .s24] where natural.contains(f) && type.supportedSampleFormats.contains(f) { return f }
+        return .s16
+    }
+
+    /// The render graph for `plan`: a `Mixer` over one `TrackPlayer` per track that plays
+    /// something inside the rendered frames. Not yet prepared; `run` prepares and pulls it
+    /// (benchmarks and embedders may pull it themselves).
+    public func makeGraph(_ plan: Plan) throws(MixdownError) -> AudioNode {
+        let rate = plan.format.sampleRate
+        let o = plan.frames.lowerBound, e = plan.frames.upperBound
+        var inputs: [Mixer.Input] = []
+        // The mixer shares tracks between the cores; a single playing track gets them for its resampler.
+        let playing = composition.tracks.filter { t in
+            t.placedSegments.contains { $0.source != nil && $0.target.frames(atRate: rate).overlaps(plan.frames) }
+        }.count
+        let resamplerThreads = playing <= 1 ? threads : 1
+        for track in composition.tracks {
+            var items: [TrackPlayer.Item] = []
+            let shelf = DecoderShelf()
+            for s in track.placedSegments {
+                guard let src = s.source else { continue }
+                let t = s.target.frames(atRate: rate)
+                let a = max(t.lowerBound, o), b = min(t.upperBound, e)
+                guard a < b else { continue }
+                if let item = try chain(for: src, scaled: s.isScaled, frames: t, skipping: a - t.lowerBound,
+                                        count: b - a, format: plan.format, at: (a - o)..<(b - o), threads: resamplerThreads,
+                                        shelf: shelf) {
+                    items.append(item)
+                }
+            }
+            guard !items.isEmpty else { continue }
+            let player = TrackPlayer(format: plan.format, length: Int64(plan.frames.count), items: items, label: track.label)
+            inputs.append(Mixer.Input(node: player, envelope: plan.envelopes[track.trackID] ?? .unity))
+        }
+        return Mixer(format: plan.format, inputs: inputs, length: Int64(plan.frames.count), startFrame: o, threads: threads)
+    }
+
+    /// The item playing `source` on output frames `t` (of which the first `skip` are
+    /// before the render and `count` are rendered, at `placed`).
+    private func chain(for source: CompositionSegment.Source, scaled: Bool, frames t: Range<Int64>, skipping skip: Int64,
+                       count: Int64, format: AudioFormat, at placed: Range<Int64>, threads: Int,
+                       shelf: DecoderShelf) throws(MixdownError) -> TrackPlayer.Item? {
+        let info = source.asset.info, path = source.asset.path, stream = source.asset.stream
+        let rate = format.sampleRate, channels = format.channelCount
+        let s = source.range.frames(atRate: info.sampleRate)
+        let n = Int64(t.count), m = Int64(s.count)
+        guard m > 0 else { return nil }
+        let quality = self.quality
+        // Fewer channels out: map first, so the resampler does less work; more: map last.
+        let mapFirst = info.channelCount > channels
+        func decoder(_ range: Range<Int64>) throws(MixdownError) -> AudioNode {
+            let f = try shelf.source(path: path, range: range, stream: stream)
+            return mapFirst ? try ChannelMapper(input: f, channelCount: channels) : f
+        }
+        func mapped(_ node: AudioNode) throws(MixdownError) -> AudioNode {
+            mapFirst || node.format.channelCount == channels ? node : try ChannelMapper(input: node, channelCount: channels)
+        }
+        if !scaled && info.sampleRate == rate {
+            // Same rate, same speed: source frames map one to one, so a late start cuts exactly.
+            let start = s.lowerBound + skip
+            let end = min(start + count, info.frames)
+            guard start < end else { return nil }
+            return TrackPlayer.Item(frames: placed) { () throws(MixdownError) in try mapped(decoder(start..<end)) }
+        }
+        let algorithm = timePitchAlgorithm, engine = resampler
+        // The source at the output rate: m' frames.
+        let toRate = StretchRatio(Int64(rate), Int64(info.sampleRate))
+        let converted = info.sampleRate == rate ? m : toRate.outputFrames(forInput: m)
+        func atOutputRate() throws(MixdownError) -> AudioNode {
+            let d = try decoder(s)
+            return info.sampleRate == rate ? d : try engine.makeNode(input: d, ratio: toRate, outputRate: rate, quality: quality,
+                                                                     outputFrames: converted, threads: threads)
+        }
+        // One resampling pass at `ratio`. Mixdown's resampler seeks exactly: a render that
+        // starts inside the segment decodes from the first input frame it needs.
+        func resampled(_ ratio: StretchRatio) -> TrackPlayer.Item {
+            if engine.resolved == .libsamplerate {
+                return TrackPlayer.Item(frames: placed, skip: skip) { () throws(MixdownError) in
+                    try mapped(engine.makeNode(input: decoder(s), ratio: ratio, outputRate: rate, quality: quality, outputFrames: n))
+                }
+            }
+            return TrackPlayer.Item(frames: placed) { () throws(MixdownError) in
+                let first = Resampler.inputStart(forOutput: skip, ratio: ratio, quality: quality)
+                return try mapped(Resampler(input: decoder(min(s.lowerBound + first, s.upperBound)..<s.upperBound), ratio: ratio,
+                                            outputRate: rate, quality: quality, inputFrames: m, outputFrames: n, startingAt: skip,
+                                            threads: threads))
+            }
+        }
+        let make: () throws(MixdownError) -> AudioNode
+        if !scaled {
+            return resampled(toRate)
+        } else {
+            switch algorithm {
+            case .varispeed:
+                return resampled(StretchRatio(n, m))
+            case .timeDomain:
+                make = { () throws(MixdownError) in
+                    try mapped(WSOLAStretch(input: atOutputRate(), ratio: StretchRatio(n, converted), outputFrames: n))
+                }
+            case .spectral:
+                make = { () throws(MixdownError) in
+                    try mapped(FileStretch.rubberBand(makeInput: atOutputRate, ratio: StretchRatio(n, converted),
+                                                      outputFrames: n, quality: quality))
+                }
+            }
+        }
+        return TrackPlayer.Item(frames: placed, skip: skip, make: make)
+    }
+
+    /// What a render did.
+    public struct Report: Sendable, Codable, Equatable {
+        public let output: String
+        public let type: AudioFileType
+        public let sampleFormat: SampleFormat?
+        public let sampleRate: Int
+        public let channels: Int
+        public let tracks: Int
+        public let segments: Int
+        /// Timeline frames rendered, start inclusive, end exclusive.
+        public let startFrame: Int64
+        public let endFrame: Int64
+        public let frames: Int64
+        public let duration: MediaTime
+        public let durationSeconds: Double
+        public let truncatedByFileLengthLimit: Bool
+        public let fileBytes: Int64
+        public let seconds: Double
+        public let realtimeFactor: Double
+        /// Temporary files of the destination that dead runs had left, removed by this one.
+        public var removedStaleTemporaryFiles: [String] = []
+    }
+
+    /// Plans, then renders. Nothing is written unless every check passes; on any error or
+    /// cancellation no file is left at `output` and no temporary file stays.
+    public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
+        let stopwatch = Stopwatch()
+        let plan = try plan()
+        let graph = try makeGraph(plan)
+        let count = Int64(plan.frames.count)
+        let writer = try AudioFileWriter(destination: output, encoding: plan.encoding, format: plan.format,
+                                         maximumFrames: blockSizes.max() ?? 4096, overwrite: overwrite,
+                                         metadata: metadata, durable: durable, videoFrom: videoFrom)
+        try Renderer.render(graph, to: writer, blockSizes: blockSizes, expectedFrames: count,
+                            progress: progress, cancellation: cancellation)
+        let seconds = stopwatch.seconds
+        let duration = MediaTime(frames: count, sampleRate: plan.format.sampleRate)
+        var st = stat()
+        let bytes = stat(output, &st) == 0 ? Int64(st.st_size) : 0
+        var report = Report(output: output, type: plan.encoding.type, sampleFormat: plan.encoding.sampleFormat,
+                      sampleRate: plan.format.sampleRate, channels: plan.format.channelCount,
+                      tracks: composition.tracks.count, segments: composition.tracks.reduce(0) { $0 + $1.placedSegments.count },
+                      startFrame: plan.frames.lowerBound, endFrame: plan.frames.upperBound, frames: count,
+                      duration: duration, durationSeconds: duration.approximateSeconds,
+                      truncatedByFileLengthLimit: plan.truncatedByFileLengthLimit, fileBytes: bytes,
+                      seconds: seconds, realtimeFactor: seconds > 0 ? duration.approximateSeconds / seconds : 0)
+        report.removedStaleTemporaryFiles = writer.removedStaleTemporaryFiles
+        return report
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// Puts a recording on a reference's clock (`mixdown stretch REC OUT --align REF`):
+/// estimates the offset and drift (`DriftEstimator`), refuses an estimate below
+/// `minimumConfidence` (nothing is written), then renders REC so that its time t lands on
+/// output time offset + ratio · t: the start is padded with silence or trimmed, the rest
+/// stretched, and the output ends at the reference's exact length, at the reference's
+/// rate, with REC's channels. Then it measures the output against the reference and
+/// reports the largest lag left.
+///
+/// Frames: output frame n is REF time n / R_ref, hence REC frame (n / R_ref − offset) ·
+/// R_rec / ratio. The first output frame with REC time ≥ 0 starts REC at the nearest whole
+/// input frame (an error under half an input frame); varispeed then keeps the exact
+/// rational frame ratio ratio · R_ref / R_rec from there.
+public struct FileAlign: Sendable {
+    public var input: String
+    public var reference: String
+    public var output: String
+    /// varispeed (default: |drift| is tiny), wsola or rubberband.
+    public var algorithm: TimeScaleAlgorithm = .auto
+    public var quality: ResamplerQuality = .best
+    /// Which resampler runs the varispeed and rate changes.
+    public var resampler: ResamplerEngine = .auto
+    public var minimumConfidence = 0.5
+    public var maxOffset = MediaTime(seconds: 60)
+    public var maxDriftPPM = 1000.0
+    public var type: AudioFileType?
+    public var sampleFormat: SampleFormat?
+    public var overwrite = false
+    public var durable = false
+    public var metadata = AudioMetadata()
+    /// Codec and bitrate for compressed outputs.
+    public var encoder = EncoderSettings()
+    /// MP4/MOV only: copy this file's video stream beside the audio (no re-encode); the
+    /// audio's frame 0 lands where that file's audio starts.
+    public var videoFrom: String?
+    public var threads = min(2, ProcessInfo.processInfo.activeProcessorCount)
+    public var blockSizes = [16_384]
+
+    public init(input: String, reference: String, output: String) {
+        self.input = input
+        self.reference = reference
+        self.output = output
+    }
+
+    public struct Report: Sendable, Codable, Equatable {
+        public let input: String
+        public let reference: String
+        public let output: String
+        public let algorithm: TimeScaleAlgorithm
+        /// The estimate applied.
+        public let offsetSeconds: Double
+        public let ratio: Double
+        public let ppm: Double
+        public let confidence: Double
+        public let outputFrames: Int64
+        public let sampleRate: Int
+        public let channels: Int
+        /// The output measured against the reference: its offset and drift (ideally 0) and
+        /// the largest lag of any window, milliseconds.
+        public let residualOffsetMilliseconds: Double
+        public let residualPPM: Double
+        public let residualMaxLagMilliseconds: Double
+        public let seconds: Double
+        /// Temporary files of the destination that dead runs had left, removed by this one.
+        public var removedStaleTemporaryFiles: [String] = []
+    }
+
+    public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
+        let stopwatch = Stopwatch()
+        let type = try AudioFileType.forOutput(output, explicit: self.type)
+        var estimator = DriftEstimator(reference: reference, recording: input)
+        estimator.maxOffset = maxOffset
+        estimator.maxDriftPPM = maxDriftPPM
+        let estimate = try estimator.run(progress: { progress?(0.3 * $0) }, cancellation: cancellation)
+        try estimate.requireConfidence(minimumConfidence)
+
+        let rec = try AudioFileInfo.read(path: input)
+        let ref = try AudioFileInfo.read(path: reference)
+        let format = AudioFormat(sampleRate: ref.sampleRate, channelCount: rec.channelCount)
+        let r = estimate.ratio, t0 = estimate.offsetSeconds
+        let fRef = Double(ref.sampleRate), fRec = Double(rec.sampleRate)
+        let chosen = algorithm == .auto ? (abs(r - 1) < TimeScaleAlgorithm.varispeedLimit ? .varispeed : .wsola) : algorithm
+        guard chosen.isAvailable else {
+            throw .invalidParameter(name: "--algorithm", value: chosen.rawValue, reason: "is not built into this Mixdown (the RubberBand trait is off)")
+        }
+        // The first output frame whose REC time is not negative, and where REC starts there.
+        let first = max(0, Int64((t0 * fRef).rounded(.up)))
+        let recStart = max(0, Int64(((Double(first) / fRef - t0) * fRec / r).rounded()))
+        let frameRatio = r * fRef / fRec
+        let available = Double(rec.frames - recStart) * frameRatio
+        let last = min(ref.frames, first + Int64(available.rounded(.down)))
+        var items: [TrackPlayer.Item] = []
+        if last > first && recStart < rec.frames {
+            let count = last - first, path = input, quality = self.quality, threads = self.threads, engine = resampler
+            let range = recStart..<rec.frames
+            items.append(TrackPlayer.Item(frames: first..<last) { () throws(MixdownError) -> AudioNode in
+                let source = ReadAhead(input: try FileSource(path: path, range: range))
+                switch chosen {
+                case .varispeed, .auto:
+                    let ratio = StretchRatio(exactly: frameRatio)
+                    return try engine.makeNode(input: source, ratio: ratio, outputRate: ref.sampleRate, quality: quality,
+                                               outputFrames: count, threads: threads)
+                case .wsola, .rubberband:
+                    let atRate: () throws(MixdownError) -> AudioNode = { () throws(MixdownError) in
+                        let s = try FileSource(path: path, range: range)
+                        return rec.sampleRate == ref.sampleRate ? s
+                            : try engine.makeNode(input: s, ratio: StretchRatio(Int64(ref.sampleRate), Int64(rec.sampleRate)),
+                                                  outputRate: ref.sampleRate, quality: quality, threads: threads)
+                    }
+                    let base = try atRate()
+                    let ratio = StretchRatio(count, base.length!)
+                    return chosen == .wsola
+                        ? try WSOLAStretch(input: base, ratio: ratio, outputFrames: count)
+                        : try FileStretch.rubberBand(makeInput: atRate, ratio: ratio, outputFrames: count, quality: quality)
+                }
+            })
+        }
+        let player = TrackPlayer(format: format, length: ref.frames, items: items, label: "'\(input)'")
+        let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? rec.naturalSampleFormat(for: type, codec: encoder.codec),
+                                                  frames: ref.frames, channels: format.channelCount, encoder: encoder)
+        let writer = try AudioFileWriter(destination: output, encoding: encoding, format: format,
+                                         maximumFrames: blockSizes.max() ?? 16_384, overwrite: overwrite, metadata: metadata, durable: durable, videoFrom: videoFrom)
+        try Renderer.render(player, to: writer, blockSizes: blockSizes, expectedFrames: ref.frames,
+                            progress: { progress?(0.3 + 0.4 * $0) }, cancellation: cancellation)
+
+        // The proof: the output against the reference.
+        let check = try DriftEstimator(reference: reference, recording: output).run(progress: { progress?(0.7 + 0.3 * $0) }, cancellation: cancellation)
+        let worst = check.windows.filter { $0.status == "used" }.compactMap { $0.lag.map(abs) }.max() ?? .nan
+        var report = Report(input: input, reference: reference, output: output, algorithm: chosen, offsetSeconds: t0, ratio: r,
+                      ppm: estimate.ppm, confidence: estimate.confidence, outputFrames: ref.frames, sampleRate: ref.sampleRate,
+                      channels: format.channelCount, residualOffsetMilliseconds: check.offsetSeconds * 1000,
+                      residualPPM: check.ppm, residualMaxLagMilliseconds: worst * 1000, seconds: stopwatch.seconds)
+        report.removedStaleTemporaryFiles = writer.removedStaleTemporaryFiles
+        return report
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+
+/// Exports part of one file, with optional fades: Apple's QA1730 job.
+///
+/// Frames are computed at the input's rate with the documented rule
+/// (`FrameRounding.standard`, round half away from zero):
+/// - the output covers input frames a..<b, a = round(start * R), b = round((start + duration) * R);
+/// - a fade-in of T rises linearly from 0 at output frame 0 to 1 at frame N = round(T * R),
+///   and holds 1 after it;
+/// - a fade-out of T falls linearly from 1 at frame L - 1 - N to exactly 0 at the last
+///   frame L - 1, with N = round(T * R).
+public struct FileExport: Sendable {
+    public var input: String
+    /// The input's audio stream (the container's index); nil: its first audio stream.
+    public var stream: Int?
+    public var output: String
+    /// Where the part starts in the input (default 0).
+    public var start: MediaTime?
+    /// How long the part is (default: to the end of the input).
+    public var duration: MediaTime?
+    public var fadeIn: MediaTime?
+    public var fadeOut: MediaTime?
+    /// Output container; nil takes it from the output's extension.
+    public var type: AudioFileType?
+    /// Output sample format; nil keeps the input's precision (16, 24 or float) where the type allows.
+    public var sampleFormat: SampleFormat?
+    public var overwrite = false
+    /// Also fsync the file and its directory, so the output survives a power cut (slower).
+    public var durable = false
+    public var metadata = AudioMetadata()
+    /// Codec and bitrate for compressed outputs.
+    public var encoder = EncoderSettings()
+    /// MP4/MOV only: copy this file's video stream beside the audio (no re-encode); the
+    /// audio's frame 0 lands where that file's audio starts.
+    public var videoFrom: String?
+    /// Block sizes the render cycles through.
+    public var blockSizes = [4096]
+
+    public init(input: String, output: String) {
+        self.input = input
+        self.output = output
+    }
+
+    /// What an export did.
+    public struct Report: Sendable, Codable, Equatable {
+        public let input: String
+        public let output: String
+        public let type: AudioFileType
+        public let sampleFormat: SampleFormat?
+        public let sampleRate: Int
+        public let channels: Int
+        /// The input frames exported, start inclusive, end exclusive.
+        public let sourceStartFrame: Int64
+        public let sourceEndFrame: Int64
+        public let frames: Int64
+        /// Exact duration of the output, "value/timescale".
+        public let duration: MediaTime
+        public let durationSeconds: Double
+        public let seconds: Double
+        public let realtimeFactor: Double
+        /// Temporary files of the destination that dead runs had left, removed by this one.
+        public var removedStaleTemporaryFiles: [String] = []
+    }
+
+    /// Checks everything, then renders. Nothing is written unless every check passes; on
+    /// any error or cancellation no file is left at `output` and no temporary file stays.
+    public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
+        let stopwatch = Stopwatch()
+        let type = try AudioFileType.forOutput(output, explicit: self.type)
+        let reader = try AudioFileProbe.open(path: input, stream: stream)
+        let info = reader.info
+        let rate = info.sampleRate
+
+        let startTime = try (start ?? .zero).checked("--start")
+        _ = try duration?.checked("--duration")
+        _ = try fadeIn?.checked("--fade-in")
+        _ = try fadeOut?.checked("--fade-out")
+        guard startTime >= .zero else {
+            throw .invalidParameter(name: "--start", value: startTime.description, reason: "must be a time at or after 0")
+        }
+        let a = startTime.frames(atRate: rate)
+        guard a < info.frames else {
+            throw .rangeOutsideSource(path: input, requested: "start \(startTime.clockDescription)",
+                                      available: "\(info.duration.clockDescription) long (\(info.frames) frames)")
+        }
+        var b = info.frames
+        if let duration {
+            guard duration.isNumeric, duration > .zero else {
+                throw .invalidParameter(name: "--duration", value: duration.clockDescription, reason: "must be longer than 0")
+            }
+            b = MediaTimeRange(start: startTime, duration: duration).frames(atRate: rate).upperBound
+            guard b <= info.frames else {
+                throw .rangeOutsideSource(path: input,
+                                          requested: "\(startTime.clockDescription) to \((startTime + duration).clockDescription)",
+                                          available: "\(info.duration.clockDescription) long (\(info.frames) frames)")
+            }
+            guard b > a else {
+                throw .invalidParameter(name: "--duration", value: duration.clockDescription, reason: "is shorter than one frame at \(rate) Hz")
+            }
+        }
+        let length = b - a
+        let outDuration = MediaTime(frames: length, sampleRate: rate)
+
+        var automation = VolumeAutomation()
+        var fadeInFrames: Int64 = 0
+        if let fadeIn {
+            guard fadeIn.isNumeric, fadeIn >= .zero else {
+                throw .invalidParameter(name: "--fade-in", value: fadeIn.clockDescription, reason: "must not be negative")
+            }
+            fadeInFrames = fadeIn.frames(atRate: rate)
+            guard fadeInFrames <= length else {
+                throw .invalidParameter(name: "--fade-in", value: fadeIn.clockDescription,
+                                        reason: "is longer than the output (\(outDuration.clockDescription))")
+            }
+            if fadeInFrames > 0 {
+                try automation.setVolumeRamp(from: 0, to: 1, timeRange: MediaTimeRange(
+                    start: .zero, duration: MediaTime(frames: fadeInFrames, sampleRate: rate)))
+            }
+        }
+        if let fadeOut {
+            guard fadeOut.isNumeric, fadeOut >= .zero else {
+                throw .invalidParameter(name: "--fade-out", value: fadeOut.clockDescription, reason: "must not be negative")
+            }
+            let n = fadeOut.frames(atRate: rate)
+            guard n < length else {
+                throw .invalidParameter(name: "--fade-out", value: fadeOut.clockDescription,
+                                        reason: "is not shorter than the output (\(outDuration.clockDescription)): it must end on the last frame")
+            }
+            guard fadeInFrames <= length - 1 - n else {
+                throw .invalidParameter(name: "--fade-out", value: fadeOut.clockDescription,
+                                        reason: "overlaps --fade-in: together they are longer than the output (\(outDuration.clockDescription))")
+            }
+            if n > 0 {
+                try automation.setVolumeRamp(from: 1, to: 0, timeRange: MediaTimeRange(
+                    start: MediaTime(frames: length - 1 - n, sampleRate: rate),
+                    end: MediaTime(frames: length - 1, sampleRate: rate)))
+            }
+        }
+        let envelope = try automation.envelope(sampleRate: rate)
+
+        let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? info.naturalSampleFormat(for: type, codec: encoder.codec),
+                                                  frames: length, channels: info.channelCount, encoder: encoder)
+        let source = try FileSource(decoder: reader, range: a..<b)
+        let graph = GainAutomation(input: ReadAhead(input: source), envelope: envelope)
+        let writer = try AudioFileWriter(destination: output, encoding: encoding, format: info.format,
+                                         maximumFrames: blockSizes.max() ?? 4096, overwrite: overwrite, metadata: metadata, durable: durable, videoFrom: videoFrom)
+        try Renderer.render(graph, to: writer, blockSizes: blockSizes, expectedFrames: length,
+                            progress: progress, cancellation: cancellation)
+        let seconds = stopwatch.seconds
+        var report = Report(input: input, output: output, type: encoding.type, sampleFormat: encoding.sampleFormat,
+                      sampleRate: rate, channels: info.channelCount, sourceStartFrame: a, sourceEndFrame: b,
+                      frames: length, duration: outDuration, durationSeconds: outDuration.approximateSeconds,
+                      seconds: seconds, realtimeFactor: seconds > 0 ? outDuration.approximateSeconds / seconds : 0)
+        report.removedStaleTemporaryFiles = writer.removedStaleTemporaryFiles
+        return report
+    }
+}

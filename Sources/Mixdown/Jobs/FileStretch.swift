@@ -1,0 +1,164 @@
+import Foundation
+
+/// Stretches a whole file to an exact length: the drift-correction job.
+///
+/// The output has exactly `round(N · R)` frames (N the input's frames, R the ratio,
+/// half away from zero), or the exact target when one is given as frames, a duration or a
+/// reference file; R is then target / N exactly. Whatever the algorithm, the tail is
+/// flushed and the result trimmed or padded to that count.
+public struct FileStretch: Sendable {
+    /// What the output's length is set by.
+    public enum Target: Sendable, Equatable {
+        /// Output length / input length.
+        case ratio(StretchRatio)
+        /// An exact output frame count.
+        case frames(Int64)
+        /// An exact output duration (frames rounded half away from zero at the input rate).
+        case duration(MediaTime)
+        /// The exact duration of another file.
+        case match(path: String)
+    }
+
+    public var input: String
+    /// The input's audio stream (the container's index); nil: its first audio stream.
+    public var stream: Int?
+    public var output: String
+    public var target: Target
+    public var algorithm: TimeScaleAlgorithm = .auto
+    public var quality: ResamplerQuality = .best
+    public var resampler: ResamplerEngine = .auto
+    public var type: AudioFileType?
+    public var sampleFormat: SampleFormat?
+    public var overwrite = false
+    /// Also fsync the file and its directory, so the output survives a power cut (slower).
+    public var durable = false
+    public var metadata = AudioMetadata()
+    /// Codec and bitrate for compressed outputs.
+    public var encoder = EncoderSettings()
+    /// MP4/MOV only: copy this file's video stream beside the audio (no re-encode); the
+    /// audio's frame 0 lands where that file's audio starts.
+    public var videoFrom: String?
+    /// Cores a render may use (1 or 2).
+    public var threads = min(2, ProcessInfo.processInfo.activeProcessorCount)
+    /// Block sizes the render cycles through.
+    public var blockSizes = [16_384]
+
+    public init(input: String, output: String, target: Target) {
+        self.input = input
+        self.output = output
+        self.target = target
+    }
+
+    public struct Report: Sendable, Codable, Equatable {
+        public let input: String
+        public let output: String
+        public let algorithm: TimeScaleAlgorithm
+        public let resampler: ResamplerEngine?
+        /// Exact ratio "numerator/denominator", and its value.
+        public let ratio: String
+        public let ratioValue: Double
+        public let inputFrames: Int64
+        public let outputFrames: Int64
+        public let sampleRate: Int
+        public let channels: Int
+        public let type: AudioFileType
+        public let sampleFormat: SampleFormat?
+        /// With `.match`: which stream of the reference gave the duration, and the duration.
+        public let matched: String?
+        public let seconds: Double
+        /// Input duration / wall time.
+        public let realtimeFactor: Double
+        /// Temporary files of the destination that dead runs had left, removed by this one.
+        public var removedStaleTemporaryFiles: [String] = []
+    }
+
+    /// The ratio and output length this job will use, for an input of `info`.
+    public func plan(for info: AudioFileInfo) throws(MixdownError) -> (ratio: StretchRatio, outputFrames: Int64) {
+        let p = try planWithReference(for: info)
+        return (p.ratio, p.outputFrames)
+    }
+
+    /// `plan(for:)`, and with `.match` which stream of the reference gave the duration (for
+    /// the report), from one opening of the reference.
+    private func planWithReference(for info: AudioFileInfo) throws(MixdownError) -> (ratio: StretchRatio, outputFrames: Int64, matched: String?) {
+        let n = info.frames
+        func exact(_ frames: Int64, _ what: String, _ value: String) throws(MixdownError) -> (StretchRatio, Int64) {
+            guard frames > 0 else { throw .invalidParameter(name: what, value: value, reason: "gives an output of zero frames") }
+            let r = StretchRatio(frames, n)
+            try r.validate(parameter: what, text: "\(value) (ratio \(r.doubleValue))")
+            return (r, frames)
+        }
+        switch target {
+        case .ratio(let r):
+            try r.validate()
+            return (r, r.outputFrames(forInput: n), nil)
+        case .frames(let f):
+            let (r, frames) = try exact(f, "--to-frames", "\(f)")
+            return (r, frames, nil)
+        case .duration(let d):
+            guard try d.checked("--to-duration") > .zero else {
+                throw .invalidParameter(name: "--to-duration", value: d.clockDescription, reason: "must be longer than 0")
+            }
+            let (r, frames) = try exact(d.frames(atRate: info.sampleRate), "--to-duration", d.clockDescription)
+            return (r, frames, nil)
+        case .match(let path):
+            let (ref, source) = try MediaFileStreams.referenceDuration(path: path)
+            let (r, frames) = try exact(ref.frames(atRate: info.sampleRate), "--match", "'\(path)' (\(ref.clockDescription))")
+            return (r, frames, "'\(path)' \(source): \(ref.clockDescription) (\(ref.reduced) s)")
+        }
+    }
+
+    public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
+        let stopwatch = Stopwatch()
+        let type = try AudioFileType.forOutput(output, explicit: self.type)
+        let reader = try AudioFileProbe.open(path: input, stream: stream)
+        let info = reader.info
+        let (ratio, outFrames, matched) = try planWithReference(for: info)
+        let chosen = algorithm.resolved(for: ratio)
+        guard chosen.isAvailable else {
+            throw .invalidParameter(name: "--algorithm", value: chosen.rawValue, reason: "is not built into this Mixdown (the RubberBand trait is off)")
+        }
+        let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? info.naturalSampleFormat(for: type, codec: encoder.codec),
+                                                  frames: outFrames, channels: info.channelCount, encoder: encoder)
+        // Decoding runs ahead on its own thread, overlapping with the stretch.
+        let source = ReadAhead(input: try FileSource(decoder: reader, range: nil))
+        let engine: ResamplerEngine?
+        let node: AudioNode
+        switch chosen {
+        case .varispeed, .auto:
+            engine = resampler.resolved
+            node = try resampler.makeNode(input: source, ratio: ratio, quality: quality, outputFrames: outFrames, threads: threads)
+        case .wsola:
+            engine = nil
+            node = try WSOLAStretch(input: source, ratio: ratio, outputFrames: outFrames)
+        case .rubberband:
+            engine = nil
+            let path = input, stream = self.stream
+            node = try Self.rubberBand(makeInput: { () throws(MixdownError) in ReadAhead(input: try FileSource(path: path, stream: stream)) },
+                                       ratio: ratio, outputFrames: outFrames, quality: quality)
+        }
+        let writer = try AudioFileWriter(destination: output, encoding: encoding, format: info.format,
+                                         maximumFrames: blockSizes.max() ?? 16_384, overwrite: overwrite, metadata: metadata, durable: durable, videoFrom: videoFrom)
+        try Renderer.render(node, to: writer, blockSizes: blockSizes, expectedFrames: outFrames,
+                            progress: progress, cancellation: cancellation)
+        let seconds = stopwatch.seconds
+        let inSeconds = info.duration.approximateSeconds
+        var report = Report(input: input, output: output, algorithm: chosen, resampler: engine, ratio: ratio.description,
+                      ratioValue: ratio.doubleValue, inputFrames: info.frames, outputFrames: outFrames,
+                      sampleRate: info.sampleRate, channels: info.channelCount, type: encoding.type,
+                      sampleFormat: encoding.sampleFormat, matched: matched, seconds: seconds,
+                      realtimeFactor: seconds > 0 ? inSeconds / seconds : 0)
+        report.removedStaleTemporaryFiles = writer.removedStaleTemporaryFiles
+        return report
+    }
+
+    static func rubberBand(makeInput: @escaping () throws(MixdownError) -> AudioNode, ratio: StretchRatio,
+                           outputFrames: Int64, quality: ResamplerQuality) throws(MixdownError) -> AudioNode {
+        #if RubberBand
+        return try RubberBandStretch(makeInput: makeInput, ratio: ratio, outputFrames: outputFrames,
+                                     engine: quality == .best ? .finer : .faster)
+        #else
+        throw .invalidParameter(name: "--algorithm", value: "rubberband", reason: "is not built into this Mixdown (the RubberBand trait is off)")
+        #endif
+    }
+}

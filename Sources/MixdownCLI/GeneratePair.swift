@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import Mixdown
+import MixdownTools
+
+struct GeneratePair: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate-pair",
+        abstract: "Synthesise two recordings of one speech-like event, the second offset and drifting: test material for `mixdown sync`.")
+
+    @Argument(help: "The reference to write (48 kHz, 16-bit WAV).")
+    var reference: String
+    @Argument(help: "The drifting recording to write (16-bit WAV).")
+    var recording: String
+    @Option(parsing: .unconditional, help: "Seconds of reference.")
+    var duration: Int64 = 600
+    @Option(parsing: .unconditional, help: "REF time at which REC's time 0 lands, seconds (negative: REC starts first).")
+    var offset = 0.0
+    @Option(parsing: .unconditional, help: "REC's drift, ppm (REC's duration x (1 + ppm/1e6) on REF's clock).")
+    var ppm = 0.0
+    @Option(name: .customLong("ppm-after-half"), parsing: .unconditional, help: "Another drift from half-way through REC.")
+    var ppmAfterHalf: Double?
+    @Option(name: .customLong("gain-db"), parsing: .unconditional, help: "REC's gain against REF, dB.")
+    var gainDB = -6.0
+    @Flag(help: "Band-limit REC (150 Hz to 2.5 kHz): another microphone.")
+    var eq = false
+    @Option(parsing: .unconditional, help: "Add white noise to REC at this SNR, dB.")
+    var snr: Double?
+    @Option(parsing: .unconditional, help: "REC's sample rate.")
+    var rate = 48_000
+    @Option(parsing: .unconditional, help: "REC's channel count.")
+    var channels = 1
+    @Option(parsing: .unconditional, help: "A seed for the material.")
+    var seed: UInt64 = 7
+    @Flag(help: "Make REC a recording of another event.")
+    var unrelated = false
+    @Flag(help: "Print the truth as JSON.")
+    var json = false
+
+    func run() throws {
+        guard duration >= 30 else { throw UsageError(message: "--duration \(duration): at least 30 s") }
+        guard rate >= 8_000, rate <= 192_000 else { throw UsageError(message: "--rate \(rate): between 8000 and 192000") }
+        guard channels == 1 || channels == 2 else { throw UsageError(message: "--channels \(channels): 1 or 2") }
+        guard abs(ppm) <= 10_000, abs(ppmAfterHalf ?? 0) <= 10_000 else { throw UsageError(message: "--ppm: at most 10000 either way") }
+        guard abs(offset) < Double(duration) / 2 else { throw UsageError(message: "--offset \(offset): less than half the duration") }
+        var job = SyncTestPair(reference: reference, recording: recording)
+        job.duration = duration
+        job.offsetSeconds = offset
+        job.ppm = ppm
+        job.ppmAfterHalf = ppmAfterHalf
+        job.gainDecibels = gainDB
+        job.equalise = eq
+        job.snrDecibels = snr
+        job.recordingRate = rate
+        job.recordingChannels = channels
+        job.seed = seed
+        job.unrelated = unrelated
+        let truth = try job.run()
+        if json { return try printJSON(truth) }
+        print(String(format: "wrote %@ and %@: REC's time t is REF's %.6f + %.9f t", reference, recording, truth.offsetSeconds, truth.ratio))
+    }
+}
