@@ -61,17 +61,8 @@ public struct MarkerSync: Sendable {
             guard lo >= 0, hi <= b.frames else { break }
             let template = try Self.read(original, m..<(m + len))
             let window = try Self.read(stretched, lo..<hi)
-            let lags = Int(2 * reach + 1)
-            var corr = [Double](repeating: 0, count: lags)
-            for l in 0..<lags {
-                var s = 0.0
-                for i in 0..<Int(len) { s += template[i] * window[l + i] }
-                corr[l] = s
-            }
-            let k = max(1, min(lags - 2, corr.indices.max { corr[$0] < corr[$1] }!))
-            let (p, q, s) = (corr[k - 1], corr[k], corr[k + 1])
-            let denominator = p - 2 * q + s
-            let found = Double(lo + Int64(k)) + (denominator == 0 ? 0 : 0.5 * (p - s) / denominator)
+            let corr = CrossCorrelation.plain(template, window, lags: Int(2 * reach + 1))
+            let found = Double(lo) + CrossCorrelation.parabolicPeak(corr, clampingEdges: true)!.index
             markers.append(Marker(sourceFrame: m, expectedFrame: expected, foundFrame: found, errorFrames: found - expected,
                                   errorMilliseconds: (found - expected) * 1000 / Double(rate)))
             m += step

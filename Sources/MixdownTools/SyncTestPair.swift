@@ -115,9 +115,12 @@ public struct SyncTestPair: Sendable {
     }
 
     static func write(_ node: AudioNode, to path: String, frames: Int64) throws(MixdownError) {
-        let encoding = try OutputEncoding.resolve(path: path, type: .wav, sampleFormat: .s16, frames: frames, channels: node.format.channelCount)
-        let writer = try AudioFileWriter(destination: path, encoding: encoding, format: node.format, maximumFrames: 16_384, overwrite: true)
-        try Renderer.render(node, to: writer, blockSizes: [16_384], expectedFrames: frames)
+        var settings = OutputSettings(blockSizes: [16_384])
+        settings.type = .wav
+        settings.sampleFormat = .s16
+        settings.overwrite = true
+        let job = try OutputJob(path: path, settings: settings)
+        _ = try job.write(node, frames: frames, encoding: job.encoding(frames: frames, channels: node.format.channelCount, natural: nil))
     }
 }
 

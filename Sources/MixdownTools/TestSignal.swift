@@ -93,9 +93,13 @@ public struct SignalFile: Sendable {
     public var channelCount = 2
     public var duration: MediaTime
     public var markerInterval: MediaTime? = MediaTime(seconds: 60)
-    public var sampleFormat: SampleFormat? = .s16
-    public var type: AudioFileType = .wav
-    public var overwrite = false
+    /// How the file is written: 16-bit WAV unless set otherwise.
+    public var settings: OutputSettings = {
+        var s = OutputSettings(blockSizes: [4096])
+        s.type = .wav
+        s.sampleFormat = .s16
+        return s
+    }()
     /// The sines (default: 440, 1000 and 5000 Hz, quiet).
     public var tones = TestSignal.defaultTones
 
@@ -109,13 +113,14 @@ public struct SignalFile: Sendable {
         guard duration.isNumeric, duration > .zero else {
             throw .invalidParameter(name: "--duration", value: duration.clockDescription, reason: "must be longer than 0")
         }
+        let job = try OutputJob(path: output, settings: settings)
         let frames = duration.frames(atRate: sampleRate)
         let format = AudioFormat(sampleRate: sampleRate, channelCount: channelCount)
         let signal = TestSignal(format: format, length: frames, tones: tones, markerInterval: markerInterval?.frames(atRate: sampleRate))
-        let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat, frames: frames, channels: channelCount)
-        let writer = try AudioFileWriter(destination: output, encoding: encoding, format: format,
-                                         maximumFrames: 4096, overwrite: overwrite)
-        try Renderer.render(signal, to: writer, expectedFrames: frames, progress: progress, cancellation: cancellation)
+        let encoding = try job.encoding(frames: frames, channels: channelCount, natural: nil)
+        _ = try job.write(signal, frames: frames, encoding: encoding, progress: progress, cancellation: cancellation)
         return (frames, signal.markerFrames)
     }
 }
+
+extension SignalFile: FileWritingJob {}

@@ -19,32 +19,37 @@ public struct CompositionRender: Sendable {
     public var outputFormat: AudioFormat?
     /// Nil: the whole composition.
     public var timeRange: MediaTimeRange?
-    public var timePitchAlgorithm = TimePitchAlgorithm.defaultAlgorithm
+    /// How scaled ranges are stretched (`auto`: varispeed for a tiny change, else the
+    /// pitch-keeping stretcher, decided per segment).
+    public var timePitchAlgorithm = TimeScaleAlgorithm.pitchKeeping
     /// The resampler's quality for rate changes and varispeed segments.
     public var quality: ResamplerQuality = .best
     /// Which resampler converts rates and runs varispeed segments.
     public var resampler: ResamplerEngine = .auto
-    /// Nil: from the output's extension.
-    public var type: AudioFileType?
-    /// Nil: the highest precision among the files (f32 > s24 > s16) that the type stores.
-    public var sampleFormat: SampleFormat?
-    /// Lossy encoders' settings (a preset's bitrate).
-    public var encoder = EncoderSettings()
-    /// MP4/MOV only: copy this file's video stream beside the audio (no re-encode); the
-    /// audio's frame 0 lands where that file's audio starts.
-    public var videoFrom: String?
     /// The output file never exceeds this many bytes: the render stops at the last whole
     /// frame that fits, and the report says so. PCM types only (their size is exact).
     public var fileLengthLimit: Int64?
-    public var overwrite = false
-    public var durable = false
-    public var metadata = AudioMetadata()
-    public var threads = min(2, ProcessInfo.processInfo.activeProcessorCount)
-    public var blockSizes = [16_384]
+    /// How the file is written. A nil sample format: the highest precision among the
+    /// files (f32 > s24 > s16) that the type stores.
+    public var settings: OutputSettings
 
-    public init(composition: Composition, output: String) {
+    /// A render of `composition` through `audioMix` to `output`: the one place where
+    /// `ExportSession` and `CompositionDocument` settings become a render.
+    public init(composition: Composition, output: String, audioMix: AudioMix = AudioMix(),
+                outputFormat: AudioFormat? = nil, timeRange: MediaTimeRange? = nil,
+                timePitchAlgorithm: TimeScaleAlgorithm? = nil, resampler: ResamplerEngine? = nil,
+                quality: ResamplerQuality? = nil, fileLengthLimit: Int64? = nil,
+                settings: OutputSettings = OutputSettings()) {
         self.composition = composition
         self.output = output
+        self.audioMix = audioMix
+        self.outputFormat = outputFormat
+        self.timeRange = timeRange
+        if let timePitchAlgorithm { self.timePitchAlgorithm = timePitchAlgorithm }
+        if let resampler { self.resampler = resampler }
+        if let quality { self.quality = quality }
+        self.fileLengthLimit = fileLengthLimit
+        self.settings = settings
     }
 
     /// What the render will do, decided before anything is opened for writing.
@@ -148,8 +153,8 @@ public struct CompositionRender: Sendable {
                         throw .invalidParameter(name: "time-pitch algorithm", value: timePitchAlgorithm.rawValue,
                                                 reason: "is not built into this Mixdown (the RubberBand trait is off); \(track.label) has a scaled segment")
                     }
-                    let factor = s.target.duration.approximateSeconds / src.range.duration.approximateSeconds
-                    guard StretchRatio.supportedRange.contains(factor) else {
+                    guard StretchRatio.isSupportedScale(from: src.range.duration, to: s.target.duration) else {
+                        let factor = s.target.duration.approximateSeconds / src.range.duration.approximateSeconds
                         throw .invalidEdit(track: track.label, reason: "\(CompositionTrack.describe(s)) is scaled by \(factor): must lie between 0.25 and 4")
                     }
                 }
@@ -164,13 +169,13 @@ public struct CompositionRender: Sendable {
                 throw .invalidParameter(name: "audio mix of \(track.label)", value: "volume events", reason: "\(error)")
             }
         }
-        let type = try AudioFileType.forOutput(output, explicit: self.type)
+        let job = try OutputJob(path: output, settings: settings)
+        let type = job.type, encoder = settings.encoder, metadata = settings.metadata
         guard AudioFileWriter.canWrite(type, format: format, codec: encoder.codec) else {
             throw .unsupportedOutput(path: output, reason: "\(type.rawValue) cannot hold \(format); set the output's sample rate or channels")
         }
-        let sampleFormat = self.sampleFormat ?? (type.takesSampleFormat(codec: encoder.codec) ? defaultSampleFormat(for: type) : nil)
-        var encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat,
-                                                  frames: Int64(frames.count), channels: format.channelCount, encoder: encoder)
+        let sampleFormat = settings.sampleFormat ?? (type.takesSampleFormat(codec: encoder.codec) ? defaultSampleFormat(for: type) : nil)
+        var encoding = try job.encoding(frames: Int64(frames.count), channels: format.channelCount, natural: sampleFormat)
         var truncated = false
         if let limit = fileLengthLimit {
             guard limit > 0 else { throw .invalidParameter(name: "file length limit", value: "\(limit)", reason: "must be more than 0 bytes") }
@@ -185,8 +190,7 @@ public struct CompositionRender: Sendable {
             if fit < Int64(frames.count) {
                 frames = frames.lowerBound..<(frames.lowerBound + fit)
                 truncated = true
-                encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat,
-                                                      frames: fit, channels: format.channelCount, encoder: encoder)
+                encoding = try job.encoding(frames: fit, channels: format.channelCount, natural: sampleFormat)
             }
         }
         let estimate = try encoding.dataBytes == nil ? nil
@@ -198,7 +202,7 @@ public struct CompositionRender: Sendable {
     }
 
     private func defaultSampleFormat(for type: AudioFileType) -> SampleFormat {
-        let natural = composition.assets.compactMap { $0.info.naturalSampleFormat(for: type, codec: encoder.codec) }
+        let natural = composition.assets.compactMap { $0.info.naturalSampleFormat(for: type, codec: settings.encoder.codec) }
         for f in [SampleFormat.f32, .s24] where natural.contains(f) && type.supportedSampleFormats.contains(f) { return f }
         return .s16
     }
@@ -214,7 +218,7 @@ public struct CompositionRender: Sendable {
         let playing = composition.tracks.filter { t in
             t.placedSegments.contains { $0.source != nil && $0.target.frames(atRate: rate).overlaps(plan.frames) }
         }.count
-        let resamplerThreads = playing <= 1 ? threads : 1
+        let resamplerThreads = playing <= 1 ? settings.threads : 1
         for track in composition.tracks {
             var items: [TrackPlayer.Item] = []
             let shelf = DecoderShelf()
@@ -233,7 +237,7 @@ public struct CompositionRender: Sendable {
             let player = TrackPlayer(format: plan.format, length: Int64(plan.frames.count), items: items, label: track.label)
             inputs.append(Mixer.Input(node: player, envelope: plan.envelopes[track.trackID] ?? .unity))
         }
-        return Mixer(format: plan.format, inputs: inputs, length: Int64(plan.frames.count), startFrame: o, threads: threads)
+        return Mixer(format: plan.format, inputs: inputs, length: Int64(plan.frames.count), startFrame: o, threads: settings.threads)
     }
 
     /// The item playing `source` on output frames `t` (of which the first `skip` are
@@ -291,14 +295,14 @@ public struct CompositionRender: Sendable {
         if !scaled {
             return resampled(toRate)
         } else {
-            switch algorithm {
-            case .varispeed:
+            switch algorithm.resolved(for: StretchRatio(n, m)) {
+            case .varispeed, .auto:
                 return resampled(StretchRatio(n, m))
-            case .timeDomain:
+            case .wsola:
                 make = { () throws(MixdownError) in
                     try mapped(WSOLAStretch(input: atOutputRate(), ratio: StretchRatio(n, converted), outputFrames: n))
                 }
-            case .spectral:
+            case .rubberband:
                 make = { () throws(MixdownError) in
                     try mapped(FileStretch.rubberBand(makeInput: atOutputRate, ratio: StretchRatio(n, converted),
                                                       outputFrames: n, quality: quality))
@@ -334,16 +338,12 @@ public struct CompositionRender: Sendable {
     /// Plans, then renders. Nothing is written unless every check passes; on any error or
     /// cancellation no file is left at `output` and no temporary file stays.
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
-        let stopwatch = Stopwatch()
+        let job = try OutputJob(path: output, settings: settings)
         let plan = try plan()
         let graph = try makeGraph(plan)
         let count = Int64(plan.frames.count)
-        let writer = try AudioFileWriter(destination: output, encoding: plan.encoding, format: plan.format,
-                                         maximumFrames: blockSizes.max() ?? 4096, overwrite: overwrite,
-                                         metadata: metadata, durable: durable, videoFrom: videoFrom)
-        try Renderer.render(graph, to: writer, blockSizes: blockSizes, expectedFrames: count,
-                            progress: progress, cancellation: cancellation)
-        let seconds = stopwatch.seconds
+        let done = try job.write(graph, frames: count, encoding: plan.encoding, progress: progress, cancellation: cancellation)
+        let seconds = done.seconds
         let duration = MediaTime(frames: count, sampleRate: plan.format.sampleRate)
         var st = stat()
         let bytes = stat(output, &st) == 0 ? Int64(st.st_size) : 0
@@ -354,7 +354,7 @@ public struct CompositionRender: Sendable {
                       duration: duration, durationSeconds: duration.approximateSeconds,
                       truncatedByFileLengthLimit: plan.truncatedByFileLengthLimit, fileBytes: bytes,
                       seconds: seconds, realtimeFactor: seconds > 0 ? duration.approximateSeconds / seconds : 0)
-        report.removedStaleTemporaryFiles = writer.removedStaleTemporaryFiles
+        report.removedStaleTemporaryFiles = done.removedStaleTemporaryFiles
         return report
     }
 }

@@ -36,7 +36,7 @@ public final class ExportSession: @unchecked Sendable {
     /// Nil: the whole asset.
     public var timeRange: MediaTimeRange?
     public var audioMix: AudioMix?
-    public var audioTimePitchAlgorithm = TimePitchAlgorithm.defaultAlgorithm
+    public var audioTimePitchAlgorithm = TimeScaleAlgorithm.pitchKeeping
     /// Bytes the file may not exceed (PCM types); the export stops at a frame boundary.
     public var fileLengthLimit: Int64?
     public var metadata = AudioMetadata()
@@ -136,24 +136,18 @@ public final class ExportSession: @unchecked Sendable {
                 passthrough = (t, a.info.naturalSampleFormat(for: t, codec: codec), a.info.format, codec)
             }
         }
-        var r = CompositionRender(composition: composition, output: output)
-        r.audioMix = audioMix ?? AudioMix()
-        if let f = outputFormat ?? passthrough?.2 {
-            r.outputFormat = f
-        } else if preset.sampleRate != nil || preset.channels != nil, let d = composition.defaultOutputFormat {
-            r.outputFormat = AudioFormat(sampleRate: preset.sampleRate ?? d.sampleRate, channelCount: preset.channels ?? d.channelCount)
+        var format = outputFormat ?? passthrough?.2
+        if format == nil, preset.sampleRate != nil || preset.channels != nil, let d = composition.defaultOutputFormat {
+            format = AudioFormat(sampleRate: preset.sampleRate ?? d.sampleRate, channelCount: preset.channels ?? d.channelCount)
         }
-        r.type = outputFileType ?? preset.type ?? passthrough?.0
-        r.sampleFormat = preset.sampleFormat ?? passthrough?.1
-        r.encoder = EncoderSettings(bitrate: preset.bitrate, codec: preset.codec ?? passthrough?.3)
-        r.videoFrom = videoFrom
-        r.timeRange = timeRange
-        r.timePitchAlgorithm = audioTimePitchAlgorithm
-        r.fileLengthLimit = fileLengthLimit
-        r.metadata = metadata
-        r.overwrite = overwrite
-        r.blockSizes = blockSizes
-        return r
+        var settings = OutputSettings(preset: preset, type: outputFileType ?? passthrough?.0, sampleFormat: passthrough?.1,
+                                      codec: passthrough?.3, blockSizes: blockSizes)
+        settings.videoFrom = videoFrom
+        settings.metadata = metadata
+        settings.overwrite = overwrite
+        return CompositionRender(composition: composition, output: output, audioMix: audioMix ?? AudioMix(), outputFormat: format,
+                                 timeRange: timeRange, timePitchAlgorithm: audioTimePitchAlgorithm,
+                                 fileLengthLimit: fileLengthLimit, settings: settings)
     }
 
     /// Runs the export. Returns its report, or throws what `error` then holds

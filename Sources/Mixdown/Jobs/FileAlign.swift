@@ -24,18 +24,8 @@ public struct FileAlign: Sendable {
     public var minimumConfidence = 0.5
     public var maxOffset = MediaTime(seconds: 60)
     public var maxDriftPPM = 1000.0
-    public var type: AudioFileType?
-    public var sampleFormat: SampleFormat?
-    public var overwrite = false
-    public var durable = false
-    public var metadata = AudioMetadata()
-    /// Codec and bitrate for compressed outputs.
-    public var encoder = EncoderSettings()
-    /// MP4/MOV only: copy this file's video stream beside the audio (no re-encode); the
-    /// audio's frame 0 lands where that file's audio starts.
-    public var videoFrom: String?
-    public var threads = min(2, ProcessInfo.processInfo.activeProcessorCount)
-    public var blockSizes = [16_384]
+    /// How the file is written (a nil sample format keeps the recording's precision).
+    public var settings = OutputSettings()
 
     public init(input: String, reference: String, output: String) {
         self.input = input
@@ -67,8 +57,7 @@ public struct FileAlign: Sendable {
     }
 
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
-        let stopwatch = Stopwatch()
-        let type = try AudioFileType.forOutput(output, explicit: self.type)
+        let job = try OutputJob(path: output, settings: settings)
         var estimator = DriftEstimator(reference: reference, recording: input)
         estimator.maxOffset = maxOffset
         estimator.maxDriftPPM = maxDriftPPM
@@ -80,7 +69,7 @@ public struct FileAlign: Sendable {
         let format = AudioFormat(sampleRate: ref.sampleRate, channelCount: rec.channelCount)
         let r = estimate.ratio, t0 = estimate.offsetSeconds
         let fRef = Double(ref.sampleRate), fRec = Double(rec.sampleRate)
-        let chosen = algorithm == .auto ? (abs(r - 1) < TimeScaleAlgorithm.varispeedLimit ? .varispeed : .wsola) : algorithm
+        let chosen = algorithm.resolved(for: StretchRatio(exactly: r))
         guard chosen.isAvailable else {
             throw .invalidParameter(name: "--algorithm", value: chosen.rawValue, reason: "is not built into this Mixdown (the RubberBand trait is off)")
         }
@@ -92,7 +81,7 @@ public struct FileAlign: Sendable {
         let last = min(ref.frames, first + Int64(available.rounded(.down)))
         var items: [TrackPlayer.Item] = []
         if last > first && recStart < rec.frames {
-            let count = last - first, path = input, quality = self.quality, threads = self.threads, engine = resampler
+            let count = last - first, path = input, quality = self.quality, threads = settings.threads, engine = resampler
             let range = recStart..<rec.frames
             items.append(TrackPlayer.Item(frames: first..<last) { () throws(MixdownError) -> AudioNode in
                 let source = ReadAhead(input: try FileSource(path: path, range: range))
@@ -117,12 +106,9 @@ public struct FileAlign: Sendable {
             })
         }
         let player = TrackPlayer(format: format, length: ref.frames, items: items, label: "'\(input)'")
-        let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? rec.naturalSampleFormat(for: type, codec: encoder.codec),
-                                                  frames: ref.frames, channels: format.channelCount, encoder: encoder)
-        let writer = try AudioFileWriter(destination: output, encoding: encoding, format: format,
-                                         maximumFrames: blockSizes.max() ?? 16_384, overwrite: overwrite, metadata: metadata, durable: durable, videoFrom: videoFrom)
-        try Renderer.render(player, to: writer, blockSizes: blockSizes, expectedFrames: ref.frames,
-                            progress: { progress?(0.3 + 0.4 * $0) }, cancellation: cancellation)
+        let encoding = try job.encoding(frames: ref.frames, channels: format.channelCount, natural: job.naturalSampleFormat(of: rec))
+        let done = try job.write(player, frames: ref.frames, encoding: encoding,
+                                 progress: { progress?(0.3 + 0.4 * $0) }, cancellation: cancellation)
 
         // The proof: the output against the reference.
         let check = try DriftEstimator(reference: reference, recording: output).run(progress: { progress?(0.7 + 0.3 * $0) }, cancellation: cancellation)
@@ -130,8 +116,8 @@ public struct FileAlign: Sendable {
         var report = Report(input: input, reference: reference, output: output, algorithm: chosen, offsetSeconds: t0, ratio: r,
                       ppm: estimate.ppm, confidence: estimate.confidence, outputFrames: ref.frames, sampleRate: ref.sampleRate,
                       channels: format.channelCount, residualOffsetMilliseconds: check.offsetSeconds * 1000,
-                      residualPPM: check.ppm, residualMaxLagMilliseconds: worst * 1000, seconds: stopwatch.seconds)
-        report.removedStaleTemporaryFiles = writer.removedStaleTemporaryFiles
+                      residualPPM: check.ppm, residualMaxLagMilliseconds: worst * 1000, seconds: job.seconds)
+        report.removedStaleTemporaryFiles = done.removedStaleTemporaryFiles
         return report
     }
 }

@@ -20,21 +20,9 @@ public struct FileExport: Sendable {
     public var duration: MediaTime?
     public var fadeIn: MediaTime?
     public var fadeOut: MediaTime?
-    /// Output container; nil takes it from the output's extension.
-    public var type: AudioFileType?
-    /// Output sample format; nil keeps the input's precision (16, 24 or float) where the type allows.
-    public var sampleFormat: SampleFormat?
-    public var overwrite = false
-    /// Also fsync the file and its directory, so the output survives a power cut (slower).
-    public var durable = false
-    public var metadata = AudioMetadata()
-    /// Codec and bitrate for compressed outputs.
-    public var encoder = EncoderSettings()
-    /// MP4/MOV only: copy this file's video stream beside the audio (no re-encode); the
-    /// audio's frame 0 lands where that file's audio starts.
-    public var videoFrom: String?
-    /// Block sizes the render cycles through.
-    public var blockSizes = [4096]
+    /// How the file is written; a nil sample format keeps the input's precision (16, 24 or
+    /// float) where the type allows.
+    public var settings = OutputSettings(blockSizes: [4096])
 
     public init(input: String, output: String) {
         self.input = input
@@ -65,8 +53,7 @@ public struct FileExport: Sendable {
     /// Checks everything, then renders. Nothing is written unless every check passes; on
     /// any error or cancellation no file is left at `output` and no temporary file stays.
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
-        let stopwatch = Stopwatch()
-        let type = try AudioFileType.forOutput(output, explicit: self.type)
+        let job = try OutputJob(path: output, settings: settings)
         let reader = try AudioFileProbe.open(path: input, stream: stream)
         let info = reader.info
         let rate = info.sampleRate
@@ -138,20 +125,16 @@ public struct FileExport: Sendable {
         }
         let envelope = try automation.envelope(sampleRate: rate)
 
-        let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? info.naturalSampleFormat(for: type, codec: encoder.codec),
-                                                  frames: length, channels: info.channelCount, encoder: encoder)
+        let encoding = try job.encoding(frames: length, channels: info.channelCount, natural: job.naturalSampleFormat(of: info))
         let source = try FileSource(decoder: reader, range: a..<b)
         let graph = GainAutomation(input: ReadAhead(input: source), envelope: envelope)
-        let writer = try AudioFileWriter(destination: output, encoding: encoding, format: info.format,
-                                         maximumFrames: blockSizes.max() ?? 4096, overwrite: overwrite, metadata: metadata, durable: durable, videoFrom: videoFrom)
-        try Renderer.render(graph, to: writer, blockSizes: blockSizes, expectedFrames: length,
-                            progress: progress, cancellation: cancellation)
-        let seconds = stopwatch.seconds
+        let done = try job.write(graph, frames: length, encoding: encoding, progress: progress, cancellation: cancellation)
+        let seconds = done.seconds
         var report = Report(input: input, output: output, type: encoding.type, sampleFormat: encoding.sampleFormat,
                       sampleRate: rate, channels: info.channelCount, sourceStartFrame: a, sourceEndFrame: b,
                       frames: length, duration: outDuration, durationSeconds: outDuration.approximateSeconds,
                       seconds: seconds, realtimeFactor: seconds > 0 ? outDuration.approximateSeconds / seconds : 0)
-        report.removedStaleTemporaryFiles = writer.removedStaleTemporaryFiles
+        report.removedStaleTemporaryFiles = done.removedStaleTemporaryFiles
         return report
     }
 }

@@ -27,21 +27,8 @@ public struct FileStretch: Sendable {
     public var algorithm: TimeScaleAlgorithm = .auto
     public var quality: ResamplerQuality = .best
     public var resampler: ResamplerEngine = .auto
-    public var type: AudioFileType?
-    public var sampleFormat: SampleFormat?
-    public var overwrite = false
-    /// Also fsync the file and its directory, so the output survives a power cut (slower).
-    public var durable = false
-    public var metadata = AudioMetadata()
-    /// Codec and bitrate for compressed outputs.
-    public var encoder = EncoderSettings()
-    /// MP4/MOV only: copy this file's video stream beside the audio (no re-encode); the
-    /// audio's frame 0 lands where that file's audio starts.
-    public var videoFrom: String?
-    /// Cores a render may use (1 or 2).
-    public var threads = min(2, ProcessInfo.processInfo.activeProcessorCount)
-    /// Block sizes the render cycles through.
-    public var blockSizes = [16_384]
+    /// How the file is written (a nil sample format keeps the input's precision).
+    public var settings = OutputSettings()
 
     public init(input: String, output: String, target: Target) {
         self.input = input
@@ -109,8 +96,7 @@ public struct FileStretch: Sendable {
     }
 
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
-        let stopwatch = Stopwatch()
-        let type = try AudioFileType.forOutput(output, explicit: self.type)
+        let job = try OutputJob(path: output, settings: settings)
         let reader = try AudioFileProbe.open(path: input, stream: stream)
         let info = reader.info
         let (ratio, outFrames, matched) = try planWithReference(for: info)
@@ -118,8 +104,7 @@ public struct FileStretch: Sendable {
         guard chosen.isAvailable else {
             throw .invalidParameter(name: "--algorithm", value: chosen.rawValue, reason: "is not built into this Mixdown (the RubberBand trait is off)")
         }
-        let encoding = try OutputEncoding.resolve(path: output, type: type, sampleFormat: sampleFormat ?? info.naturalSampleFormat(for: type, codec: encoder.codec),
-                                                  frames: outFrames, channels: info.channelCount, encoder: encoder)
+        let encoding = try job.encoding(frames: outFrames, channels: info.channelCount, natural: job.naturalSampleFormat(of: info))
         // Decoding runs ahead on its own thread, overlapping with the stretch.
         let source = ReadAhead(input: try FileSource(decoder: reader, range: nil))
         let engine: ResamplerEngine?
@@ -127,7 +112,7 @@ public struct FileStretch: Sendable {
         switch chosen {
         case .varispeed, .auto:
             engine = resampler.resolved
-            node = try resampler.makeNode(input: source, ratio: ratio, quality: quality, outputFrames: outFrames, threads: threads)
+            node = try resampler.makeNode(input: source, ratio: ratio, quality: quality, outputFrames: outFrames, threads: settings.threads)
         case .wsola:
             engine = nil
             node = try WSOLAStretch(input: source, ratio: ratio, outputFrames: outFrames)
@@ -137,18 +122,15 @@ public struct FileStretch: Sendable {
             node = try Self.rubberBand(makeInput: { () throws(MixdownError) in ReadAhead(input: try FileSource(path: path, stream: stream)) },
                                        ratio: ratio, outputFrames: outFrames, quality: quality)
         }
-        let writer = try AudioFileWriter(destination: output, encoding: encoding, format: info.format,
-                                         maximumFrames: blockSizes.max() ?? 16_384, overwrite: overwrite, metadata: metadata, durable: durable, videoFrom: videoFrom)
-        try Renderer.render(node, to: writer, blockSizes: blockSizes, expectedFrames: outFrames,
-                            progress: progress, cancellation: cancellation)
-        let seconds = stopwatch.seconds
+        let done = try job.write(node, frames: outFrames, encoding: encoding, progress: progress, cancellation: cancellation)
+        let seconds = done.seconds
         let inSeconds = info.duration.approximateSeconds
         var report = Report(input: input, output: output, algorithm: chosen, resampler: engine, ratio: ratio.description,
                       ratioValue: ratio.doubleValue, inputFrames: info.frames, outputFrames: outFrames,
                       sampleRate: info.sampleRate, channels: info.channelCount, type: encoding.type,
                       sampleFormat: encoding.sampleFormat, matched: matched, seconds: seconds,
                       realtimeFactor: seconds > 0 ? inSeconds / seconds : 0)
-        report.removedStaleTemporaryFiles = writer.removedStaleTemporaryFiles
+        report.removedStaleTemporaryFiles = done.removedStaleTemporaryFiles
         return report
     }
 

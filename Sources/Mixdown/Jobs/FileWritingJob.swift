@@ -1,17 +1,27 @@
-/// A job that writes one file: the output settings every such job shares.
+/// A job that writes one file. Its output settings live in `settings`; the properties
+/// below reach into them, so a caller sets `job.overwrite = true` on any job.
 public protocol FileWritingJob {
+    var settings: OutputSettings { get set }
+}
+
+extension FileWritingJob {
     /// Output container; nil takes it from the output's extension (or the job's default).
-    var type: AudioFileType? { get set }
+    public var type: AudioFileType? { get { settings.type } set { settings.type = newValue } }
     /// Nil: the job's natural precision.
-    var sampleFormat: SampleFormat? { get set }
+    public var sampleFormat: SampleFormat? { get { settings.sampleFormat } set { settings.sampleFormat = newValue } }
     /// Replace an existing file.
-    var overwrite: Bool { get set }
+    public var overwrite: Bool { get { settings.overwrite } set { settings.overwrite = newValue } }
     /// Also fsync the file and its directory.
-    var durable: Bool { get set }
+    public var durable: Bool { get { settings.durable } set { settings.durable = newValue } }
     /// Codec and bitrate for compressed outputs.
-    var encoder: EncoderSettings { get set }
+    public var encoder: EncoderSettings { get { settings.encoder } set { settings.encoder = newValue } }
     /// MP4/MOV only: copy this file's video stream beside the audio (no re-encode).
-    var videoFrom: String? { get set }
+    public var videoFrom: String? { get { settings.videoFrom } set { settings.videoFrom = newValue } }
+    public var metadata: AudioMetadata { get { settings.metadata } set { settings.metadata = newValue } }
+    /// Block sizes the render cycles through.
+    public var blockSizes: [Int] { get { settings.blockSizes } set { settings.blockSizes = newValue } }
+    /// Cores a render may use (1 or 2).
+    public var threads: Int { get { settings.threads } set { settings.threads = newValue } }
 }
 
 extension FileExport: FileWritingJob {}

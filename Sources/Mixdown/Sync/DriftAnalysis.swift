@@ -89,49 +89,6 @@ final class AnalysisStream {
     }
 }
 
-/// Normalised cross-correlation of `a` (n values) against `x` at lags 0..<lags, where
-/// `x` holds n + lags − 1 values: corr[l] = Σ a·x[l...] / (|a| · |x[l..<l+n]|), with the
-/// means removed when `centred`. The sums run in the C kernel.
-func normalisedCorrelation(_ a: [Float], _ x: [Float], lags: Int, centred: Bool) -> [Double] {
-    let n = a.count
-    precondition(x.count >= n + lags - 1)
-    var a = a
-    if centred {
-        let mean = a.reduce(0, +) / Float(n)
-        for i in 0..<n { a[i] -= mean }
-    }
-    let aNorm = a.reduce(0.0) { $0 + Double($1) * Double($1) }.squareRoot()
-    var num = [Float](repeating: 0, count: lags)
-    let k = mx_kernels_active().pointee
-    a.withUnsafeBufferPointer { ap in x.withUnsafeBufferPointer { xp in num.withUnsafeMutableBufferPointer { dp in
-        k.xcorr(dp.baseAddress!, ap.baseAddress!, xp.baseAddress!, n, lags)
-    } } }
-    // Sliding sums of x and x² over n values.
-    var s = 0.0, s2 = 0.0
-    for i in 0..<n { s += Double(x[i]); s2 += Double(x[i]) * Double(x[i]) }
-    var out = [Double](repeating: 0, count: lags)
-    for l in 0..<lags {
-        if l > 0 {
-            let old = Double(x[l - 1]), new = Double(x[l + n - 1])
-            s += new - old
-            s2 += new * new - old * old
-        }
-        let energy = centred ? s2 - s * s / Double(n) : s2
-        out[l] = energy > 1e-20 && aNorm > 0 ? Double(num[l]) / (aNorm * energy.squareRoot()) : 0
-    }
-    return out
-}
-
-/// The peak of `c` with a parabola through it and its neighbours: (fractional index, value);
-/// nil when the peak sits on an edge (the search range did not contain it).
-func parabolicPeak(_ c: [Double]) -> (index: Double, value: Double)? {
-    guard c.count >= 3, let m = c.indices.max(by: { c[$0] < c[$1] }), m > 0, m < c.count - 1 else { return nil }
-    let y0 = c[m - 1], y1 = c[m], y2 = c[m + 1]
-    let d = y0 - 2 * y1 + y2
-    let delta = d < 0 ? 0.5 * (y0 - y2) / d : 0
-    return (Double(m) + delta, y1 - 0.25 * (y0 - y2) * delta)
-}
-
 /// Lags from the 100 Hz energy envelopes.
 struct CoarseAligner {
     let ref: [Float]
@@ -176,8 +133,8 @@ struct CoarseAligner {
         let from = start + lo
         let first = max(0, -from), last = min(x.count, ref.count - from)
         if first < last { for i in first..<last { x[i] = ref[from + i] } }
-        let c = normalisedCorrelation(a, x, lags: lags, centred: true)
-        guard let p = parabolicPeak(c) else { return nil }
+        let c = CrossCorrelation.normalised(a, x, lags: lags, centred: true)
+        guard let p = CrossCorrelation.parabolicPeak(c) else { return nil }
         return ((Double(lo) + p.index) / rate, p.value)
     }
 }
@@ -220,8 +177,8 @@ final class FineAligner {
             if j >= 0 && j < buffer.count { x[i] = buffer[j] }
         }
         let a = Array(UnsafeBufferPointer(start: rec, count: length))
-        let c = normalisedCorrelation(a, x, lags: lags, centred: false)
-        guard let p = parabolicPeak(c) else { return nil }
+        let c = CrossCorrelation.normalised(a, x, lags: lags, centred: false)
+        guard let p = CrossCorrelation.parabolicPeak(c) else { return nil }
         return (Double(lo) + p.index, p.value)
     }
 }

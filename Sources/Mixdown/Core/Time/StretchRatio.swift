@@ -8,8 +8,24 @@ public struct StretchRatio: Sendable, Hashable, CustomStringConvertible {
     public let numerator: Int64
     public let denominator: Int64
 
-    /// The supported range of ratios: [1/4, 4].
-    public static let supportedRange = 0.25...4.0
+    /// A stretch takes ratios in [1/4, 4]; a rate conversion in [1/256, 256]. Every range
+    /// check (ratios, scaled edits) goes through `lies(_:over:within:)`, exactly.
+    public static let stretchLimit: Int64 = 4
+    public static let rateConversionLimit: Int64 = 256
+
+    /// The limit for a resampler: a rate conversion (`outputRate` given) or a varispeed.
+    static func limit(convertingRate: Bool) -> Int64 { convertingRate ? rateConversionLimit : stretchLimit }
+
+    /// Whether p / q (both positive) lies in [1/limit, limit], in exact integers.
+    static func lies(_ p: Int128, over q: Int128, within limit: Int64) -> Bool {
+        p * Int128(limit) >= q && p <= q * Int128(limit)
+    }
+
+    /// Whether scaling a range of `source` to `target` (both positive, numeric) stays in
+    /// the stretch range [1/4, 4], judged exactly (no Double).
+    public static func isSupportedScale(from source: MediaTime, to target: MediaTime) -> Bool {
+        lies(Int128(target.value) * Int128(source.timescale), over: Int128(source.value) * Int128(target.timescale), within: stretchLimit)
+    }
 
     /// `numerator / denominator`, reduced. Both must be positive.
     public init(_ numerator: Int64, _ denominator: Int64) {
@@ -72,14 +88,14 @@ public struct StretchRatio: Sendable, Hashable, CustomStringConvertible {
 
     /// Throws unless the ratio lies in [1/4, 4].
     public func validate(parameter: String = "--ratio", text: String? = nil) throws(MixdownError) {
-        guard Int128(numerator) * 4 >= Int128(denominator), Int128(numerator) <= 4 * Int128(denominator) else {
+        guard Self.lies(Int128(numerator), over: Int128(denominator), within: Self.stretchLimit) else {
             throw .invalidParameter(name: parameter, value: text ?? description, reason: "must lie between 0.25 and 4")
         }
     }
 
     /// Throws unless the ratio lies in [1/limit, limit], naming `parameter`.
     public func validate(limit: Int64, parameter: String) throws(MixdownError) {
-        guard Int128(numerator) * Int128(limit) >= Int128(denominator), Int128(numerator) <= Int128(limit) * Int128(denominator) else {
+        guard Self.lies(Int128(numerator), over: Int128(denominator), within: limit) else {
             throw .invalidParameter(name: parameter, value: "ratio \(description)", reason: "must lie between 1/\(limit) and \(limit)")
         }
     }
@@ -96,11 +112,11 @@ public struct StretchRatio: Sendable, Hashable, CustomStringConvertible {
     /// output length (`outputFrames` when given, else round(N · R)). Throws when the input's
     /// length is unknown (naming `node`) or the ratio lies outside [1/limit, limit]
     /// (4 for a stretch; 256 for libsamplerate's rate conversions).
-    func lengths(of input: AudioNode, outputFrames: Int64?, node: String, limit: Int64 = 4) throws(MixdownError) -> (input: Int64, output: Int64) {
+    func lengths(of input: AudioNode, outputFrames: Int64?, node: String, limit: Int64 = stretchLimit) throws(MixdownError) -> (input: Int64, output: Int64) {
         guard let n = input.length else {
             throw .invalidParameter(name: "input", value: "stream", reason: "\(node) needs an input of known length")
         }
-        if limit == 4 { try validate() } else { try validate(limit: limit, parameter: node) }
+        if limit == Self.stretchLimit { try validate() } else { try validate(limit: limit, parameter: node) }
         return (n, outputFrames ?? self.outputFrames(forInput: n))
     }
 

@@ -35,7 +35,7 @@ public final class LibsamplerateResampler: AudioNode {
                 outputFrames: Int64? = nil) throws(MixdownError) {
         let (n, total) = try ratio.lengths(of: input, outputFrames: outputFrames,
                                            node: outputRate == nil ? "varispeed" : "sample-rate conversion",
-                                           limit: outputRate == nil ? 4 : 256)
+                                           limit: StretchRatio.limit(convertingRate: outputRate != nil))
         self.input = ContractCheck.wrap(input)
         self.ratio = ratio
         self.quality = quality

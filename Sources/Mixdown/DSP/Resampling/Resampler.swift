@@ -62,7 +62,7 @@ public final class Resampler: AudioNode {
         guard let total = inputFrames ?? input.length else {
             throw .invalidParameter(name: "input", value: "stream", reason: "\(node) needs an input of known length")
         }
-        try ratio.validate(limit: outputRate == nil ? 4 : 256, parameter: node)
+        try ratio.validate(limit: StretchRatio.limit(convertingRate: outputRate != nil), parameter: node)
         self.input = ContractCheck.wrap(input)
         self.ratio = ratio
         self.inputFrames = total

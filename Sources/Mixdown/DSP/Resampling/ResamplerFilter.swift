@@ -40,10 +40,11 @@ public struct ResamplerFilter: Sendable, Equatable {
 
     public init(ratio: StretchRatio, quality: ResamplerQuality) {
         let (pass, attenuation) = quality.design
-        let r = ratio.doubleValue
-        let lower = min(1, r)                       // the lower Nyquist, in input Nyquists
+        // Down or up is decided on the exact ratio; the Double only sizes the band.
+        let downsampling = ratio.numerator < ratio.denominator
+        let lower = downsampling ? ratio.doubleValue : 1   // the lower Nyquist, in input Nyquists
         let passEdge = pass * lower
-        let stopEdge = r < 1 ? lower : 2 - pass
+        let stopEdge = downsampling ? lower : 2 - pass
         let width = Double.pi * (stopEdge - passEdge)   // radians per input frame
         let length = Int(((attenuation - 7.95) / (2.285 * width)).rounded(.up)) + 1
         let taps = (length + 15) / 16 * 16

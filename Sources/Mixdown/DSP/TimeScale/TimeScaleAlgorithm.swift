@@ -1,17 +1,42 @@
-/// How a stretch changes duration (AVAudioTimePitchAlgorithm's choices).
+/// How a stretch changes duration: the one choice behind `mixdown stretch --algorithm`, a
+/// composition's scaled ranges and `ExportSession.audioTimePitchAlgorithm`
+/// (AVAudioTimePitchAlgorithm's choices, under their AVFoundation names too).
 public enum TimeScaleAlgorithm: String, Sendable, CaseIterable, Codable {
-    /// Varispeed below 5 cents of pitch change (|R − 1| < 0.0029), a pitch-keeping
-    /// stretcher above it (Rubber Band when built in, else WSOLA).
+    /// Varispeed below 5 cents of pitch change (|R − 1| < 0.0029, judged on the exact
+    /// ratio), the pitch-keeping stretcher above it (`pitchKeeping`).
     case auto
     /// Resampling: pitch follows speed. Exact and click-free at any ratio.
     case varispeed
-    /// Waveform-similarity overlap-add: keeps pitch, time domain.
+    /// Waveform-similarity overlap-add: keeps pitch, time domain (AVFoundation's `timeDomain`).
     case wsola
-    /// Rubber Band's spectral stretcher: keeps pitch (GPL; the `RubberBand` trait).
+    /// Rubber Band's spectral stretcher: keeps pitch (GPL; the `RubberBand` trait;
+    /// AVFoundation's `spectral`).
     case rubberband
 
-    /// The largest |R − 1| for which `auto` chooses varispeed (5 cents).
-    public static let varispeedLimit = 0.0029
+    /// AVAudioTimePitchAlgorithm's spelling of `wsola`.
+    public static var timeDomain: TimeScaleAlgorithm { .wsola }
+    /// AVAudioTimePitchAlgorithm's spelling of `rubberband`.
+    public static var spectral: TimeScaleAlgorithm { .rubberband }
+
+    /// The algorithm called `name`: Mixdown's names, or AVFoundation's (`timeDomain`,
+    /// `spectral`, `varispeed`).
+    public init?(name: String) {
+        switch name {
+        case "timeDomain": self = .wsola
+        case "spectral": self = .rubberband
+        default: self.init(rawValue: name)
+        }
+    }
+
+    /// Every name `init(name:)` takes, for messages.
+    public static let names = allCases.map(\.rawValue) + ["timeDomain", "spectral"]
+
+    /// Rubber Band when it is built in, else WSOLA: the pitch-keeping stretcher, and a
+    /// composition's default (AVAssetExportSession's is spectral).
+    public static var pitchKeeping: TimeScaleAlgorithm { rubberband.isAvailable ? .rubberband : .wsola }
+
+    /// The largest |R − 1| for which `auto` chooses varispeed: 29/10000 (5 cents).
+    public static let varispeedLimit = (numerator: Int64(29), denominator: Int64(10_000))
 
     /// Whether this build includes the algorithm.
     public var isAvailable: Bool {
@@ -26,10 +51,18 @@ public enum TimeScaleAlgorithm: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    /// What `auto` becomes for `ratio`.
+    /// What `auto` becomes for `ratio`, decided exactly: varispeed when
+    /// |p − q| · 10000 < 29 · q for R = p/q, else `pitchKeeping`. Other cases are themselves.
     public func resolved(for ratio: StretchRatio) -> TimeScaleAlgorithm {
         guard self == .auto else { return self }
-        if abs(ratio.doubleValue - 1) < Self.varispeedLimit { return .varispeed }
-        return TimeScaleAlgorithm.rubberband.isAvailable ? .rubberband : .wsola
+        let deviation = Int128(ratio.numerator) - Int128(ratio.denominator)
+        let limit = Self.varispeedLimit
+        if deviation.magnitude * UInt128(limit.denominator) < UInt128(limit.numerator) * UInt128(ratio.denominator) {
+            return .varispeed
+        }
+        return Self.pitchKeeping
     }
 }
+
+/// AVFoundation's name for the same choice.
+public typealias TimePitchAlgorithm = TimeScaleAlgorithm

@@ -14,7 +14,7 @@ public struct CompositionDocument: Sendable {
     public var audioMix: AudioMix
     public var outputFormat: AudioFormat?
     public var timeRange: MediaTimeRange?
-    public var timePitchAlgorithm: TimePitchAlgorithm?
+    public var timePitchAlgorithm: TimeScaleAlgorithm?
     /// The resampler for rate changes and varispeed segments (`resampler`), and its quality (`resampler_quality`).
     public var resampler: ResamplerEngine?
     public var resamplerQuality: ResamplerQuality?
@@ -31,6 +31,15 @@ public struct CompositionDocument: Sendable {
     public var metadata: AudioMetadata
     /// Where the document was read from.
     public let path: String
+
+    /// The document's output settings: its preset, with `type`, `sample_format`,
+    /// `bitrate` and `codec` given beside it taking precedence.
+    public var outputSettings: OutputSettings {
+        var settings = OutputSettings(preset: preset, type: type, sampleFormat: sampleFormat, bitrate: bitrate, codec: codec)
+        settings.videoFrom = videoFrom
+        settings.metadata = metadata
+        return settings
+    }
 
     /// Reads and checks the document at `path`; the files it names must exist.
     public init(contentsOf path: String) throws(MixdownError) {
@@ -121,7 +130,10 @@ public struct CompositionDocument: Sendable {
             }
         }
         if let a = top.member("time_pitch_algorithm", in: m) {
-            let v = try a.choice(of: TimePitchAlgorithm.self, "algorithm")
+            let name = try a.string()
+            guard let v = TimeScaleAlgorithm(name: name) else {
+                throw a.fail("unknown algorithm '\(name)' (\(TimeScaleAlgorithm.names.joined(separator: ", ")))")
+            }
             guard v.isAvailable else { throw a.fail("'\(v.rawValue)' is not built into this Mixdown (the RubberBand trait is off)") }
             timePitchAlgorithm = v
         }
@@ -263,8 +275,8 @@ public struct CompositionDocument: Sendable {
                 let duration = try to.time(frameRate: rate)
                 guard duration > .zero else { throw to.fail("must be longer than 0") }
                 guard range.start >= .zero else { throw s.fail("must start at or after 0", at: "time_range") }
-                let factor = duration.approximateSeconds / range.duration.approximateSeconds
-                guard StretchRatio.supportedRange.contains(factor) else {
+                guard StretchRatio.isSupportedScale(from: range.duration, to: duration) else {
+                    let factor = duration.approximateSeconds / range.duration.approximateSeconds
                     throw to.fail("scales \(CompositionTrack.describe(range)) by \(factor): a scale must lie between 0.25 and 4")
                 }
                 do { try composition.scaleTimeRange(range, toDuration: duration) } catch { throw s.fail("\(error)") }
@@ -366,23 +378,5 @@ public struct CompositionDocument: Sendable {
         let index: Int
         let source: MediaTimeRange?
         let asset: AudioAsset?
-    }
-
-    /// A render of this document to `output`, with the document's settings.
-    public func render(to output: String) -> CompositionRender {
-        var r = CompositionRender(composition: composition, output: output)
-        r.audioMix = audioMix
-        r.outputFormat = outputFormat
-        r.timeRange = timeRange
-        if let timePitchAlgorithm { r.timePitchAlgorithm = timePitchAlgorithm }
-        if let resampler { r.resampler = resampler }
-        if let resamplerQuality { r.quality = resamplerQuality }
-        r.type = type ?? preset?.type
-        r.sampleFormat = sampleFormat ?? preset?.sampleFormat
-        r.encoder = EncoderSettings(bitrate: bitrate ?? preset?.bitrate, codec: codec ?? preset?.codec)
-        r.videoFrom = videoFrom
-        r.fileLengthLimit = fileLengthLimit
-        r.metadata = metadata
-        return r
     }
 }

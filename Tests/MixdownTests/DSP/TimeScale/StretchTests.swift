@@ -39,11 +39,8 @@ func markerErrors(signal: () -> TestSignal, ratio: StretchRatio, search: Int,
     let (_, got) = try collect(try makeStretch(signal()), windows: windows)
     return zip(markers, got).map { m, window in
         let template = (0..<len).map { Double(reference.sample(frame: m + Int64($0), channel: 0)) }
-        let corr = (0...(2 * search)).map { lag in (0..<len).reduce(0.0) { $0 + template[$1] * Double(window[lag + $1]) } }
-        let k = max(1, min(corr.count - 2, corr.indices.max { corr[$0] < corr[$1] }!))
-        let (a, b, c) = (corr[k - 1], corr[k], corr[k + 1])
-        let frac = (a - 2 * b + c) == 0 ? 0 : 0.5 * (a - c) / (a - 2 * b + c)
-        let found = Double(Int64((Double(m) * r).rounded()) - Int64(search) + Int64(k)) + frac
+        let corr = CrossCorrelation.plain(template, window.map(Double.init), lags: 2 * search + 1)
+        let found = Double(Int64((Double(m) * r).rounded()) - Int64(search)) + CrossCorrelation.parabolicPeak(corr, clampingEdges: true)!.index
         return found - Double(m) * r
     }
 }

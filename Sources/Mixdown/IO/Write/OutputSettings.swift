@@ -1,0 +1,43 @@
+import Foundation
+
+/// How a job writes its file: everything about the output except what is rendered into
+/// it. Every file job (`FileExport`, `FileStretch`, `FileAlign`, `CompositionRender`) holds
+/// one and hands it to `OutputJob`, which runs the write in one way for all of them.
+public struct OutputSettings: Sendable, Equatable {
+    /// The container; nil takes it from the output path's extension.
+    public var type: AudioFileType?
+    /// The PCM sample format; nil: the job's natural precision (its inputs', where the type allows).
+    public var sampleFormat: SampleFormat?
+    /// Codec and bitrate for compressed outputs.
+    public var encoder = EncoderSettings()
+    /// Replace an existing file (otherwise an existing destination is refused before any work).
+    public var overwrite = false
+    /// Also fsync the file and its directory, so the output survives a power cut (slower).
+    public var durable = false
+    public var metadata = AudioMetadata()
+    /// MP4/MOV only: copy this file's video stream beside the audio (no re-encode); the
+    /// audio's frame 0 lands where that file's audio starts.
+    public var videoFrom: String?
+    /// Block sizes the render cycles through, in frames (one size is the usual case).
+    public var blockSizes: [Int]
+    /// Cores a render may use (1 or 2).
+    public var threads: Int
+
+    public init(blockSizes: [Int] = [16_384], threads: Int = min(2, ProcessInfo.processInfo.activeProcessorCount)) {
+        self.blockSizes = blockSizes
+        self.threads = threads
+    }
+
+    /// `preset`'s type, sample format, bitrate and codec, each replaced by the one given here
+    /// when it is not nil.
+    public init(preset: ExportPreset?, type: AudioFileType? = nil, sampleFormat: SampleFormat? = nil,
+                bitrate: Int? = nil, codec: AudioCodec? = nil, blockSizes: [Int] = [16_384]) {
+        self.init(blockSizes: blockSizes)
+        self.type = type ?? preset?.type
+        self.sampleFormat = sampleFormat ?? preset?.sampleFormat
+        encoder = EncoderSettings(bitrate: bitrate ?? preset?.bitrate, codec: codec ?? preset?.codec)
+    }
+
+    /// The largest block a render asks for.
+    var maximumBlock: Int { blockSizes.max() ?? 4096 }
+}
