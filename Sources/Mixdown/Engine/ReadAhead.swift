@@ -4,7 +4,7 @@ import Synchronization
 /// Renders its input ahead of demand on a thread of its own (typically a `FileSource`, so
 /// that decoding overlaps with the work downstream). Blocks of the prepared maximum size
 /// pass through a `BlockRing` of four slots allocated in `prepare`; `render` serves any
-/// size from them. The frames are exactly the input's, whatever the block sizes. An input
+/// size from them. The thread starts after the input's preroll (or at the first render). The frames are exactly the input's, whatever the block sizes. An input
 /// error is thrown by the `render` that reaches it.
 public final class ReadAhead: AudioNode, @unchecked Sendable {
     public var format: AudioFormat { input.format }
@@ -22,6 +22,7 @@ public final class ReadAhead: AudioNode, @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let exited = DispatchSemaphore(value: 0)
     private var blockSize = 0
+    private var started = false
     // Consumer side: the block being read and how far.
     private var current: (buffer: AudioBuffer, tag: Block)?
     private var consumed = 0
@@ -32,7 +33,7 @@ public final class ReadAhead: AudioNode, @unchecked Sendable {
     }
 
     deinit {
-        guard let ring else { return }
+        guard started, let ring else { return }
         stopping.store(true, ordering: .releasing)
         ring.wakeProducer()
         exited.wait()
@@ -42,8 +43,19 @@ public final class ReadAhead: AudioNode, @unchecked Sendable {
         precondition(ring == nil, "prepare is called once")
         blockSize = maximumFrames
         try input.prepare(maximumFrames: maximumFrames)
-        let ring = BlockRing(format: input.format, capacity: maximumFrames, empty: Block())
-        self.ring = ring
+        ring = BlockRing(format: input.format, capacity: maximumFrames, empty: Block())
+    }
+
+    /// Prerolls the input on the caller's thread, then starts reading ahead.
+    public func preroll(_ preroll: Preroll) throws(MixdownError) {
+        try input.preroll(preroll)
+        start()
+    }
+
+    /// Starts the producer thread (at the preroll, or at the first render without one).
+    private func start() {
+        guard !started, let ring else { return }
+        started = true
         let thread = Thread { [unowned self] in produce(ring) }
         thread.name = "mixdown.read-ahead"
         thread.start()
@@ -70,6 +82,7 @@ public final class ReadAhead: AudioNode, @unchecked Sendable {
 
     public func render(into buffer: AudioBuffer, frames: Int) throws(MixdownError) -> RenderStatus {
         guard let ring else { preconditionFailure("render before prepare") }
+        start()
         var done = 0
         while done < frames && !finished {
             if current == nil {

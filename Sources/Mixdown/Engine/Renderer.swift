@@ -3,6 +3,8 @@ public enum Renderer {
     /// Renders `source` to `writer` until the stream ends, in blocks whose sizes cycle
     /// through `blockSizes` (one size is the usual case; tests use irregular sequences).
     ///
+    /// The graph is prepared, then prerolled (`AudioNode.preroll`: study passes, late
+    /// starts; cancellable, and counted into the progress), then pulled.
     /// `expectedFrames` is the exact length the caller promised (nil when unknown); a
     /// stream that ends short of it, or would run past it, is an error, never a cropped
     /// or padded file. `progress` receives the fraction done (0...1, never decreasing)
@@ -17,6 +19,10 @@ public enum Renderer {
         let source = ContractCheck.wrap(source)
         let maxBlock = blockSizes.max()!
         try source.prepare(maximumFrames: maxBlock)
+        // Study passes and late starts, counted into the progress as frames of work.
+        let preroll = Preroll(renderFrames: expectedFrames ?? 0, progress: expectedFrames == nil ? nil : progress,
+                              cancellation: cancellation)
+        try source.preroll(preroll)
         let buffer = AudioBuffer(format: source.format, capacity: maxBlock)
         let background = BackgroundWriter(writer: writer, maximumFrames: maxBlock)
         var finished = false
@@ -33,7 +39,7 @@ public enum Renderer {
             let status = try source.render(into: buffer, frames: want)
             try background.submit(buffer, frames: status.frames)
             done += Int64(status.frames)
-            if let total = expectedFrames, total > 0 { progress?(Double(done) / Double(total)) }
+            if expectedFrames != nil { progress?(preroll.fraction(rendered: done)) }
             ended = status.ended
             if status.ended || status.frames < want { break }
         }

@@ -1,7 +1,8 @@
 /// Plays one composition track on the output timeline: between a segment's first and
 /// last output frame, the frames of that segment's node chain; silence elsewhere.
 ///
-/// An item's chain is made and prepared when the playhead reaches the item's first frame,
+/// An item's chain is made and prepared when the playhead reaches the item's first frame
+/// (the first item's at `preroll`, when there is one),
 /// and released (its file closed) after its last one: a track holds at most one chain
 /// open, so a document of 100,000 cuts needs one file descriptor per track, and memory
 /// that does not grow with the cuts' audio. (A composition's files were checked when its
@@ -60,17 +61,30 @@ public final class TrackPlayer: AudioNode {
         view = AudioBuffer(viewWithChannelCount: format.channelCount, capacity: maximumFrames)
     }
 
+    /// Opens the first item's chain ahead of the render: its own preroll (a study pass)
+    /// and the frames it drops before the render are reported as preroll work. Later
+    /// items open when the playhead reaches them.
+    public func preroll(_ preroll: Preroll) throws(MixdownError) {
+        guard let first = items.first, chain == nil, position == 0 else { return }
+        chain = try open(first, preroll: preroll)
+    }
+
     /// Makes and prepares `item`'s chain, and drops the frames it plays before the render.
-    private func open(_ item: Item) throws(MixdownError) -> AudioNode {
+    private func open(_ item: Item, preroll: Preroll? = nil) throws(MixdownError) -> AudioNode {
         let chain = ContractCheck.wrap(try item.make())
         precondition(chain.format == format, "\(label): chain gives \(chain.format), the track plays \(format)")
         try chain.prepare(maximumFrames: maximumFrames)
+        if let preroll {
+            try chain.preroll(preroll)
+            preroll.begin(work: item.skip)
+        }
         var left = item.skip
         while left > 0 {
             if scratch == nil { scratch = AudioBuffer(format: format, capacity: maximumFrames) }
             let n = Int(min(Int64(maximumFrames), left))
             let status = try chain.render(into: scratch!, frames: n)
             left -= Int64(status.frames)
+            try preroll?.advance(by: Int64(status.frames))
             if status.ended { break }
         }
         return chain

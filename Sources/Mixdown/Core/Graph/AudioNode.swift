@@ -25,7 +25,17 @@ public protocol AudioNode: AnyObject {
     var length: Int64? { get }
     /// Allocates buffers for blocks of at most `maximumFrames` frames. Called once.
     func prepare(maximumFrames: Int) throws(MixdownError)
+    /// Does the work that must come before the first frame and may take long (see
+    /// `Preroll`), reporting it to `preroll`; forwards the call to the node's inputs.
+    /// Called at most once, after `prepare` and before the first `render`. A node whose
+    /// `render` comes first does the work then, unreported. Default: nothing (a node with
+    /// inputs forwards the call).
+    func preroll(_ preroll: Preroll) throws(MixdownError)
     /// Writes up to `frames` frames (at most the prepared maximum) at the start of each
     /// channel of `buffer`, which has `format.channelCount` channels. Fewer only at the end.
     func render(into buffer: AudioBuffer, frames: Int) throws(MixdownError) -> RenderStatus
+}
+
+extension AudioNode {
+    public func preroll(_ preroll: Preroll) throws(MixdownError) {}
 }

@@ -40,6 +40,12 @@ public final class ContractCheck: AudioNode {
         .nodeContractViolated(node: name, reason: "call \(calls) (after \(produced) frames): \(reason)")
     }
 
+    public func preroll(_ preroll: Preroll) throws(MixdownError) {
+        guard maximumFrames >= 0 else { throw fail("preroll before prepare") }
+        guard calls == 0 else { throw fail("preroll after render") }
+        try inner.preroll(preroll)
+    }
+
     public func prepare(maximumFrames: Int) throws(MixdownError) {
         guard self.maximumFrames < 0 else { throw fail("prepared twice") }
         self.maximumFrames = maximumFrames

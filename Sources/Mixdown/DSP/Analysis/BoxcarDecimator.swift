@@ -16,6 +16,8 @@ final class BoxcarDecimator: AudioNode {
         format = AudioFormat(sampleRate: input.format.sampleRate / factor, channelCount: 1)
     }
 
+    func preroll(_ preroll: Preroll) throws(MixdownError) { try input.preroll(preroll) }
+
     func prepare(maximumFrames: Int) throws(MixdownError) {
         try input.prepare(maximumFrames: maximumFrames * factor)
         scratch = AudioBuffer(channelCount: 1, capacity: maximumFrames * factor)

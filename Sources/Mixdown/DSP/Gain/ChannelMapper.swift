@@ -21,6 +21,8 @@ public final class ChannelMapper: AudioNode {
         format = AudioFormat(sampleRate: input.format.sampleRate, channelCount: channelCount)
     }
 
+    public func preroll(_ preroll: Preroll) throws(MixdownError) { try input.preroll(preroll) }
+
     public func prepare(maximumFrames: Int) throws(MixdownError) {
         try input.prepare(maximumFrames: maximumFrames)
         if input.format.channelCount != format.channelCount {

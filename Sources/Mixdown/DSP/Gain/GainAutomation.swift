@@ -17,6 +17,8 @@ public final class GainAutomation: AudioNode {
         segment = envelope.segmentIndex(containing: startFrame)
     }
 
+    public func preroll(_ preroll: Preroll) throws(MixdownError) { try input.preroll(preroll) }
+
     public func prepare(maximumFrames: Int) throws(MixdownError) {
         try input.prepare(maximumFrames: maximumFrames)
     }

@@ -57,6 +57,8 @@ public final class Mixer: AudioNode {
         inputEnded.deallocate()
     }
 
+    public func preroll(_ preroll: Preroll) throws(MixdownError) { for input in inputs { try input.node.preroll(preroll) } }
+
     public func prepare(maximumFrames: Int) throws(MixdownError) {
         precondition(scratch.isEmpty, "prepare is called once")
         for input in inputs { try input.node.prepare(maximumFrames: maximumFrames) }

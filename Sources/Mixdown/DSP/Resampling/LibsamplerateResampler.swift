@@ -50,6 +50,8 @@ public final class LibsamplerateResampler: AudioNode {
         outInterleaved?.deallocate()
     }
 
+    public func preroll(_ preroll: Preroll) throws(MixdownError) { try input.preroll(preroll) }
+
     public func prepare(maximumFrames: Int) throws(MixdownError) {
         precondition(state == nil, "prepare is called once")
         let converter: Int32 = switch quality {

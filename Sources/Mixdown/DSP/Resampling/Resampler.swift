@@ -113,6 +113,8 @@ public final class Resampler: AudioNode {
         bank?.deallocate()
     }
 
+    public func preroll(_ preroll: Preroll) throws(MixdownError) { try input.preroll(preroll) }
+
     public func prepare(maximumFrames: Int) throws(MixdownError) {
         precondition(base == nil, "prepare is called once")
         try input.prepare(maximumFrames: maximumFrames)

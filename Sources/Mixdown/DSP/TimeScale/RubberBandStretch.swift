@@ -2,8 +2,8 @@
 import CRubberBand
 
 /// Rubber Band's pitch-preserving stretcher (librubberband, GPL-2.0-or-later: built only
-/// with the `RubberBand` trait), in offline mode, like the rubberband command: `prepare`
-/// reads the whole input once for Rubber Band's study pass (without it the R2 engine does
+/// with the `RubberBand` trait), in offline mode, like the rubberband command: `preroll`
+/// (or the first `render`) reads the whole input once for Rubber Band's study pass (without it the R2 engine does
 /// not follow small ratios), with the exact expected input duration; `render` then runs a
 /// second, fresh copy of the input through it. Offline mode compensates Rubber Band's start
 /// delay internally, so the output is aligned with the input. The node trims or pads what
@@ -32,6 +32,7 @@ public final class RubberBandStretch: AudioNode {
     private var produced: Int64 = 0
     private var finished = false
     private var blockCapacity = 0
+    private var studied = false
 
     /// `makeInput` gives a new copy of the input each time it is called (twice: one to
     /// study, one to process); both copies must give the same frames.
@@ -62,23 +63,34 @@ public final class RubberBandStretch: AudioNode {
         rubberband_set_max_process_size(state, UInt32(maximumFrames))
         blockCapacity = maximumFrames
         upstream = AudioBuffer(format: format, capacity: maximumFrames)
-        // Study pass over a first copy of the input.
-        try input.prepare(maximumFrames: maximumFrames)
-        var studied: Int64 = 0
-        while studied < inputFrames {
-            let n = Int(min(Int64(maximumFrames), inputFrames - studied))
-            let got = try input.renderRequired(into: upstream!, frames: n, label: "Rubber Band input", position: studied, total: inputFrames)
-            studied += Int64(got)
-            rubberband_study(state, UnsafePointer(OpaquePointer(upstream!.channelPointers)), UInt32(got),
-                             studied == inputFrames ? 1 : 0)
-        }
-        input = try makeInput()
         try input.prepare(maximumFrames: maximumFrames)
         pending = PlanarFIFO(channelCount: format.channelCount, capacity: 2 * maximumFrames)
     }
 
+    /// The study pass: reads a first copy of the input to its end (reported as
+    /// `inputFrames` frames of work), then makes and prepares the copy `render` processes.
+    public func preroll(_ preroll: Preroll) throws(MixdownError) {
+        guard !studied, let state, let upstream else { return }
+        studied = true
+        try input.preroll(preroll)
+        preroll.begin(work: inputFrames)
+        var done: Int64 = 0
+        while done < inputFrames {
+            let n = Int(min(Int64(blockCapacity), inputFrames - done))
+            let got = try input.renderRequired(into: upstream, frames: n, label: "Rubber Band input", position: done, total: inputFrames)
+            done += Int64(got)
+            rubberband_study(state, UnsafePointer(OpaquePointer(upstream.channelPointers)), UInt32(got),
+                             done == inputFrames ? 1 : 0)
+            try preroll.advance(by: Int64(got))
+        }
+        input = ContractCheck.wrap(try makeInput())
+        try input.prepare(maximumFrames: blockCapacity)
+        try input.preroll(preroll)
+    }
+
     public func render(into buffer: AudioBuffer, frames: Int) throws(MixdownError) -> RenderStatus {
         let want = Int(min(Int64(frames), outputFrames - produced))
+        if !studied { try preroll(Preroll()) }
         guard want > 0, let fifo = pending, let s = state else { return RenderStatus(frames: 0, ended: true) }
         while fifo.count < want && !finished {
             let available = rubberband_available(s)

@@ -73,6 +73,8 @@ public final class WSOLAStretch: AudioNode {
         return Int64(FrameRounding.standard.divide(center * Int128(ratio.denominator), by: Int128(ratio.numerator))) - Int64(window / 2)
     }
 
+    public func preroll(_ preroll: Preroll) throws(MixdownError) { try input.preroll(preroll) }
+
     public func prepare(maximumFrames: Int) throws(MixdownError) {
         precondition(hann == nil, "prepare is called once")
         try input.prepare(maximumFrames: maximumFrames)
