@@ -214,9 +214,15 @@ extension Array where Element == [Float] {
 
 /// The resampler and cross-correlation kernels against their scalar references.
 @Suite struct ResamplingKernelTests {
+    /// Filter shapes the resampler designs (taps a multiple of 16; the 48-tap, 5-phase one
+    /// is the reference shape of the tests below that take one).
+    static let shapes: [(taps: Int, phases: Int)] = [(16, 3), (32, 4), (48, 5), (64, 6), (128, 2)]
     static let taps = 48, phases = 5
     /// A bank of `phases` + 1 rows (the dense layout needs one more than it uses).
-    static let bank: [Float] = (0..<((phases + 1) * taps)).map { Float(sin(Double($0) * 0.37)) / 16 }
+    static func bank(taps: Int, phases: Int) -> [Float] {
+        (0..<((phases + 1) * taps)).map { Float(sin(Double($0) * 0.37)) / 16 }
+    }
+    static let bank = bank(taps: taps, phases: phases)
 
     /// Bases that advance by 0, 1, 2 or 3 frames, as the steps of real ratios do.
     static func bases(_ n: Int, seed: Int) -> [Int32] {
@@ -232,7 +238,7 @@ extension Array where Element == [Float] {
     /// Runs `f` (dst, src, base, phase, frac, count) on `n` outputs with every buffer
     /// `offset` floats past its allocation's start.
     static func run(_ f: (UnsafeMutablePointer<Float>, UnsafePointer<Float>, UnsafePointer<Int32>, UnsafePointer<Int32>, UnsafePointer<Float>, Int) -> Void,
-                    n: Int, offset: Int, seed: Int) -> [Float] {
+                    n: Int, offset: Int, seed: Int, taps: Int = taps, phases: Int = phases) -> [Float] {
         let src = [Float](repeating: 0, count: offset) + KernelPathTests.data(3 * n + taps + 40, seed: UInt64(seed))
         let base = bases(n, seed: seed)
         let phase = (0..<n).map { Int32((($0 * 3 + seed) / 4) % phases) }   // runs of equal phases, as near R = 1
@@ -250,26 +256,31 @@ extension Array where Element == [Float] {
     static let fmaPaths: [mx_isa] = [MX_ISA_AVX2, MX_ISA_AVX512, MX_ISA_NEON].filter { mx_kernels_for_isa($0) != nil }
 
     /// SSE2 equals the unfused scalar reference bit for bit; the FMA paths equal the fused
-    /// one bit for bit; the two families agree within 1e-6 of full scale. Lengths 0...67,
-    /// misaligned buffers, any input step.
-    @Test(arguments: KernelPathTests.simdPaths)
-    func resampleMatchesScalar(isa: mx_isa) {
+    /// one bit for bit; the two families agree within 1e-6 of full scale. Every filter
+    /// shape, lengths 0...67, misaligned buffers, any input step.
+    @Test(arguments: KernelPathTests.simdPaths, Self.shapes.indices)
+    func resampleMatchesScalar(isa: mx_isa, shape: Int) {
         let k = mx_kernels_for_isa(isa)!.pointee
         let fused = Self.fmaPaths.contains(isa)
-        let t = Int32(Self.taps)
+        let (taps, phases) = Self.shapes[shape]
+        let t = Int32(taps), bank = Self.bank(taps: taps, phases: phases)
+        func run(_ f: (UnsafeMutablePointer<Float>, UnsafePointer<Float>, UnsafePointer<Int32>, UnsafePointer<Int32>, UnsafePointer<Float>, Int) -> Void,
+                 n: Int, offset: Int, seed: Int) -> [Float] {
+            Self.run(f, n: n, offset: offset, seed: seed, taps: taps, phases: phases)
+        }
         for n in KernelPathTests.lengths {
             for off in [0, 1, 3] {
-                let exact = Self.run({ d, s, b, p, _, c in
-                    fused ? mx_resample_fma_scalar(d, s, b, p, c, Self.bank, t) : mx_resample_scalar(d, s, b, p, c, Self.bank, t)
+                let exact = run({ d, s, b, p, _, c in
+                    fused ? mx_resample_fma_scalar(d, s, b, p, c, bank, t) : mx_resample_scalar(d, s, b, p, c, bank, t)
                 }, n: n, offset: off, seed: n)
-                let got = Self.run({ d, s, b, p, _, c in k.resample(d, s, b, p, c, Self.bank, t) }, n: n, offset: off, seed: n)
-                #expect(exact.map(\.bitPattern) == got.map(\.bitPattern), "resample n=\(n) offset \(off)")
-                let lerpRef = Self.run({ d, s, b, p, f, c in
-                    fused ? mx_resample_lerp_fma_scalar(d, s, b, p, f, c, Self.bank, t) : mx_resample_lerp_scalar(d, s, b, p, f, c, Self.bank, t)
+                let got = run({ d, s, b, p, _, c in k.resample(d, s, b, p, c, bank, t) }, n: n, offset: off, seed: n)
+                #expect(exact.map(\.bitPattern) == got.map(\.bitPattern), "resample \(taps)x\(phases) n=\(n) offset \(off)")
+                let lerpRef = run({ d, s, b, p, f, c in
+                    fused ? mx_resample_lerp_fma_scalar(d, s, b, p, f, c, bank, t) : mx_resample_lerp_scalar(d, s, b, p, f, c, bank, t)
                 }, n: n, offset: off, seed: n)
-                let lerp = Self.run({ d, s, b, p, f, c in k.resample_lerp(d, s, b, p, f, c, Self.bank, t) }, n: n, offset: off, seed: n)
-                #expect(lerpRef.map(\.bitPattern) == lerp.map(\.bitPattern), "resample_lerp n=\(n) offset \(off)")
-                let unfused = Self.run({ d, s, b, p, f, c in mx_resample_lerp_scalar(d, s, b, p, f, c, Self.bank, t) }, n: n, offset: off, seed: n)
+                let lerp = run({ d, s, b, p, f, c in k.resample_lerp(d, s, b, p, f, c, bank, t) }, n: n, offset: off, seed: n)
+                #expect(lerpRef.map(\.bitPattern) == lerp.map(\.bitPattern), "resample_lerp \(taps)x\(phases) n=\(n) offset \(off)")
+                let unfused = run({ d, s, b, p, f, c in mx_resample_lerp_scalar(d, s, b, p, f, c, bank, t) }, n: n, offset: off, seed: n)
                 let worst = zip(unfused, lerp).map { abs($0 - $1) }.max() ?? 0
                 #expect(worst <= 1e-6, "n=\(n) worst \(worst)")
             }
