@@ -50,6 +50,12 @@ final class InputWindow {
         if drop > 0 {
             let keep = Int(max(0, end - low))
             for p in channels { p.update(from: p + drop, count: keep) }
+            // A jump past everything held: the input is a stream, so the frames in between
+            // are read and dropped (else the next frames pulled would land at `low`).
+            while end < low && pulled < min(low, length) {
+                let n = Int(min(Int64(upstream.capacity), min(low, length) - pulled))
+                pulled += Int64(try input.renderRequired(into: upstream, frames: n, label: label, position: pulled, total: length))
+            }
             start = low
             end = max(end, low)
         }
