@@ -85,7 +85,8 @@ public struct ThroughputBench: Sendable {
 
     /// The rate conversions the issue names: exact rows (160/147, 147/160, 147/320, 1/3) and
     /// a rate change times a drift (a dense table).
-    static let rateConversions: [(name: String, from: Int, to: Int, ratio: StretchRatio)] = [
+    /// The rate conversions the bench and the benchmark suite measure.
+    public static let rateConversions: [(name: String, from: Int, to: Int, ratio: StretchRatio)] = [
         ("44.1 -> 48 kHz", 44_100, 48_000, StretchRatio(48_000, 44_100)),
         ("48 -> 44.1 kHz", 48_000, 44_100, StretchRatio(44_100, 48_000)),
         ("96 -> 44.1 kHz", 96_000, 44_100, StretchRatio(44_100, 96_000)),
