@@ -112,7 +112,7 @@ let benchmarks: @Sendable () -> Void = {
         metrics: [.wallClock, .peakMemoryResident, segmentsPerSecond, xRealTime], scalingFactor: .one,
         maxDuration: .seconds(60), maxIterations: 3, thresholds: [:])
     for count in [10_000, 100_000] {
-        Benchmark("Cut list, \(count) segments of a 1 h file: load and plan (--explain)", configuration: cuts) { b in
+        Benchmark("Cut list, \(count) segments of a 1 h file - load and plan (--explain)", configuration: cuts) { b in
             let doc = try cutDocument(count: count, source: input("drift-3600.wav", seconds: 3600, hz: 1000), frames: 172_800_000)
             b.startMeasurement()
             for _ in b.scaledIterations {
@@ -124,7 +124,7 @@ let benchmarks: @Sendable () -> Void = {
                 b.measurement(segmentsPerSecond, Int(Double(count) / seconds))
             }
         }
-        Benchmark("Cut list, \(count) segments of a 1 h file: render to 16-bit WAV", configuration: cuts) { b in
+        Benchmark("Cut list, \(count) segments of a 1 h file - render to 16-bit WAV", configuration: cuts) { b in
             let doc = try cutDocument(count: count, source: input("drift-3600.wav", seconds: 3600, hz: 1000), frames: 172_800_000)
             b.startMeasurement()
             for _ in b.scaledIterations {
