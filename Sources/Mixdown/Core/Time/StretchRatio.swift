@@ -100,7 +100,9 @@ public struct StretchRatio: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// For display and reports only.
+    /// For display, reports, buffer sizes and the libraries that take a double ratio
+    /// (libsamplerate, Rubber Band). No choice depends on it: the algorithm (`auto`), the
+    /// range checks and the filter design decide on the exact integers.
     public var doubleValue: Double { Double(numerator) / Double(denominator) }
 
     /// The output length for `inputFrames` input frames: round(inputFrames · R), half away from zero.
