@@ -12,12 +12,10 @@ struct Export: ParsableCommand {
         4 GiB is written as RF64. The output appears complete or not at all.
         """)
 
-    @Argument(help: "The input file.")
-    var input: String
-    @Argument(help: "The output file; its extension gives the type unless --type is given.")
-    var output: String
-    @Option(parsing: .unconditional, help: "The input's audio stream, by the index `mixdown info` lists (default: its first audio stream).")
-    var stream: Int?
+    @OptionGroup var files: FileArguments
+    var input: String { files.input }
+    var output: String { files.output }
+    var stream: Int? { files.stream }
     @Option(parsing: .unconditional, help: "Where to start in the input (default 0).")
     var start: String?
     @Option(parsing: .unconditional, help: "How long the output is (default: to the end of the input).")

@@ -3,6 +3,16 @@ import Foundation
 import Synchronization
 import Mixdown
 
+/// The input, the output and the input's stream: what export and stretch are given first.
+struct FileArguments: ParsableArguments {
+    @Argument(help: "The input file.")
+    var input: String
+    @Argument(help: "The output file; its extension gives the type unless --type is given.")
+    var output: String
+    @Option(parsing: .unconditional, help: "The input's audio stream, by the index `mixdown info` lists (default: its first audio stream).")
+    var stream: Int?
+}
+
 /// Options every rendering command shares.
 struct RenderOptions: ParsableArguments {
     @Flag(help: "Replace the output file if it exists.")

@@ -9,15 +9,13 @@ struct Stretch: ParsableCommand {
         R is output length over input length. The output has exactly round(N x R) frames
         (N the input's frames, half away from zero), or exactly the target given by
         --to-frames, --to-duration or --match. auto uses varispeed below 5 cents of pitch
-        change (|R - 1| < 0.0029) and Rubber Band above.
+        change (|R - 1| < 29/10000, on the exact ratio) and Rubber Band above.
         """)
 
-    @Argument(help: "The input file.")
-    var input: String
-    @Argument(help: "The output file; its extension gives the type unless --type is given.")
-    var output: String
-    @Option(parsing: .unconditional, help: "The input's audio stream, by the index `mixdown info` lists (default: its first audio stream).")
-    var stream: Int?
+    @OptionGroup var files: FileArguments
+    var input: String { files.input }
+    var output: String { files.output }
+    var stream: Int? { files.stream }
     @Option(parsing: .unconditional, help: "Output length / input length: 1.0001309 or 10001309/10000000, between 0.25 and 4.")
     var ratio: String?
     @Option(name: .customLong("to-duration"), parsing: .unconditional, help: "Exact output duration (30, 1:02:03.5, 1440000f).")
