@@ -27,6 +27,10 @@ struct Sync: ParsableCommand {
     var piecewise = false
     @Option(name: .customLong("min-confidence"), parsing: .unconditional, help: "Below this confidence (0 to 1) the estimate is refused.")
     var minConfidence = 0.5
+    @Option(parsing: .unconditional, help: "Draw every window's lag, the fitted line and the rejected windows to this SVG file.")
+    var plot: String?
+    @Flag(help: "Replace the --plot file if it exists.")
+    var overwrite = false
     @Flag(help: "Print the estimate as JSON (with every window's lag and residual).")
     var json = false
     @Flag(name: [.short, .long], help: "Print nothing but errors.")
@@ -46,6 +50,8 @@ struct Sync: ParsableCommand {
             try job.run(progress: progress, cancellation: token)
         }
         if json { try printJSON(estimate) } else if !quiet { print(estimate.summary) }
+        // The plot shows the evidence, a refused estimate's too.
+        if let plot { try LagPlot(estimates: [estimate]).write(to: plot, overwrite: overwrite) }
         try estimate.requireConfidence(minConfidence)
     }
 }

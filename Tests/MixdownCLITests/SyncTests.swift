@@ -48,4 +48,26 @@ import Testing
         let frames = (try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as! [String: Any])["frames"] as? Int
         #expect(frames == 5_760_000)
     }
+
+    /// `--plot` writes the evidence as SVG (for a refused estimate too), and never replaces
+    /// a file without `--overwrite`.
+    @Test func plotDrawsTheWindowsAndRefusesToReplace() throws {
+        let ws = try Workspace()
+        _ = try CLI.run(["generate-pair", "ref.wav", "rec.wav", "--duration", "60", "--offset", "0.5", "--ppm", "100"], in: ws.path)
+        let r = try CLI.run(["sync", "ref.wav", "rec.wav", "--plot", "lag.svg", "--quiet"], in: ws.path)
+        #expect(r.code == 0, "\(r.stderr)")
+        let svg = try String(contentsOfFile: ws.path + "/lag.svg", encoding: .utf8)
+        #expect(svg.hasPrefix("<?xml") && svg.hasSuffix("</svg>\n"))
+        let json = try CLI.run(["sync", "ref.wav", "rec.wav", "--json"], in: ws.path)
+        let used = (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [String: Any])["windows_used"] as! Int
+        #expect(used >= 4)
+        #expect(svg.components(separatedBy: "class=\"used\"").count - 1 == 2 * used)
+        #expect(svg.contains("rec.wav: offset +0.5"))
+        let again = try CLI.run(["sync", "ref.wav", "rec.wav", "--plot", "lag.svg", "--quiet"], in: ws.path)
+        #expect(again.code != 0 && again.stderr.contains("lag.svg"))
+        #expect(try CLI.run(["sync", "ref.wav", "rec.wav", "--plot", "lag.svg", "--overwrite", "--quiet"], in: ws.path).code == 0)
+        _ = try CLI.run(["generate-pair", "a.wav", "b.wav", "--duration", "60", "--unrelated"], in: ws.path)
+        let refused = try CLI.run(["sync", "a.wav", "b.wav", "--plot", "refused.svg"], in: ws.path)
+        #expect(refused.code == 1 && ws.contents.contains("refused.svg"))
+    }
 }
