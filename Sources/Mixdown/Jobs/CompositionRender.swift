@@ -60,6 +60,8 @@ public struct CompositionRender: Sendable {
         /// The composition's whole length in frames.
         public let compositionFrames: Int64
         public let encoding: OutputEncoding
+        /// The write this plan was made for: its type resolved, its clock started.
+        let job: OutputJob
         /// True when the file length limit cut the render short.
         public let truncatedByFileLengthLimit: Bool
         /// Exact size of the output file for PCM types, nil for compressed ones.
@@ -196,7 +198,7 @@ public struct CompositionRender: Sendable {
         let estimate = try encoding.dataBytes == nil ? nil
             : OutputEncoding.fileLength(path: output, type: encoding.type, sampleFormat: encoding.sampleFormat!,
                                         format: format, metadata: metadata, frames: Int64(frames.count))
-        return Plan(format: format, frames: frames, compositionFrames: total, encoding: encoding,
+        return Plan(format: format, frames: frames, compositionFrames: total, encoding: encoding, job: job,
                     truncatedByFileLengthLimit: truncated, estimatedFileLength: estimate,
                     tracks: composition.tracks, envelopes: envelopes, trackNames: composition.tracks.map { ($0.trackID, $0.name) })
     }
@@ -338,11 +340,10 @@ public struct CompositionRender: Sendable {
     /// Plans, then renders. Nothing is written unless every check passes; on any error or
     /// cancellation no file is left at `output` and no temporary file stays.
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
-        let job = try OutputJob(path: output, settings: settings)
         let plan = try plan()
         let graph = try makeGraph(plan)
         let count = Int64(plan.frames.count)
-        let done = try job.write(graph, frames: count, encoding: plan.encoding, progress: progress, cancellation: cancellation)
+        let done = try plan.job.write(graph, frames: count, encoding: plan.encoding, progress: progress, cancellation: cancellation)
         let seconds = done.seconds
         let duration = MediaTime(frames: count, sampleRate: plan.format.sampleRate)
         var st = stat()

@@ -33,7 +33,6 @@ public struct OutputJob: Sendable {
 
     /// What a write did.
     public struct Outcome: Sendable {
-        public let encoding: OutputEncoding
         /// Wall time since the job began, in seconds (for reports).
         public let seconds: Double
         /// Temporary files of the destination that dead runs had left, removed by this one.
@@ -49,6 +48,6 @@ public struct OutputJob: Sendable {
                                          metadata: settings.metadata, durable: settings.durable, videoFrom: settings.videoFrom)
         try Renderer.render(node, to: writer, blockSizes: settings.blockSizes, expectedFrames: frames,
                             progress: progress, cancellation: cancellation)
-        return Outcome(encoding: encoding, seconds: stopwatch.seconds, removedStaleTemporaryFiles: writer.removedStaleTemporaryFiles)
+        return Outcome(seconds: stopwatch.seconds, removedStaleTemporaryFiles: writer.removedStaleTemporaryFiles)
     }
 }

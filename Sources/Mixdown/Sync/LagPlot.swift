@@ -44,7 +44,7 @@ public struct LagPlot: Sendable {
         let upperH = total * 0.62, lowerH = total - upperH
         let series = estimates.map(Self.points)
         let ends = estimates.map { e in (e.windows.map(\.recordingTime).max() ?? 0) / 60 }
-        let x1 = max((series.flatMap { $0.map(\.minutes) } + ends).max() ?? 1, 1e-9)
+        let x1 = max(ends.max() ?? 1, 1e-9)
         let drifts = series.flatMap { $0.map(\.drift) } + zip(estimates, ends).map { e, end in (e.ratio - 1) * end * 60_000 } + [0]
         // The residual panel shows the used windows' spread, and the rejected ones up to
         // ten times it (beyond that they sit on the edge, still marked).

@@ -66,13 +66,14 @@ func renderAll(_ node: AudioNode, blockSizes: [Int]) throws -> [[Float]] {
 /// Writes planar samples to `path` through the library's own writer.
 func writeFile(_ path: String, _ planes: [[Float]], sampleRate: Int = 48_000, type: AudioFileType = .wav,
                format: SampleFormat? = .f32) throws {
-    let encoding = try OutputEncoding.resolve(path: path, type: type, sampleFormat: format,
-                                              frames: Int64(planes[0].count), channels: planes.count)
-    let source = ArraySource(sampleRate: sampleRate, planes: planes)
-    let writer = try AudioFileWriter(destination: path, encoding: encoding, format: source.format,
-                                     maximumFrames: 4096, overwrite: true)
-    try Renderer.run(source: source, writer: writer, expectedFrames: Int64(planes[0].count))
-    try writer.commit()
+    var settings = OutputSettings(blockSizes: [4096])
+    settings.type = type
+    settings.sampleFormat = format
+    settings.overwrite = true
+    let job = try OutputJob(path: path, settings: settings)
+    let frames = Int64(planes[0].count)
+    _ = try job.write(ArraySource(sampleRate: sampleRate, planes: planes), frames: frames,
+                      encoding: job.encoding(frames: frames, channels: planes.count, natural: nil))
 }
 
 /// Reads a whole file as planar Float32.

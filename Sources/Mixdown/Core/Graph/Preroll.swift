@@ -11,7 +11,6 @@
 public final class Preroll {
     private let progress: ((Double) -> Void)?
     private let cancellation: CancellationToken?
-    private let renderFrames: Int64
     private var total: Int64
     private var done: Int64 = 0
     private var shown = 0.0
@@ -19,8 +18,7 @@ public final class Preroll {
     /// A preroll for a render of `renderFrames` frames; `progress` receives the fraction
     /// of the whole job (preroll and render) done.
     public init(renderFrames: Int64 = 0, progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) {
-        self.renderFrames = max(0, renderFrames)
-        total = self.renderFrames
+        total = max(0, renderFrames)
         self.progress = progress
         self.cancellation = cancellation
     }
@@ -35,7 +33,7 @@ public final class Preroll {
     public func advance(by frames: Int64) throws(MixdownError) {
         if cancellation?.isCancelled == true { throw .cancelled }
         done += frames
-        report(fraction(rendered: 0))
+        progress?(fraction(rendered: 0))
     }
 
     /// The fraction of the whole job done when `rendered` frames of the render are: never
@@ -45,6 +43,4 @@ public final class Preroll {
         shown = max(shown, min(1, Double(done + rendered) / Double(total)))
         return shown
     }
-
-    private func report(_ f: Double) { progress?(f) }
 }
