@@ -136,6 +136,13 @@ void mx_resample_lerp_fma_scalar(float *MX_RESTRICT dst, const float *MX_RESTRIC
                                  const int32_t *MX_RESTRICT phase, const float *MX_RESTRICT frac, size_t count,
                                  const float *MX_RESTRICT bank, int taps);
 
+/* The discrete Fourier transform of n complex values in place (re, im: n doubles each),
+ * n a power of two (a precondition the caller checks): X[k] = sum x[j] e^(-2 pi i jk/n),
+ * or with `inverse` e^(+2 pi i jk/n) and no 1/n scaling. Iterative radix-2, double
+ * precision, one plain implementation (no SIMD path: it serves analysis, not rendering).
+ * Returns 0, or -1 when its twiddle table (n doubles) cannot be allocated. */
+int mx_fft(double *MX_RESTRICT re, double *MX_RESTRICT im, size_t n, int inverse);
+
 #ifdef __cplusplus
 }
 #endif

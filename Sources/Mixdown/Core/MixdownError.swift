@@ -48,6 +48,8 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidDocument(file: String, location: String, reason: String)
     /// A drift estimate too uncertain to act on.
     case lowConfidence(reference: String, recording: String, confidence: Double, minimum: Double, reason: String)
+    /// Two different alignments fit about as well (periodic material): no estimate is given.
+    case ambiguousAlignment(reference: String, recording: String, offsets: [Double], reason: String)
     /// A node broke the render contract (more frames than asked, a short block before its
     /// end, frames after its end): a bug in Mixdown or in an embedder's node, found by
     /// `ContractCheck`.
@@ -85,6 +87,8 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidDocument(let f, let l, let r): return "'\(f)': \(l): \(r)"
         case .lowConfidence(let ref, let rec, let c, let m, let r):
             return "'\(rec)' against '\(ref)': confidence \(String(format: "%.2f", c)) is below \(String(format: "%.2f", m)): \(r)"
+        case .ambiguousAlignment(let ref, let rec, let o, let r):
+            return "'\(rec)' against '\(ref)': offsets \(o.map { String(format: "%+.3f s", $0) }.joined(separator: " and ")) fit about as well: \(r)"
         case .nodeContractViolated(let n, let r): return "node \(n) broke the render contract: \(r)"
         case .cancelled: return "cancelled"
         }

@@ -13,8 +13,9 @@ final class AnalysisStream {
     private let block = 4096
     private let buffer: AudioBuffer
 
-    init(path: String, rate: Int, decimation: Int) throws(MixdownError) {
-        let source = try FileSource(path: path)
+    /// `range`: the file's frames to read (its own rate), all of them when nil.
+    init(path: String, rate: Int, decimation: Int, range: Range<Int64>? = nil) throws(MixdownError) {
+        let source = try FileSource(path: path, range: range)
         let mono: AudioNode = source.format.channelCount == 1 ? source : try ChannelMapper(input: source, channelCount: 1)
         let own = source.format.sampleRate
         var node: AudioNode
@@ -139,38 +140,45 @@ struct CoarseAligner {
     }
 }
 
-/// Matches REC windows against REF at the analysis rate, reading REF forwards once.
+/// Matches REC windows against REF at the analysis rate, reading REF forwards once: the
+/// calls come in order of where their search starts.
 final class FineAligner {
+    /// The usual search either side of a coarse estimate, seconds.
+    static let defaultSearch = 0.025
     private let stream: AnalysisStream
     private let length: Int
-    private let search: Int
     private var buffer: [Float] = []
     /// REF sample index of buffer[0].
     private var bufferStart = 0
     private var finished = false
 
-    init(stream: AnalysisStream, windowLength: Int, search: Int) {
+    init(stream: AnalysisStream, windowLength: Int) {
         self.stream = stream
         length = windowLength
-        self.search = search
     }
 
-    /// Where (fractional REF sample) `rec`'s window start matches best near `refStart`,
-    /// and how well; nil when the peak is not inside the search or REF is already past.
-    func match(_ rec: UnsafePointer<Float>, at refStart: Double) throws(MixdownError) -> (position: Double, correlation: Double)? {
-        let lo = Int(refStart.rounded(.down)) - search
+    /// The first REF sample a match at `refStart` ± `search` reads: the order of calls.
+    static func searchStart(_ refStart: Double, search: Int) -> Int { Int(refStart.rounded(.down)) - search }
+
+    /// Where (fractional REF sample) `rec`'s window start matches best within ±`search`
+    /// samples of `refStart`, and how well; nil when the peak lies on the edge of the search.
+    func match(_ rec: UnsafePointer<Float>, at refStart: Double, search: Int) throws(MixdownError) -> (position: Double, correlation: Double)? {
+        let lo = Self.searchStart(refStart, search: search)
         let lags = 2 * search + 1
         let hi = lo + lags - 1 + length
-        guard lo >= bufferStart, hi > 0 else { return nil }
-        while bufferStart + buffer.count < hi && !finished {
+        precondition(bufferStart == 0 || lo >= bufferStart, "fine matches come in order of where their search starts")
+        guard hi > 0 else { return nil }
+        // Read up to the search's end, keeping a window's length of history before its
+        // start: a jump over a long stretch (silent windows) holds no more than 2^18 extra.
+        repeat {
+            let drop = min(lo - length - bufferStart, buffer.count)
+            if drop > 1 << 18 {
+                buffer.removeFirst(drop)
+                bufferStart += drop
+            }
+            guard bufferStart + buffer.count < hi && !finished else { break }
             if let chunk = try stream.next() { buffer.append(contentsOf: chunk) } else { finished = true }
-        }
-        // Keep a second of history before this window; drop the rest.
-        let keep = lo - length
-        if keep - bufferStart > 1 << 18 {
-            buffer.removeFirst(keep - bufferStart)
-            bufferStart = keep
-        }
+        } while true
         var x = [Float](repeating: 0, count: length + lags - 1)
         for i in 0..<x.count {
             let j = lo + i - bufferStart

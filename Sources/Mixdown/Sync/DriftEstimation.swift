@@ -48,12 +48,33 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
     public let segments: [Segment]?
     public let windows: [Window]
     public let seconds: Double
+    /// Which coarse strategy placed the windows: "envelope" (100 Hz energy envelopes) or
+    /// "signal" (GCC-PHAT of excerpts, for material whose envelope is flat).
+    public let coarse: String
+    /// Set when another offset (this one, seconds) fits about as well: the material repeats
+    /// (a repeated bar, a steady tone) and the estimate is refused.
+    public let rivalOffsetSeconds: Double?
 
-    /// Throws `lowConfidence` when the estimate cannot be trusted.
+    func with(rival: Double?) -> DriftEstimate {
+        DriftEstimate(reference: reference, recording: recording, offsetSeconds: offsetSeconds, ratio: ratio, ppm: ppm,
+                      confidence: confidence, windowsUsed: windowsUsed, windowsRejected: windowsRejected,
+                      residualRMSMilliseconds: residualRMSMilliseconds, residualMaxMilliseconds: residualMaxMilliseconds,
+                      segments: segments, windows: windows, seconds: seconds, coarse: coarse, rivalOffsetSeconds: rival)
+    }
+
+    /// Throws `ambiguousAlignment` when a rival offset fits about as well, `lowConfidence`
+    /// when too few windows agree.
     public func requireConfidence(_ minimum: Double) throws(MixdownError) {
+        if let rival = rivalOffsetSeconds {
+            throw .ambiguousAlignment(reference: reference, recording: recording, offsets: [offsetSeconds, rival],
+                                      reason: "the material repeats (a repeated bar, a steady tone), so no offset can be trusted")
+        }
         guard confidence >= minimum else {
+            let silent = windows.filter { $0.status == "silent" }.count
             throw .lowConfidence(reference: reference, recording: recording, confidence: confidence, minimum: minimum,
-                                 reason: windowsUsed < 3 ? "no stretch of '\(recording)' was found in '\(reference)'; are they recordings of the same event?"
+                                 reason: silent == windows.count ? "'\(recording)' is silent: there is nothing to match"
+                                     : silent * 2 > windows.count && windowsUsed < 3 ? "\(silent) of \(windows.count) windows of '\(recording)' are silent and the rest were not found in '\(reference)'"
+                                     : windowsUsed < 3 ? "no stretch of '\(recording)' was found in '\(reference)'; are they recordings of the same event?"
                                      : "only \(windowsUsed) of \(windowsUsed + windowsRejected) windows agree on one offset and drift")
         }
     }
@@ -79,14 +100,17 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
 /// Both files are mixed to mono, brought to the reference's rate (the recording through
 /// the resampler if its rate differs) and averaged down to about 8 kHz. A first
 /// pass (both files at once, one per core) keeps a 100 Hz energy envelope of each and the
-/// recording's one-second analysis windows, every `windowSpacing` seconds. The envelopes
-/// give each window's lag to within a few milliseconds (the search widening with
-/// `maxDriftPPM` until enough windows agree); a second pass over the reference refines it
-/// by normalised cross-correlation at the analysis rate, with parabolic interpolation
-/// of the peak. A robust line (Theil–Sen, then least squares on the windows within
-/// 4 median deviations) through the lags gives the offset and the ratio. Silent windows
-/// and windows without a clear match are rejected and reported. Memory: the envelopes
-/// and the windows (about 32 KB per window), never the files.
+/// recording's one-second analysis windows, every `windowSpacing` seconds. Two coarse
+/// strategies then predict each window's lag: the envelopes (the search widening with
+/// `maxDriftPPM` until enough windows agree), and the signal itself (GCC-PHAT of a few
+/// excerpts, `SignalAligner`), for material whose envelope is flat. A second pass over the
+/// reference refines every prediction by normalised cross-correlation at the analysis
+/// rate, with parabolic interpolation of the peak, and a robust line (Theil–Sen, then
+/// least squares on the windows within 4 median deviations and 2 ms) through each
+/// strategy's lags gives an offset and a ratio; the strategy whose fit has the higher
+/// confidence wins (the envelope's on a tie). Silent windows and windows without a clear
+/// match are rejected and reported. Memory: the envelopes and the windows (about 32 KB
+/// per window), never the files.
 public struct DriftEstimator: Sendable {
     public var reference: String
     public var recording: String
@@ -104,120 +128,131 @@ public struct DriftEstimator: Sendable {
         self.recording = recording
     }
 
-    static let analysisTarget = 8000
-    static let windowSeconds = 1.0
-    /// The refinement searches this far either side of the envelope's estimate.
-    static let fineSearchSeconds = 0.025
     /// A window whose best normalised correlation is below this is "weak".
     static let minimumCorrelation = 0.2
 
-    public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> DriftEstimate {
-        let stopwatch = Stopwatch()
-        let refInfo = try AudioFileInfo.read(path: reference)
-        let recInfo = try AudioFileInfo.read(path: recording)
+    func validate() throws(MixdownError) {
         guard maxOffset.isNumeric, maxOffset >= .zero else {
             throw .invalidParameter(name: "--max-offset", value: maxOffset.clockDescription, reason: "must be a time of 0 or more")
         }
         guard windowSpacing.isFinite, windowSpacing >= 1 else {
             throw .invalidParameter(name: "--spacing", value: "\(windowSpacing)", reason: "must be at least 1 second")
         }
-        let decimation = AnalysisStream.factor(refInfo.sampleRate, decimation: refInfo.sampleRate / Self.analysisTarget)
-        let rate = Double(refInfo.sampleRate) / Double(decimation)        // analysis samples per second
-        let envelopeStep = max(1, Int((rate / 100).rounded()))            // analysis samples per envelope value
-        let windowLength = Int(rate * Self.windowSeconds)
-        let recSeconds = recInfo.duration.approximateSeconds
-        let centres = stride(from: windowSpacing / 2, to: recSeconds - Self.windowSeconds / 2, by: windowSpacing).map { $0 }
-        guard centres.count >= 3 else {
-            throw .invalidParameter(name: "recording", value: "'\(recording)'", reason: "is too short to estimate a drift: at least \(Int(3 * windowSpacing)) s are needed")
-        }
+    }
 
-        // Pass 1: envelopes of both, and REC's windows; one file per core.
-        let recWindows = UnsafeMutablePointer<Float>.allocate(capacity: centres.count * windowLength)
-        recWindows.initialize(repeating: 0, count: centres.count * windowLength)
-        defer { recWindows.deallocate() }
-        let windowStarts = centres.map { Int64(($0 * rate).rounded()) - Int64(windowLength / 2) }
-        let shared = ReferencePass()
-        let refPath = reference
-        let refRate = refInfo.sampleRate
-        let refThread = Thread {
-            let r = Result { () throws(MixdownError) -> [Float] in
-                let s = try AnalysisStream(path: refPath, rate: refRate, decimation: decimation)
-                return try s.envelope(step: envelopeStep, cancellation: cancellation) { p in shared.state.withLock { $0.progress = p } }
-            }
-            shared.state.withLock { $0.result = r }
-            shared.done.signal()
-        }
-        refThread.name = "mixdown.sync.reference"
-        refThread.start()
-        let recResult = Result { () throws(MixdownError) -> [Float] in
-            let s = try AnalysisStream(path: recording, rate: refRate, decimation: decimation)
-            return try s.envelope(step: envelopeStep, cancellation: cancellation, windows: (windowStarts, windowLength, recWindows)) { p in
-                progress?(0.35 * (p + shared.state.withLock { $0.progress }))
-            }
-        }
-        shared.done.wait()
-        let recEnvelope = try recResult.get()
-        let refEnvelope = try shared.state.withLock { $0.result! }.get()
-        let envelopeRate = rate / Double(envelopeStep)
+    public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> DriftEstimate {
+        let stopwatch = Stopwatch()
+        let refInfo = try AudioFileInfo.read(path: reference)
+        _ = try AudioFileInfo.read(path: recording)
+        try validate()
+        let grid = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: windowSpacing)
+        let files = try RecordingAnalysis.run(paths: [reference, recording], grid: grid, parallel: 2,
+                                              cancellation: cancellation) { progress?(0.7 * $0) }
+        return try estimate(files[0], files[1], grid: grid, cancellation: cancellation,
+                            progress: { progress?(0.7 + 0.3 * $0) }, started: stopwatch)
+    }
 
-        // Coarse lags from the envelopes.
-        let coarse = CoarseAligner(ref: refEnvelope, rec: recEnvelope, rate: envelopeRate,
-                                   maxOffset: maxOffset.approximateSeconds, maxDrift: maxDriftPPM * 1e-6)
+    /// The estimate of `rec` against `ref` from their first passes: the coarse strategies,
+    /// the second pass over `ref`, the fits.
+    func estimate(_ ref: RecordingAnalysis, _ rec: RecordingAnalysis, grid: AnalysisGrid, cancellation: CancellationToken?,
+                  progress: ((Double) -> Void)?, started stopwatch: Stopwatch) throws(MixdownError) -> DriftEstimate {
+        let times = rec.times
+        guard times.count >= 3 else {
+            throw .invalidParameter(name: "recording", value: "'\(rec.path)'", reason: "is too short to estimate a drift: at least \(Int(3 * grid.spacing)) s are needed")
+        }
+        let rate = grid.rate
+        let maxDrift = maxDriftPPM * 1e-6
+
+        // Strategy 1: lags from the envelopes.
+        let coarse = CoarseAligner(ref: ref.envelope, rec: rec.envelope, rate: grid.envelopeRate,
+                                   maxOffset: maxOffset.approximateSeconds, maxDrift: maxDrift)
         let start = coarse.globalOffset()
-        var predictions: [(lag: Double, correlation: Double)?] = []
+        var byEnvelope: [(lag: Double, search: Double)?] = []
         var agreed: [(t: Double, lag: Double)] = []
-        for c in centres {
+        for c in times {
             // Until enough windows agree, search the whole drift range; then around the line.
             var centre = start
-            var span = maxDriftPPM * 1e-6 * recSeconds + 0.25
+            var span = maxDrift * rec.duration + 0.25
             if agreed.count >= 8, let line = Fit.theilSen(agreed.suffix(48).map { ($0.t, $0.lag) }) {
                 centre = line.intercept + line.slope * c
                 span = 0.25
             }
             let found = coarse.lag(at: c, around: centre, span: span)
-            predictions.append(found)
+            byEnvelope.append(found.map { ($0.lag, FineAligner.defaultSearch) })
             if let f = found, f.correlation >= 0.3, abs(f.lag - centre) < span { agreed.append((c, f.lag)) }
         }
 
-        // Pass 2: refine at the analysis rate against REF, streamed once more.
-        let stream = try AnalysisStream(path: reference, rate: refRate, decimation: decimation)
-        let fine = FineAligner(stream: stream, windowLength: windowLength, search: Int((Self.fineSearchSeconds * rate).rounded()))
-        // A window's REC time is its exact centre on the analysis grid.
-        let times = windowStarts.map { (Double($0) + Double(windowLength) / 2) / rate }
-        // REF is read forwards once: take the windows in the order of where they land in it.
-        let order = centres.indices.sorted { (predictions[$0]?.lag ?? 0) + times[$0] < (predictions[$1]?.lag ?? 0) + times[$1] }
-        var windows = times.map { (t: $0, lag: Double?.none, correlation: 0.0, silent: false) }
-        for (done, k) in order.enumerated() {
+        // Strategy 2: lags from the signal (GCC-PHAT of a few excerpts); and its rival, the
+        // same line moved to the excerpts' second-best match, which the winner must beat.
+        let signal = SignalAligner(reference: ref, recording: rec, grid: grid, maxOffset: maxOffset.approximateSeconds, maxDrift: maxDrift)
+        let bySignal = signal.predictions(try signal.measure(cancellation: cancellation), times: times)
+        let strategies = [byEnvelope, bySignal.best, bySignal.rival]
+        let names = ["envelope", "signal", "signal"]
+
+        // Pass 2: refine every prediction against REF, streamed once, in order of where
+        // each search starts. A prediction within 2 ms of an earlier strategy's shares its match.
+        func shared(_ s: Int, _ k: Int) -> Int? {
+            guard let p = strategies[s][k] else { return nil }
+            return (0..<s).first { e in strategies[e][k].map { abs($0.lag - p.lag) < 0.002 && p.search <= $0.search } ?? false }
+        }
+        struct Request { let strategy: Int; let window: Int; let refStart: Double; let search: Int }
+        var requests: [Request] = []
+        var silent = [Bool](repeating: false, count: times.count)
+        for k in times.indices {
+            if rec.isSilent(k) { silent[k] = true; continue }
+            for s in strategies.indices {
+                guard let p = strategies[s][k], shared(s, k) == nil else { continue }
+                // The REF sample where REC's window start lands.
+                let refStart = (times[k] + p.lag) * rate - Double(grid.windowLength) / 2
+                requests.append(Request(strategy: s, window: k, refStart: refStart, search: Int((p.search * rate).rounded())))
+            }
+        }
+        requests.sort { FineAligner.searchStart($0.refStart, search: $0.search) < FineAligner.searchStart($1.refStart, search: $1.search) }
+        let stream = try AnalysisStream(path: ref.path, rate: grid.sampleRate, decimation: grid.decimation)
+        let fine = FineAligner(stream: stream, windowLength: grid.windowLength)
+        typealias Match = (lag: Double, correlation: Double)
+        var found = [[Match?]](repeating: [Match?](repeating: nil, count: times.count), count: strategies.count)
+        for (done, r) in requests.enumerated() {
             if cancellation?.isCancelled == true { throw .cancelled }
-            let rec = recWindows + k * windowLength
-            if Self.energy(rec, windowLength) < 1e-9 * Double(windowLength) {
-                windows[k].silent = true
-                continue
+            if let m = try fine.match(rec.window(r.window), at: r.refStart, search: r.search) {
+                found[r.strategy][r.window] = ((m.position + Double(grid.windowLength) / 2) / rate - times[r.window], m.correlation)
             }
-            guard let p = predictions[k] else { continue }
-            // The REF sample where REC's window start lands, by the envelope.
-            let refStart = (times[k] + p.lag) * rate - Double(windowLength) / 2
-            if let m = try fine.match(rec, at: refStart) {
-                windows[k].lag = (m.position + Double(windowLength) / 2) / rate - times[k]
-                windows[k].correlation = m.correlation
-            }
-            if done % 16 == 0 { progress?(0.7 + 0.3 * Double(done) / Double(order.count)) }
+            if done % 16 == 0 { progress?(Double(done) / Double(requests.count)) }
+        }
+        for s in strategies.indices {
+            for k in times.indices { if let e = shared(s, k) { found[s][k] = found[e][k] } }
         }
 
-        return Fit.estimate(reference: reference, recording: recording, windows: windows, piecewise: piecewise,
-                            minimumCorrelation: Self.minimumCorrelation, duration: recSeconds, seconds: stopwatch.seconds)
+        let fits = strategies.indices.map { s in
+            Fit.estimate(reference: ref.path, recording: rec.path,
+                         windows: times.indices.map { (times[$0], found[s][$0]?.lag, found[s][$0]?.correlation ?? 0, silent[$0]) },
+                         piecewise: piecewise, minimumCorrelation: Self.minimumCorrelation, duration: rec.duration,
+                         seconds: stopwatch.seconds, coarse: names[s])
+        }
+        progress?(1)
+        // The most confident fit wins, the earlier strategy on a tie.
+        let winner = fits.indices.max { fits[$0].confidence < fits[$1].confidence || (fits[$0].confidence == fits[$1].confidence && $0 > $1) }!
+        return fits[winner].with(rival: Self.rival(of: winner, among: fits, found: found))
     }
 
-    static func energy(_ p: UnsafePointer<Float>, _ n: Int) -> Double {
-        var e = 0.0
-        for i in 0..<n { e += Double(p[i]) * Double(p[i]) }
-        return e
+    /// The offset of another fit that matches about as well as the winner: a different line
+    /// (more than 2 ms away somewhere on REC) with at least half its confidence, which the
+    /// winner's windows do not beat in three quarters of the windows both matched. Periodic
+    /// material (a repeated bar, a steady tone) leaves one; anything else, none.
+    static func rival(of winner: Int, among fits: [DriftEstimate], found: [[(lag: Double, correlation: Double)?]]) -> Double? {
+        let w = fits[winner]
+        guard w.windowsUsed >= 3 else { return nil }
+        for (s, f) in fits.enumerated() where s != winner && f.windowsUsed >= 3 && f.confidence >= 0.5 * w.confidence {
+            let ends = [0.0, w.windows.last?.recordingTime ?? 0]
+            guard ends.contains(where: { abs((f.offsetSeconds + (f.ratio - 1) * $0) - (w.offsetSeconds + (w.ratio - 1) * $0)) > 2 * Fit.agreement }) else { continue }
+            var compared = 0, beaten = 0
+            for k in found[winner].indices {
+                guard let a = found[winner][k], let b = found[s][k] else { continue }
+                compared += 1
+                if a.correlation > b.correlation { beaten += 1 }
+            }
+            if compared >= 3 && 4 * beaten < 3 * compared { return f.offsetSeconds }
+        }
+        return nil
     }
-}
-
-/// The reference's first pass, run on a thread of its own.
-private final class ReferencePass: Sendable {
-    struct State { var result: Result<[Float], MixdownError>?; var progress = 0.0 }
-    let state = Mutex(State())
-    let done = DispatchSemaphore(value: 0)
 }

@@ -33,14 +33,20 @@ enum Fit {
         return (slope, median(p.map { $0.1 - slope * $0.0 }))
     }
 
+    /// A window farther than this from the line does not agree with it, however scattered
+    /// the others are: a true match lies within a fraction of a millisecond, and a line
+    /// through lags scattered by more is no estimate.
+    static let agreement = 0.002
+
     /// Robust line: Theil–Sen, then least squares on the points within 4 median absolute
-    /// deviations (at least 0.2 ms), twice. Returns the line and which points it kept.
+    /// deviations (at least 0.2 ms, at most `agreement`), twice. Returns the line and which
+    /// points it kept.
     static func robust(_ p: [(Double, Double)]) -> (line: Line, inliers: [Bool])? {
         guard var line = theilSen(p) else { return nil }
         var keep = [Bool](repeating: true, count: p.count)
         for _ in 0..<2 {
             let residuals = p.map { abs($0.1 - (line.intercept + line.slope * $0.0)) }
-            let limit = max(4 * 1.4826 * median(residuals), 0.0002)
+            let limit = min(max(4 * 1.4826 * median(residuals), 0.0002), agreement)
             keep = residuals.map { $0 <= limit }
             guard let refit = leastSquares(zip(p, keep).filter { $0.1 }.map { $0.0 }) else { break }
             line = refit
@@ -71,7 +77,7 @@ enum Fit {
 
     /// The estimate from the windows (time order).
     static func estimate(reference: String, recording: String, windows w: [(t: Double, lag: Double?, correlation: Double, silent: Bool)],
-                         piecewise: Bool, minimumCorrelation: Double, duration: Double, seconds: Double) -> DriftEstimate {
+                         piecewise: Bool, minimumCorrelation: Double, duration: Double, seconds: Double, coarse: String) -> DriftEstimate {
         let candidates = w.indices.filter { !w[$0].silent && w[$0].lag != nil && w[$0].correlation >= minimumCorrelation }
         let audible = w.filter { !$0.silent }.count
         var status = w.map { $0.silent ? "silent" : "weak" }
@@ -139,7 +145,7 @@ enum Fit {
                              ppm: (ratio - 1) * 1e6, confidence: confidence, windowsUsed: used.count,
                              windowsRejected: w.count - used.count, residualRMSMilliseconds: rms * 1000,
                              residualMaxMilliseconds: maxResidual * 1000, segments: piecewise ? segs : nil,
-                             windows: windows, seconds: seconds)
+                             windows: windows, seconds: seconds, coarse: coarse, rivalOffsetSeconds: nil)
     }
 
     private static func boundary(_ a: Line, _ b: Line, after: Double, before: Double) -> Double {

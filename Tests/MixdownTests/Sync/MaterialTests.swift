@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+@testable import Mixdown
+
+/// Sync on material that is not speech, made by sox rather than Mixdown's generators: the
+/// camera keeps 4 minutes of a "world" from 20 s on; the recorder starts 6.5 s later, runs
+/// 200 ppm slow, at 44.1 kHz, through its own EQ and room (bass, treble, reverb) and with
+/// its own self-noise. Where the material allows one answer, it is found within 1 ms and
+/// 1 ppm; where it does not, the estimate is refused, never wrong with confidence.
+@Suite(.serialized) struct MaterialTests {
+    static let sox = ["/usr/bin/sox", "/usr/local/bin/sox"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let offset = 6.5, ppm = 200.0
+
+    /// Runs sox with `arguments`; the test fails if sox does.
+    static func sox(_ arguments: [String]) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: sox!)
+        p.arguments = ["-q"] + arguments
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "sox \(arguments.joined(separator: " "))")
+    }
+
+    /// Makes cam.wav and rec.wav from `world` (300 s, 48 kHz mono) in `dir`.
+    static func pair(_ world: String, in dir: TempDir) throws -> (cam: String, rec: String) {
+        try sox([world, "-b", "16", dir.file("cam.wav"), "trim", "20", "240"])
+        try sox(["-n", "-r", "44100", "-c", "1", dir.file("self.wav"), "synth", "230", "whitenoise", "gain", "-n", "-50"])
+        try sox([world, "-r", "44100", "-b", "16", dir.file("dry.wav"), "trim", "\(20 + offset)", "230",
+                 "speed", String(format: "%.7f", 1 + ppm / 1e6), "bass", "+3", "treble", "-4", "reverb", "30", "gain", "-n", "-6"])
+        try sox(["-m", dir.file("dry.wav"), dir.file("self.wav"), "-b", "16", dir.file("rec.wav")])
+        return (dir.file("cam.wav"), dir.file("rec.wav"))
+    }
+
+    static func expectPlaced(_ e: DriftEstimate, _ what: String) {
+        #expect(abs(e.offsetSeconds - offset) < 0.001, "\(what): offset \(e.offsetSeconds)")
+        #expect(abs(e.ppm - ppm) < 1, "\(what): \(e.ppm) ppm")
+        #expect(e.confidence >= 0.8, "\(what): confidence \(e.confidence)")
+        #expect(e.rivalOffsetSeconds == nil)
+        #expect(throws: Never.self) { try e.requireConfidence(0.5) }
+    }
+
+    /// Wind (slowly swelling brown noise), rain, a drone on three tones and pink swells: an
+    /// envelope with little to hold on to.
+    static func ambience(_ dir: TempDir) throws -> String {
+        try sox(["-n", "-r", "48000", "-c", "1", dir.file("wind.wav"), "synth", "300", "brownnoise", "lowpass", "500", "tremolo", "0.07", "80", "gain", "-n", "-6"])
+        try sox(["-n", "-r", "48000", "-c", "1", dir.file("rain.wav"), "synth", "300", "pinknoise", "highpass", "1500", "gain", "-n", "-24"])
+        try sox(["-n", "-r", "48000", "-c", "1", dir.file("drone.wav"), "synth", "300", "sine", "55", "sine", "82.4", ":",
+                 "synth", "300", "sine", "110", "gain", "-n", "-14"])
+        try sox(["-n", "-r", "48000", "-c", "1", dir.file("swell.wav"), "synth", "300", "pinknoise", "lowpass", "2000", "tremolo", "0.03", "95", "gain", "-n", "-10"])
+        try sox(["-m", dir.file("wind.wav"), dir.file("rain.wav"), dir.file("drone.wav"), dir.file("swell.wav"), dir.file("ambience.wav"), "gain", "-n", "-6"])
+        return dir.file("ambience.wav")
+    }
+
+    /// A two-second bar of four plucked notes and a noise snare, repeated exactly.
+    static func loop(_ dir: TempDir) throws -> String {
+        try sox(["-n", "-r", "48000", "-c", "1", dir.file("bar.wav"), "synth", "0.5", "pluck", "C4", ":", "synth", "0.5", "pluck", "E4", ":",
+                 "synth", "0.5", "pluck", "G4", ":", "synth", "0.5", "pluck", "C5"])
+        try sox(["-n", "-r", "48000", "-c", "1", dir.file("snare.wav"), "synth", "0.08", "whitenoise", "gain", "-12", "pad", "0", "1.92"])
+        try sox(["-m", dir.file("bar.wav"), dir.file("snare.wav"), dir.file("onebar.wav")])
+        try sox([dir.file("onebar.wav"), dir.file("loop.wav"), "repeat", "149"])
+        return dir.file("loop.wav")
+    }
+
+    @Test(.enabled(if: sox != nil)) func ambienceIsPlacedFromTheSignalWhereItsEnvelopeIsFlat() throws {
+        let dir = TempDir()
+        let (cam, rec) = try Self.pair(Self.ambience(dir), in: dir)
+        let e = try DriftEstimator(reference: cam, recording: rec).run()
+        Self.expectPlaced(e, "ambience")
+        #expect(e.coarse == "signal")
+    }
+
+    @Test(.enabled(if: sox != nil)) func aBarRepeatedExactlyIsRefusedAsPeriodic() throws {
+        let dir = TempDir()
+        let (cam, rec) = try Self.pair(Self.loop(dir), in: dir)
+        let e = try DriftEstimator(reference: cam, recording: rec).run()
+        // Every whole number of bars fits: the estimate names a rival and is refused.
+        #expect(e.rivalOffsetSeconds != nil)
+        #expect {
+            try e.requireConfidence(0.5)
+        } throws: { error in
+            guard case MixdownError.ambiguousAlignment(_, _, let offsets, let reason) = error else { return false }
+            // Both offsets are the truth plus whole bars.
+            return offsets.allSatisfy { abs(($0 - Self.offset).remainder(dividingBy: 2)) < 0.01 } && reason.contains("repeats")
+        }
+    }
+
+    @Test(.enabled(if: sox != nil)) func repeatedBarsOverAmbienceArePlacedByWhatDoesNotRepeat() throws {
+        let dir = TempDir()
+        let loop = try Self.loop(dir), ambience = try Self.ambience(dir)
+        try Self.sox(["-m", "-v", "0.8", loop, "-v", "0.3", ambience, dir.file("music.wav")])
+        let (cam, rec) = try Self.pair(dir.file("music.wav"), in: dir)
+        Self.expectPlaced(try DriftEstimator(reference: cam, recording: rec).run(), "music")
+    }
+
+    @Test(.enabled(if: sox != nil)) func aCrowdOfBandNoiseVoicesIsPlaced() throws {
+        let dir = TempDir()
+        var voices: [String] = []
+        for i in 1...10 {
+            let v = dir.file("v\(i).wav")
+            try Self.sox(["-n", "-r", "48000", "-c", "1", v, "synth", "300", "pinknoise", "bandpass", "\(300 + 170 * i)", "400h",
+                          "tremolo", String(format: "%.2f", 3 + Double(i) * 0.37), "90", "tremolo", String(format: "%.2f", 0.2 + Double(i) * 0.05), "60"])
+            voices.append(v)
+        }
+        try Self.sox(["-m"] + voices + [dir.file("crowd.wav"), "gain", "-n", "-6"])
+        let (cam, rec) = try Self.pair(dir.file("crowd.wav"), in: dir)
+        Self.expectPlaced(try DriftEstimator(reference: cam, recording: rec).run(), "crowd")
+    }
+
+    @Test(.enabled(if: sox != nil)) func aRecorderSilentButForThreeEventsIsPlaced() throws {
+        let dir = TempDir()
+        let world = try Self.ambience(dir)
+        let (cam, rec) = try Self.pair(world, in: dir)
+        // Keep 8 s at 20, 100 and 190 s of the recorder; digital silence elsewhere.
+        try Self.sox([rec, dir.file("gated.wav"), "trim", "0", "230", "vol", "1"])
+        try Self.gate(dir.file("gated.wav"), keeping: [20, 100, 190], seconds: 8)
+        let e = try DriftEstimator(reference: cam, recording: dir.file("gated.wav")).run()
+        Self.expectPlaced(e, "mostly silent")
+        #expect(e.windows.filter { $0.status == "silent" }.count >= 18)
+    }
+
+    @Test(.enabled(if: sox != nil)) func aSilentRecordingIsRefusedAndSaysSo() throws {
+        let dir = TempDir()
+        let (cam, _) = try Self.pair(Self.ambience(dir), in: dir)
+        try Self.sox(["-n", "-r", "44100", "-c", "1", "-b", "16", dir.file("silence.wav"), "trim", "0", "60"])
+        let e = try DriftEstimator(reference: cam, recording: dir.file("silence.wav")).run()
+        #expect(e.confidence == 0)
+        #expect {
+            try e.requireConfidence(0.5)
+        } throws: { error in
+            guard case MixdownError.lowConfidence(_, _, _, _, let reason) = error else { return false }
+            return reason.contains("is silent")
+        }
+    }
+
+    /// Zeroes a 16-bit mono WAV outside `seconds` from each of `keeping`.
+    static func gate(_ path: String, keeping starts: [Double], seconds: Double) throws {
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let info = try AudioFileInfo.read(path: path)
+        let header = data.count - Int(info.frames) * 2
+        let rate = Double(info.sampleRate)
+        data.withUnsafeMutableBytes { raw in
+            let samples = raw.baseAddress!.advanced(by: header).assumingMemoryBound(to: Int16.self)
+            for i in 0..<Int(info.frames) {
+                let t = Double(i) / rate
+                if !starts.contains(where: { t >= $0 && t < $0 + seconds }) { samples[i] = 0 }
+            }
+        }
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+}
