@@ -10,7 +10,8 @@ public enum PhaseTransform {
     public struct Peak: Sendable, Equatable {
         /// Fractional lag in samples (parabolic interpolation around the best lag).
         public let lag: Double
-        /// The correlation at the best lag.
+        /// The correlation at the best lag: it grows with the excerpt's share of the
+        /// transform, so compare it with `runnerUp`, not with a fixed number.
         public let value: Double
         /// The best value outside ±`exclusion` samples of the peak; `value / runnerUp` near
         /// 1 means two places match about as well (repeated bars, a steady tone).
