@@ -137,11 +137,14 @@ void mx_resample_lerp_fma_scalar(float *MX_RESTRICT dst, const float *MX_RESTRIC
                                  const float *MX_RESTRICT bank, int taps);
 
 /* The discrete Fourier transform of n complex values in place (re, im: n doubles each),
- * n a power of two (a precondition the caller checks): X[k] = sum x[j] e^(-2 pi i jk/n),
- * or with `inverse` e^(+2 pi i jk/n) and no 1/n scaling. Iterative radix-2, double
- * precision, one plain implementation (no SIMD path: it serves analysis, not rendering).
- * Returns 0, or -1 when its twiddle table (n doubles) cannot be allocated. */
-int mx_fft(double *MX_RESTRICT re, double *MX_RESTRICT im, size_t n, int inverse);
+ * n a power of two: X[k] = sum x[j] e^(-2 pi i jk/n), or with `inverse` e^(+2 pi i jk/n)
+ * and no 1/n scaling. Iterative radix-2, double precision, one plain implementation (no
+ * SIMD path: it serves analysis, not rendering). The caller owns the twiddle table
+ * (wr, wi: table/2 doubles each, filled by mx_fft_twiddles for `table`, a power of two
+ * >= n), so that one table serves every transform up to its size. */
+void mx_fft_twiddles(double *MX_RESTRICT wr, double *MX_RESTRICT wi, size_t table);
+void mx_fft(double *MX_RESTRICT re, double *MX_RESTRICT im, size_t n, int inverse,
+            const double *MX_RESTRICT wr, const double *MX_RESTRICT wi, size_t table);
 
 #ifdef __cplusplus
 }

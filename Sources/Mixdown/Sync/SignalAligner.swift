@@ -88,8 +88,8 @@ struct SignalAligner {
             guard region.count >= excerpt.count + 2 else { continue }
             let lags = region.count - excerpt.count + 1
             // Below 20 Hz there is rumble and handling noise, not timing.
-            guard let c = PhaseTransform.correlate(excerpt, in: region, lags: lags, lowestFrequency: 20 / coarseRate),
-                  let peak = PhaseTransform.peak(c, exclusion: Int(Self.rivalExclusion * coarseRate)) else { continue }
+            let c = PhaseTransform.correlate(excerpt, in: region, lags: lags, lowestFrequency: 20 / coarseRate)
+            guard let peak = PhaseTransform.peak(c, exclusion: Int(Self.rivalExclusion * coarseRate)) else { continue }
             let lag = { (index: Double) in (Double(g0) + index * Double(decimation)) / refRate - t0 }
             // The peak is the excerpt's mean lag: its lag at its centre.
             found.append(Excerpt(time: (t0 + t1) / 2, lag: lag(peak.lag), peak: peak, rivalLag: lag(Double(peak.runnerUpLag))))

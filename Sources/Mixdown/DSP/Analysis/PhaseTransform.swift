@@ -22,36 +22,55 @@ public enum PhaseTransform {
 
     /// corr[l] for l in 0..<lags: `excerpt` (n values) against region[l ..< l + n], where
     /// `region` holds at least n + lags − 1 values. Frequencies below `lowestFrequency`
-    /// (cycles per sample; DC always) are left out. nil when the FFT's scratch cannot be allocated.
-    public static func correlate(_ excerpt: [Float], in region: [Float], lags: Int, lowestFrequency: Double = 0) -> [Double]? {
+    /// (cycles per sample; DC always) are left out.
+    public static func correlate(_ excerpt: [Float], in region: [Float], lags: Int, lowestFrequency: Double = 0) -> [Double] {
         let n = excerpt.count
         precondition(n > 0 && lags > 0 && region.count >= n + lags - 1)
-        var size = 1
-        while size < region.count { size <<= 1 }
         // Circular correlation of length `size` ≥ region.count: lags 0..<lags never wrap,
         // because l + n − 1 < region.count.
-        var xr = [Double](repeating: 0, count: size), xi = [Double](repeating: 0, count: size)
-        var ar = [Double](repeating: 0, count: size), ai = [Double](repeating: 0, count: size)
-        for i in 0..<region.count { xr[i] = Double(region[i]) }
+        let size = region.count.nextPowerOfTwo
+        // Both real signals in one complex transform: z = region + i · excerpt.
+        var re = [Double](repeating: 0, count: size), im = [Double](repeating: 0, count: size)
+        for i in 0..<region.count { re[i] = Double(region[i]) }
         let mean = excerpt.reduce(0.0) { $0 + Double($1) } / Double(n)
-        for i in 0..<n { ar[i] = Double(excerpt[i]) - mean }
-        guard mx_fft(&xr, &xi, size, 0) == 0, mx_fft(&ar, &ai, size, 0) == 0 else { return nil }
+        for i in 0..<n { im[i] = Double(excerpt[i]) - mean }
+        let table = Twiddles(size: size)
+        table.transform(&re, &im, inverse: false)
         let lowestBin = max(1, Int((lowestFrequency * Double(size)).rounded(.up)))
-        // G = X · conj(A) / |X · conj(A)|: the phase alone.
-        for k in 0..<size {
-            let bin = min(k, size - k)
-            let gr = xr[k] * ar[k] + xi[k] * ai[k]
-            let gi = xi[k] * ar[k] - xr[k] * ai[k]
-            let m = (gr * gr + gi * gi).squareRoot()
-            if bin < lowestBin || m < 1e-30 {
-                xr[k] = 0; xi[k] = 0
-            } else {
-                xr[k] = gr / m; xi[k] = gi / m
-            }
+        // X[k] = (Z[k] + conj Z[−k]) / 2, A[k] = (Z[k] − conj Z[−k]) / 2i; G = X · conj(A),
+        // kept as its phase alone: G / |G|. G[−k] = conj G[k]: each pair k, size − k is
+        // read and then overwritten in place.
+        for k in 0...(size / 2) {
+            let m = (size - k) & (size - 1)
+            let xr = (re[k] + re[m]) / 2, xi = (im[k] - im[m]) / 2
+            let ar = (im[k] + im[m]) / 2, ai = (re[m] - re[k]) / 2
+            let r = xr * ar + xi * ai, i = xi * ar - xr * ai
+            let magnitude = (r * r + i * i).squareRoot()
+            let keep = k >= lowestBin && magnitude > 1e-30
+            re[k] = keep ? r / magnitude : 0; im[k] = keep ? i / magnitude : 0
+            re[m] = re[k]; im[m] = -im[k]
         }
-        guard mx_fft(&xr, &xi, size, 1) == 0 else { return nil }
+        table.transform(&re, &im, inverse: true)
         let scale = 1 / Double(size)
-        return (0..<lags).map { xr[$0] * scale }
+        return (0..<lags).map { re[$0] * scale }
+    }
+
+    /// The twiddle table of one transform size.
+    struct Twiddles {
+        let size: Int
+        private var wr: [Double], wi: [Double]
+
+        init(size: Int) {
+            self.size = size
+            wr = [Double](repeating: 0, count: max(1, size / 2))
+            wi = wr
+            mx_fft_twiddles(&wr, &wi, size)
+        }
+
+        func transform(_ re: inout [Double], _ im: inout [Double], inverse: Bool) {
+            precondition(re.count == size && im.count == size)
+            mx_fft(&re, &im, size, inverse ? 1 : 0, wr, wi, size)
+        }
     }
 
     /// The best lag of `c`, interpolated, and the best value farther than `exclusion`
@@ -67,5 +86,14 @@ public enum PhaseTransform {
         var runnerUp = (lag: m, value: 0.0)
         for i in c.indices where abs(i - m) > exclusion && c[i] > runnerUp.value { runnerUp = (i, c[i]) }
         return Peak(lag: lag, value: c[m], runnerUp: runnerUp.value, runnerUpLag: runnerUp.lag)
+    }
+}
+
+extension Int {
+    /// The smallest power of two ≥ self (1 for self ≤ 1).
+    var nextPowerOfTwo: Int {
+        var p = 1
+        while p < self { p <<= 1 }
+        return p
     }
 }

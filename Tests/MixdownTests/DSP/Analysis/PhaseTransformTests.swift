@@ -19,7 +19,7 @@ import Testing
         let quiet = Self.noise(n + lags - 1, seed: 9).map { $0 * 0.03 }
         let region = quiet.indices.map { quiet[$0] + sin(Float($0) * 0.05) }
         let excerpt = Array(region[at..<(at + n)])
-        let c = try #require(PhaseTransform.correlate(excerpt, in: region, lags: lags))
+        let c = PhaseTransform.correlate(excerpt, in: region, lags: lags)
         let p = try #require(PhaseTransform.peak(c, exclusion: 50))
         #expect(abs(p.lag - Double(at)) < 0.01)
         // The value scales with the excerpt's share of the transform, not a coefficient;
@@ -32,7 +32,7 @@ import Testing
         let phrase = Self.noise(1000, seed: 4)
         let region = Array((0..<5).map { _ in phrase }.joined())
         let excerpt = Array(region[1000..<1800])
-        let c = try #require(PhaseTransform.correlate(excerpt, in: region, lags: region.count - excerpt.count + 1))
+        let c = PhaseTransform.correlate(excerpt, in: region, lags: region.count - excerpt.count + 1)
         let p = try #require(PhaseTransform.peak(c, exclusion: 100))
         #expect(Int(p.lag.rounded()) % 1000 == 0)
         #expect(p.runnerUpLag % 1000 == 0 && p.runnerUpLag != Int(p.lag.rounded()))
