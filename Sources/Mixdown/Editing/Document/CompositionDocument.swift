@@ -161,7 +161,7 @@ public struct CompositionDocument: Sendable {
         // One header read per file and stream, however many segments cut it.
         var assets: [String: AudioAsset] = [:]
         for t in trackList {
-            let o = try t.object(allowed: ["name", "segments", "volume"])
+            let o = try t.object(allowed: ["name", "segments", "volume", "scale"])
             let name = try t.member("name", in: o)?.string() ?? "track \(names.count + 1)"
             if names.contains(name) { throw t.fail("a second track named '\(name)'; names must be unique", at: "name") }
             names.append(name)
@@ -267,25 +267,26 @@ public struct CompositionDocument: Sendable {
             }
         }
 
+        // A track's own scale entries first (AVMutableCompositionTrack.scaleTimeRange: a
+        // device's drift), then the composition's (every track).
+        for (ti, t) in trackList.enumerated() {
+            let o = try t.object(allowed: ["name", "segments", "volume", "scale"])
+            guard let scales = t.member("scale", in: o) else { continue }
+            for s in try scales.array() {
+                let (range, duration) = try Self.scaleEntry(s, rate: rate)
+                do { try composition[trackID: ids[ti]].scaleTimeRange(range, toDuration: duration) } catch { throw s.fail("\(error)") }
+            }
+        }
         if let scales = top.member("scale", in: m) {
             for s in try scales.array() {
-                let o = try s.object(allowed: ["time_range", "to_duration"])
-                let range = try s.required("time_range", in: o).timeRange(frameRate: rate)
-                let to = try s.required("to_duration", in: o)
-                let duration = try to.time(frameRate: rate)
-                guard duration > .zero else { throw to.fail("must be longer than 0") }
-                guard range.start >= .zero else { throw s.fail("must start at or after 0", at: "time_range") }
-                guard StretchRatio.isSupportedScale(from: range.duration, to: duration) else {
-                    let factor = duration.approximateSeconds / range.duration.approximateSeconds
-                    throw to.fail("scales \(CompositionTrack.describe(range)) by \(factor): a scale must lie between 0.25 and 4")
-                }
+                let (range, duration) = try Self.scaleEntry(s, rate: rate)
                 do { try composition.scaleTimeRange(range, toDuration: duration) } catch { throw s.fail("\(error)") }
             }
         }
 
         var mix = AudioMix()
         for (ti, t) in trackList.enumerated() {
-            let o = try t.object(allowed: ["name", "segments", "volume"])
+            let o = try t.object(allowed: ["name", "segments", "volume", "scale"])
             guard let volume = t.member("volume", in: o) else { continue }
             var params = AudioMixInputParameters(trackID: ids[ti])
             for e in try volume.array() {
@@ -360,6 +361,22 @@ public struct CompositionDocument: Sendable {
         let v = try c.number()
         guard v.isFinite, v >= 0 else { throw c.fail("must be a linear gain of 0 or more, not \(v)") }
         return Float(v)
+    }
+
+    /// A `{"time_range", "to_duration"}` entry, checked: a range from 0 on, a new duration
+    /// longer than 0, a factor between 0.25 and 4.
+    static func scaleEntry(_ s: JSONCursor, rate: Int?) throws(MixdownError) -> (MediaTimeRange, MediaTime) {
+        let o = try s.object(allowed: ["time_range", "to_duration"])
+        let range = try s.required("time_range", in: o).timeRange(frameRate: rate)
+        let to = try s.required("to_duration", in: o)
+        let duration = try to.time(frameRate: rate)
+        guard duration > .zero else { throw to.fail("must be longer than 0") }
+        guard range.start >= .zero else { throw s.fail("must start at or after 0", at: "time_range") }
+        guard StretchRatio.isSupportedScale(from: range.duration, to: duration) else {
+            let factor = duration.approximateSeconds / range.duration.approximateSeconds
+            throw to.fail("scales \(CompositionTrack.describe(range)) by \(factor): a scale must lie between 0.25 and 4")
+        }
+        return (range, duration)
     }
 
     private static func checkSource(_ source: MediaTimeRange, of asset: AudioAsset, at s: JSONCursor) throws(MixdownError) {

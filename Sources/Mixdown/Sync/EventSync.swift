@@ -1,0 +1,248 @@
+import Foundation
+
+/// A device that recorded several clips on one clock (a camera that stopped and started):
+/// its clips share one drift and each has its own offset.
+public struct SyncDevice: Sendable, Codable, Equatable {
+    public let name: String
+    public let clips: [String]
+
+    public init(name: String, clips: [String]) {
+        self.name = name
+        self.clips = clips
+    }
+}
+
+/// Where one recording of an event lies on the reference's clock, and how it was found.
+public struct Placement: Sendable, Encodable {
+    public let recording: String
+    /// The estimate on REF's clock (for a recording placed through another, composed along
+    /// the path; for a device's clip, with the device's shared drift); nil when not placed.
+    public let estimate: DriftEstimate?
+    /// The device the recording belongs to (`SyncDevice.name`), if any.
+    public let device: String?
+    /// The recordings it was placed through, from REF's side: empty when placed directly.
+    public let placedVia: [String]
+    /// Why it could not be placed.
+    public let error: String?
+
+    public var isPlaced: Bool { estimate != nil }
+
+    enum Keys: String, CodingKey { case recording, device, placedVia = "placed_via", error }
+
+    /// Today's `sync --json` fields, then device, placed_via and error.
+    public func encode(to encoder: Encoder) throws {
+        if let estimate { try estimate.encode(to: encoder) }
+        var c = encoder.container(keyedBy: Keys.self)
+        if estimate == nil { try c.encode(recording, forKey: .recording) }
+        try c.encode(device, forKey: .device)
+        try c.encode(placedVia.isEmpty ? "reference" : placedVia.joined(separator: " > "), forKey: .placedVia)
+        try c.encode(error, forKey: .error)
+    }
+}
+
+/// A recording placed on REF's clock: REF time = offset + ratio · its time.
+struct PlacedNode {
+    var offset: Double
+    var ratio: Double
+    /// Indices of the recordings it was placed through.
+    var via: [Int]
+    var estimate: DriftEstimate?
+}
+
+/// Places every recording of an event on the reference's clock (`mixdown sync REF REC
+/// REC ...`). Every file is read once for its first pass (several at once, one per core);
+/// every recording is estimated against REF (pairs on all cores); a recording that REF
+/// cannot place is estimated against the recordings that were placed, round after round,
+/// and placed through the one that matched it best (its estimate composed with that one's:
+/// REF time = o_j + r_j · (o_ji + r_ji · t)). The clips of one device then share one drift,
+/// fitted across all of their windows (common slope, one intercept per clip); the
+/// reference's own device keeps REF's clock exactly (ratio 1).
+public struct EventSync: Sendable {
+    public var reference: String
+    /// Every other recording, devices' clips included, in the order reported.
+    public var recordings: [String]
+    public var devices: [SyncDevice] = []
+    public var maxOffset = MediaTime(seconds: 60)
+    public var maxDriftPPM = 1000.0
+    public var windowSpacing = 10.0
+    /// An estimate below this confidence does not place a recording.
+    public var minimumConfidence = 0.5
+    /// Pairs estimated at once (default: one per core).
+    public var parallel = ProcessInfo.processInfo.activeProcessorCount
+
+    public init(reference: String, recordings: [String]) {
+        self.reference = reference
+        self.recordings = recordings
+    }
+
+    public struct Result: Sendable, Encodable {
+        public let reference: String
+        public let placements: [Placement]
+        public let seconds: Double
+
+        /// The placements that failed.
+        public var unplaced: [Placement] { placements.filter { !$0.isPlaced } }
+    }
+
+    /// Checks the lists before any file is read: devices with one name, clips that exist
+    /// and belong to one device, no recording twice.
+    public func validate() throws(MixdownError) {
+        guard !recordings.isEmpty else {
+            throw .invalidParameter(name: "recording", value: "none", reason: "sync needs at least one recording besides the reference")
+        }
+        var seen = Set<String>([reference])
+        for r in recordings {
+            guard seen.insert(r).inserted else {
+                throw .invalidParameter(name: "recording", value: "'\(r)'", reason: "is given twice (or is the reference)")
+            }
+        }
+        var names = Set<String>(), owner: [String: String] = [:]
+        for d in devices {
+            guard !d.name.isEmpty else { throw .invalidParameter(name: "--device", value: "=\(d.clips.joined(separator: ","))", reason: "a device needs a name") }
+            guard names.insert(d.name).inserted else {
+                throw .invalidParameter(name: "--device", value: d.name, reason: "two devices are named '\(d.name)'; names must be unique")
+            }
+            guard !d.clips.isEmpty else { throw .invalidParameter(name: "--device", value: d.name, reason: "lists no clips") }
+            for c in d.clips {
+                guard FileManager.default.fileExists(atPath: c) else {
+                    throw .invalidParameter(name: "--device", value: d.name, reason: "names '\(c)', which does not exist")
+                }
+                if let other = owner[c] {
+                    throw .invalidParameter(name: "--device", value: d.name, reason: "'\(c)' is already a clip of device '\(other)'")
+                }
+                owner[c] = d.name
+            }
+        }
+        for r in [reference] + recordings where !FileManager.default.fileExists(atPath: r) { throw .fileNotFound(path: r) }
+        var estimator = DriftEstimator(reference: reference, recording: reference)
+        estimator.maxOffset = maxOffset
+        estimator.windowSpacing = windowSpacing
+        try estimator.validate()
+    }
+
+    public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Result {
+        let stopwatch = Stopwatch()
+        try validate()
+        let refInfo = try AudioFileInfo.read(path: reference)
+        let grid = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: windowSpacing)
+        let paths = [reference] + recordings
+        // Progress: first passes 60 %, pairs 40 % (a second round, if any, reuses the last part).
+        let files = try RecordingAnalysis.run(paths: paths, grid: grid, parallel: parallel, cancellation: cancellation) { progress?(0.6 * $0) }
+        var estimator = DriftEstimator(reference: reference, recording: reference)
+        estimator.maxOffset = maxOffset
+        estimator.maxDriftPPM = maxDriftPPM
+        estimator.windowSpacing = windowSpacing
+
+        // Node 0 is REF. placed[i]: REF time = offset + ratio · (i's time), and the path.
+        var placed: [Int: PlacedNode] = [0: PlacedNode(offset: 0, ratio: 1, via: [], estimate: nil)]
+        var lastError: [Int: String] = [:]
+        var tried = Set<[Int]>()
+        var round = 0
+        while true {
+            let pending = (1..<paths.count).filter { placed[$0] == nil }
+            // This round: every pending recording against every placed one not yet tried.
+            let pairs = pending.flatMap { i in placed.keys.sorted().filter { !tried.contains([$0, i]) }.map { [$0, i] } }
+            guard !pairs.isEmpty else { break }
+            pairs.forEach { tried.insert($0) }
+            let shares = ProgressShares(count: pairs.count) { p in progress?(round == 0 ? 0.6 + 0.4 * p : 0.9 + 0.1 * p) }
+            let job = estimator
+            let results = ParallelMap.run(count: pairs.count, parallel: parallel) { k throws(MixdownError) -> DriftEstimate in
+                let (a, b) = (pairs[k][0], pairs[k][1])
+                return try job.estimate(files[a], files[b], grid: grid, cancellation: cancellation,
+                                        progress: { shares.set(k, $0) }, started: Stopwatch())
+            }
+            if cancellation?.isCancelled == true { throw .cancelled }
+            // Each pending recording goes through its most confident accepted estimate.
+            var best: [Int: (from: Int, estimate: DriftEstimate)] = [:]
+            for (k, r) in results.enumerated() {
+                let (a, b) = (pairs[k][0], pairs[k][1])
+                switch r {
+                case .failure(let e):
+                    if case .cancelled = e { throw e }
+                    lastError[b] = e.description
+                case .success(let e):
+                    do throws(MixdownError) {
+                        try e.requireConfidence(minimumConfidence)
+                        if best[b].map({ e.confidence > $0.estimate.confidence }) ?? true { best[b] = (a, e) }
+                    } catch {
+                        if lastError[b] == nil || a == 0 { lastError[b] = error.description }
+                    }
+                }
+            }
+            for (b, via) in best {
+                let j = placed[via.from]!
+                let o = j.offset + j.ratio * via.estimate.offsetSeconds, r = j.ratio * via.estimate.ratio
+                placed[b] = PlacedNode(offset: o, ratio: r, via: via.from == 0 ? [] : j.via + [via.from],
+                                 estimate: Self.composed(via.estimate, offset: o, ratio: r, through: j, reference: reference))
+            }
+            round += 1
+            if best.isEmpty { break }
+        }
+
+        // Devices: one drift across all clips.
+        var estimates: [Int: DriftEstimate] = placed.compactMapValues { $0.estimate }
+        for d in devices {
+            let members = d.clips.compactMap { c in paths.firstIndex(of: c) }
+            let sharesReference = d.clips.contains(reference)
+            if let fitted = Self.shareDrift(members.compactMap { i in estimates[i].map { (i, $0) } }, fixedRatio: sharesReference) {
+                for (i, e) in fitted { estimates[i] = e }
+            }
+        }
+        let deviceOf = Dictionary(devices.flatMap { d in d.clips.map { ($0, d.name) } }, uniquingKeysWith: { a, _ in a })
+        let placements = (1..<paths.count).map { i in
+            Placement(recording: paths[i], estimate: estimates[i], device: deviceOf[paths[i]],
+                      placedVia: placed[i]?.via.map { paths[$0] } ?? [],
+                      error: estimates[i] == nil ? (lastError[i] ?? "not placed") : nil)
+        }
+        progress?(1)
+        return Result(reference: reference, placements: placements, seconds: stopwatch.seconds)
+    }
+
+    /// An estimate against another recording j, restated on REF's clock: the offset and
+    /// ratio composed along the path, every window's lag mapped through j's placement
+    /// (REF lag at time t = o_j + r_j · (t + lag) − t), the residuals and quality kept.
+    static func composed(_ e: DriftEstimate, offset: Double, ratio: Double, through j: PlacedNode,
+                         reference: String) -> DriftEstimate {
+        let windows = e.windows.map { w in
+            DriftEstimate.Window(recordingTime: w.recordingTime,
+                                 lag: w.lag.map { j.offset + j.ratio * (w.recordingTime + $0) - w.recordingTime },
+                                 correlation: w.correlation, residual: w.residual, status: w.status)
+        }
+        return DriftEstimate(reference: reference, recording: e.recording, offsetSeconds: offset, ratio: ratio, ppm: (ratio - 1) * 1e6,
+                             confidence: e.confidence, windowsUsed: e.windowsUsed, windowsRejected: e.windowsRejected,
+                             residualRMSMilliseconds: e.residualRMSMilliseconds, residualMaxMilliseconds: e.residualMaxMilliseconds,
+                             segments: nil, windows: windows, seconds: e.seconds, coarse: e.coarse, rivalOffsetSeconds: nil)
+    }
+
+    /// One drift for the clips of a device: least squares with a common slope and one
+    /// intercept per clip through every used window (slope 0 for REF's own device). nil
+    /// when no clip has two used windows.
+    static func shareDrift(_ clips: [(Int, DriftEstimate)], fixedRatio: Bool) -> [(Int, DriftEstimate)]? {
+        let points = clips.map { (_, e) in
+            e.windows.filter { $0.status == "used" && $0.lag != nil }.map { ($0.recordingTime, $0.lag!) }
+        }
+        var stl = 0.0, stt = 0.0
+        for p in points where p.count >= 2 {
+            let mt = p.reduce(0) { $0 + $1.0 } / Double(p.count), ml = p.reduce(0) { $0 + $1.1 } / Double(p.count)
+            for (t, l) in p { stt += (t - mt) * (t - mt); stl += (t - mt) * (l - ml) }
+        }
+        guard fixedRatio || stt > 0 else { return nil }
+        let slope = fixedRatio ? 0 : stl / stt
+        return zip(clips, points).map { clip, p in
+            let (i, e) = clip
+            guard !p.isEmpty else { return (i, e) }
+            let intercept = p.reduce(0) { $0 + $1.1 - slope * $1.0 } / Double(p.count)
+            let residuals = p.map { $0.1 - (intercept + slope * $0.0) }
+            let windows = e.windows.map { w in
+                DriftEstimate.Window(recordingTime: w.recordingTime, lag: w.lag, correlation: w.correlation,
+                                     residual: w.status == "used" ? w.lag.map { $0 - (intercept + slope * w.recordingTime) } : w.residual,
+                                     status: w.status)
+            }
+            let rms = (residuals.reduce(0) { $0 + $1 * $1 } / Double(residuals.count)).squareRoot()
+            return (i, DriftEstimate(reference: e.reference, recording: e.recording, offsetSeconds: intercept, ratio: 1 + slope,
+                                     ppm: slope * 1e6, confidence: e.confidence, windowsUsed: e.windowsUsed, windowsRejected: e.windowsRejected,
+                                     residualRMSMilliseconds: rms * 1000, residualMaxMilliseconds: (residuals.map(abs).max() ?? 0) * 1000,
+                                     segments: nil, windows: windows, seconds: e.seconds, coarse: e.coarse, rivalOffsetSeconds: nil))
+        }
+    }
+}
