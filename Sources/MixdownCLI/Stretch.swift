@@ -116,8 +116,8 @@ struct Stretch: ParsableCommand {
         if !common.quiet {
             print(String(format: "aligned %@ to %@: offset %+.6f s, %+.3f ppm (confidence %.2f), %@; %lld frames to %@ in %.2f s; measured against the reference: offset %+.3f ms, %+.3f ppm, largest lag %.3f ms",
                          report.input, report.reference, report.offsetSeconds, report.ppm, report.confidence, report.algorithm.rawValue,
-                         report.outputFrames, report.output, report.seconds, report.residualOffsetMilliseconds, report.residualPPM,
-                         report.residualMaxLagMilliseconds))
+                         report.outputFrames, report.output, report.seconds, report.residualOffsetMilliseconds ?? .nan, report.residualPPM ?? .nan,
+                         report.residualMaxLagMilliseconds ?? .nan))
         }
     }
 }

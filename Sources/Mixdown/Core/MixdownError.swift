@@ -48,6 +48,11 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidDocument(file: String, location: String, reason: String)
     /// A drift estimate too uncertain to act on.
     case lowConfidence(reference: String, recording: String, confidence: Double, minimum: Double, reason: String)
+    /// An event that cannot be synced as given (`mixdown sync`): a device list that names a
+    /// missing file, two devices with one name, stems into a file; `parameter` names the option.
+    case invalidEvent(parameter: String, reason: String)
+    /// Recordings of an event that could not be placed on the reference's clock, each with why.
+    case unplaced(recordings: [String], reasons: [String])
     /// Two different alignments fit about as well (periodic material): no estimate is given.
     case ambiguousAlignment(reference: String, recording: String, offsets: [Double], reason: String)
     /// A node broke the render contract (more frames than asked, a short block before its
@@ -87,6 +92,9 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidDocument(let f, let l, let r): return "'\(f)': \(l): \(r)"
         case .lowConfidence(let ref, let rec, let c, let m, let r):
             return "'\(rec)' against '\(ref)': confidence \(String(format: "%.2f", c)) is below \(String(format: "%.2f", m)): \(r)"
+        case .invalidEvent(let p, let r): return "\(p): \(r)"
+        case .unplaced(let recs, let reasons):
+            return "could not place " + zip(recs, reasons).map { "'\($0)' (\($1))" }.joined(separator: "; ")
         case .ambiguousAlignment(let ref, let rec, let o, let r):
             return "'\(rec)' against '\(ref)': offsets \(o.map { String(format: "%+.3f s", $0) }.joined(separator: " and ")) fit about as well: \(r)"
         case .nodeContractViolated(let n, let r): return "node \(n) broke the render contract: \(r)"

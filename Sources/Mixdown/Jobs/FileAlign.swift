@@ -26,6 +26,10 @@ public struct FileAlign: Sendable {
     public var maxDriftPPM = 1000.0
     /// How the file is written (a nil sample format keeps the recording's precision).
     public var settings = OutputSettings()
+    /// An estimate already made (`mixdown sync --stems`): applied as it is, not measured again.
+    public var estimate: DriftEstimate?
+    /// Measure the output against the reference afterwards (a second read of both).
+    public var verify = true
 
     public init(input: String, reference: String, output: String) {
         self.input = input
@@ -48,9 +52,10 @@ public struct FileAlign: Sendable {
         public let channels: Int
         /// The output measured against the reference: its offset and drift (ideally 0) and
         /// the largest lag of any window, milliseconds.
-        public let residualOffsetMilliseconds: Double
-        public let residualPPM: Double
-        public let residualMaxLagMilliseconds: Double
+        /// nil without `verify`.
+        public let residualOffsetMilliseconds: Double?
+        public let residualPPM: Double?
+        public let residualMaxLagMilliseconds: Double?
         public let seconds: Double
         /// Temporary files of the destination that dead runs had left, removed by this one.
         public var removedStaleTemporaryFiles: [String] = []
@@ -58,11 +63,18 @@ public struct FileAlign: Sendable {
 
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
         let job = try OutputJob(path: output, settings: settings)
-        var estimator = DriftEstimator(reference: reference, recording: input)
-        estimator.maxOffset = maxOffset
-        estimator.maxDriftPPM = maxDriftPPM
-        let estimate = try estimator.run(progress: { progress?(0.3 * $0) }, cancellation: cancellation)
-        try estimate.requireConfidence(minimumConfidence)
+        let estimate: DriftEstimate
+        if let given = self.estimate {
+            estimate = given
+        } else {
+            var estimator = DriftEstimator(reference: reference, recording: input)
+            estimator.maxOffset = maxOffset
+            estimator.maxDriftPPM = maxDriftPPM
+            estimate = try estimator.run(progress: { progress?(0.3 * $0) }, cancellation: cancellation)
+            try estimate.requireConfidence(minimumConfidence)
+        }
+        // Without an estimate to make or a check to run, the write is all the work.
+        let (before, during) = (self.estimate == nil ? 0.3 : 0.0, verify ? 0.4 : 1 - (self.estimate == nil ? 0.3 : 0.0))
 
         let rec = try AudioFileInfo.read(path: input)
         let ref = try AudioFileInfo.read(path: reference)
@@ -108,15 +120,18 @@ public struct FileAlign: Sendable {
         let player = TrackPlayer(format: format, length: ref.frames, items: items, label: "'\(input)'")
         let encoding = try job.encoding(frames: ref.frames, channels: format.channelCount, natural: job.naturalSampleFormat(of: rec))
         let done = try job.write(player, frames: ref.frames, encoding: encoding,
-                                 progress: { progress?(0.3 + 0.4 * $0) }, cancellation: cancellation)
+                                 progress: { progress?(before + during * $0) }, cancellation: cancellation)
 
         // The proof: the output against the reference.
-        let check = try DriftEstimator(reference: reference, recording: output).run(progress: { progress?(0.7 + 0.3 * $0) }, cancellation: cancellation)
-        let worst = check.windows.filter { $0.status == "used" }.compactMap { $0.lag.map(abs) }.max() ?? .nan
+        var check: DriftEstimate?
+        if verify {
+            check = try DriftEstimator(reference: reference, recording: output).run(progress: { progress?(before + during + (1 - before - during) * $0) }, cancellation: cancellation)
+        }
+        let worst = check.map { c in c.windows.filter { $0.status == "used" }.compactMap { $0.lag.map(abs) }.max() ?? .nan }
         var report = Report(input: input, reference: reference, output: output, algorithm: chosen, offsetSeconds: t0, ratio: r,
                       ppm: estimate.ppm, confidence: estimate.confidence, outputFrames: ref.frames, sampleRate: ref.sampleRate,
-                      channels: format.channelCount, residualOffsetMilliseconds: check.offsetSeconds * 1000,
-                      residualPPM: check.ppm, residualMaxLagMilliseconds: worst * 1000, seconds: job.seconds)
+                      channels: format.channelCount, residualOffsetMilliseconds: check.map { $0.offsetSeconds * 1000 },
+                      residualPPM: check?.ppm, residualMaxLagMilliseconds: worst.map { $0 * 1000 }, seconds: job.seconds)
         report.removedStaleTemporaryFiles = done.removedStaleTemporaryFiles
         return report
     }

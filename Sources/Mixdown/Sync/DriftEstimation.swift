@@ -15,7 +15,8 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
         public let correlation: Double
         /// Lag minus the fit, seconds (nil for windows not used).
         public let residual: Double?
-        /// used, silent (no signal in REC), weak (no clear match in REF), outlier (off the line).
+        /// used, silent (no signal in REC), weak (no clear match in REF), outlier (off the
+        /// line), outside (the line puts it outside REF: nothing to match).
         public let status: String
     }
 
@@ -65,10 +66,6 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
     /// Throws `ambiguousAlignment` when a rival offset fits about as well, `lowConfidence`
     /// when too few windows agree.
     public func requireConfidence(_ minimum: Double) throws(MixdownError) {
-        if let rival = rivalOffsetSeconds {
-            throw .ambiguousAlignment(reference: reference, recording: recording, offsets: [offsetSeconds, rival],
-                                      reason: "the material repeats (a repeated bar, a steady tone), so no offset can be trusted")
-        }
         guard confidence >= minimum else {
             let silent = windows.filter { $0.status == "silent" }.count
             throw .lowConfidence(reference: reference, recording: recording, confidence: confidence, minimum: minimum,
@@ -76,6 +73,10 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
                                      : silent * 2 > windows.count && windowsUsed < 3 ? "\(silent) of \(windows.count) windows of '\(recording)' are silent and the rest were not found in '\(reference)'"
                                      : windowsUsed < 3 ? "no stretch of '\(recording)' was found in '\(reference)'; are they recordings of the same event?"
                                      : "only \(windowsUsed) of \(windowsUsed + windowsRejected) windows agree on one offset and drift")
+        }
+        if let rival = rivalOffsetSeconds {
+            throw .ambiguousAlignment(reference: reference, recording: recording, offsets: [offsetSeconds, rival],
+                                      reason: "the material repeats (a repeated bar, a steady tone), so no offset can be trusted")
         }
     }
 
@@ -226,7 +227,7 @@ public struct DriftEstimator: Sendable {
         let fits = strategies.indices.map { s in
             Fit.estimate(reference: ref.path, recording: rec.path,
                          windows: times.indices.map { (times[$0], found[s][$0]?.lag, found[s][$0]?.correlation ?? 0, silent[$0]) },
-                         piecewise: piecewise, minimumCorrelation: Self.minimumCorrelation, duration: rec.duration,
+                         piecewise: piecewise, minimumCorrelation: Self.minimumCorrelation, duration: rec.duration, referenceDuration: ref.duration,
                          seconds: stopwatch.seconds, coarse: names[s])
         }
         progress?(1)

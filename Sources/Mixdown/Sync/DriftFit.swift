@@ -75,9 +75,12 @@ enum Fit {
         return segments(Array(p[..<best.index]), depth: depth - 1) + segments(Array(p[best.index...]), depth: depth - 1)
     }
 
-    /// The estimate from the windows (time order).
+    /// The estimate from the windows (time order). Confidence: the share of the windows
+    /// with signal that the line puts inside REF which agree with it, times how clearly
+    /// they matched (median correlation / 0.5, at most 1).
     static func estimate(reference: String, recording: String, windows w: [(t: Double, lag: Double?, correlation: Double, silent: Bool)],
-                         piecewise: Bool, minimumCorrelation: Double, duration: Double, seconds: Double, coarse: String) -> DriftEstimate {
+                         piecewise: Bool, minimumCorrelation: Double, duration: Double, referenceDuration: Double,
+                         seconds: Double, coarse: String) -> DriftEstimate {
         let candidates = w.indices.filter { !w[$0].silent && w[$0].lag != nil && w[$0].correlation >= minimumCorrelation }
         let audible = w.filter { !$0.silent }.count
         var status = w.map { $0.silent ? "silent" : "weak" }
@@ -108,14 +111,23 @@ enum Fit {
             }
             fitted.append((g, r.line))
         }
+        // Windows the line puts outside REF (a recording that starts before it or runs on
+        // after it) had nothing to match: they count neither for nor against the estimate.
+        if let line = fitted.first?.line {
+            for i in w.indices where status[i] != "used" && !w[i].silent {
+                let at = w[i].t + line.intercept + line.slope * w[i].t
+                if at < -0.5 || at > referenceDuration + 0.5 { status[i] = "outside" }
+            }
+        }
         let used = w.indices.filter { status[$0] == "used" }
         let usedResiduals = used.compactMap { residual[$0] }
         let rms = usedResiduals.isEmpty ? 0 : (usedResiduals.reduce(0) { $0 + $1 * $1 } / Double(usedResiduals.count)).squareRoot()
         let maxResidual = usedResiduals.map(abs).max() ?? 0
         var confidence = 0.0
-        if used.count >= 3 && audible > 0 {
+        let inside = audible - status.filter { $0 == "outside" }.count
+        if used.count >= 3 && inside > 0 {
             let clarity = min(1, median(used.map { w[$0].correlation }) / 0.5)
-            confidence = Double(used.count) / Double(audible) * clarity
+            confidence = Double(used.count) / Double(inside) * clarity
         }
         // Segments: boundaries where neighbouring lines cross, else half-way between windows.
         var segs: [DriftEstimate.Segment] = []

@@ -62,7 +62,9 @@ public struct EventSync: Sendable {
     /// Every other recording, devices' clips included, in the order reported.
     public var recordings: [String]
     public var devices: [SyncDevice] = []
-    public var maxOffset = MediaTime(seconds: 60)
+    /// The largest |offset| searched between two recordings; nil (the default): any
+    /// offset at which they overlap at all (a clip that starts an hour into the event).
+    public var maxOffset: MediaTime?
     public var maxDriftPPM = 1000.0
     public var windowSpacing = 10.0
     /// An estimate below this confidence does not place a recording.
@@ -82,40 +84,46 @@ public struct EventSync: Sendable {
 
         /// The placements that failed.
         public var unplaced: [Placement] { placements.filter { !$0.isPlaced } }
+
+        /// Throws `unplaced` naming every recording that was not placed, and why.
+        public func requireAllPlaced() throws(MixdownError) {
+            let failed = unplaced
+            guard failed.isEmpty else { throw .unplaced(recordings: failed.map(\.recording), reasons: failed.map { $0.error ?? "not placed" }) }
+        }
     }
 
     /// Checks the lists before any file is read: devices with one name, clips that exist
     /// and belong to one device, no recording twice.
     public func validate() throws(MixdownError) {
         guard !recordings.isEmpty else {
-            throw .invalidParameter(name: "recording", value: "none", reason: "sync needs at least one recording besides the reference")
+            throw .invalidEvent(parameter: "recording", reason: "sync needs at least one recording besides the reference")
         }
         var seen = Set<String>([reference])
         for r in recordings {
             guard seen.insert(r).inserted else {
-                throw .invalidParameter(name: "recording", value: "'\(r)'", reason: "is given twice (or is the reference)")
+                throw .invalidEvent(parameter: "recording '\(r)'", reason: "is given twice (or is the reference)")
             }
         }
         var names = Set<String>(), owner: [String: String] = [:]
         for d in devices {
-            guard !d.name.isEmpty else { throw .invalidParameter(name: "--device", value: "=\(d.clips.joined(separator: ","))", reason: "a device needs a name") }
+            guard !d.name.isEmpty else { throw .invalidEvent(parameter: "--device =\(d.clips.joined(separator: ","))", reason: "a device needs a name") }
             guard names.insert(d.name).inserted else {
-                throw .invalidParameter(name: "--device", value: d.name, reason: "two devices are named '\(d.name)'; names must be unique")
+                throw .invalidEvent(parameter: "--device \(d.name)", reason: "two devices are named '\(d.name)'; names must be unique")
             }
-            guard !d.clips.isEmpty else { throw .invalidParameter(name: "--device", value: d.name, reason: "lists no clips") }
+            guard !d.clips.isEmpty else { throw .invalidEvent(parameter: "--device \(d.name)", reason: "lists no clips") }
             for c in d.clips {
                 guard FileManager.default.fileExists(atPath: c) else {
-                    throw .invalidParameter(name: "--device", value: d.name, reason: "names '\(c)', which does not exist")
+                    throw .invalidEvent(parameter: "--device \(d.name)", reason: "names '\(c)', which does not exist")
                 }
                 if let other = owner[c] {
-                    throw .invalidParameter(name: "--device", value: d.name, reason: "'\(c)' is already a clip of device '\(other)'")
+                    throw .invalidEvent(parameter: "--device \(d.name)", reason: "'\(c)' is already a clip of device '\(other)'")
                 }
                 owner[c] = d.name
             }
         }
         for r in [reference] + recordings where !FileManager.default.fileExists(atPath: r) { throw .fileNotFound(path: r) }
         var estimator = DriftEstimator(reference: reference, recording: reference)
-        estimator.maxOffset = maxOffset
+        if let maxOffset { estimator.maxOffset = maxOffset }
         estimator.windowSpacing = windowSpacing
         try estimator.validate()
     }
@@ -129,7 +137,6 @@ public struct EventSync: Sendable {
         // Progress: first passes 60 %, pairs 40 % (a second round, if any, reuses the last part).
         let files = try RecordingAnalysis.run(paths: paths, grid: grid, parallel: parallel, cancellation: cancellation) { progress?(0.6 * $0) }
         var estimator = DriftEstimator(reference: reference, recording: reference)
-        estimator.maxOffset = maxOffset
         estimator.maxDriftPPM = maxDriftPPM
         estimator.windowSpacing = windowSpacing
 
@@ -145,9 +152,12 @@ public struct EventSync: Sendable {
             guard !pairs.isEmpty else { break }
             pairs.forEach { tried.insert($0) }
             let shares = ProgressShares(count: pairs.count) { p in progress?(round == 0 ? 0.6 + 0.4 * p : 0.9 + 0.1 * p) }
-            let job = estimator
+            let base = estimator, limit = maxOffset
             let results = ParallelMap.run(count: pairs.count, parallel: parallel) { k throws(MixdownError) -> DriftEstimate in
                 let (a, b) = (pairs[k][0], pairs[k][1])
+                var job = base
+                // Any overlap: REC may start anywhere from REF's end back to its own length before REF.
+                job.maxOffset = limit ?? MediaTime(seconds: Int64((files[a].duration + files[b].duration).rounded(.up)) + 1)
                 return try job.estimate(files[a], files[b], grid: grid, cancellation: cancellation,
                                         progress: { shares.set(k, $0) }, started: Stopwatch())
             }

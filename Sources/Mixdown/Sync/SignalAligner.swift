@@ -60,11 +60,18 @@ struct SignalAligner {
         return starts
     }
 
+    /// Places each excerpt in REF. The stretches of REF to search (each excerpt's ±span)
+    /// are merged where they overlap and streamed once each, in blocks of up to 2^18
+    /// samples (about 2 minutes) that every excerpt searching there shares: memory stays
+    /// the same whether the search spans a minute or the whole of a long REF.
     func measure(cancellation: CancellationToken?) throws(MixdownError) -> [Excerpt] {
         let decimation = AnalysisStream.factor(grid.sampleRate, decimation: grid.decimation * Self.factor)
+        let step = Int64(decimation)
         let coarseRate = Double(grid.sampleRate) / Double(decimation)
         let recRate = Double(recording.info.sampleRate), refRate = Double(reference.info.sampleRate)
-        var found: [Excerpt] = []
+        struct Pending { let t0: Double; let t1: Double; let lo: Int64; let hi: Int64; let search: PhaseTransform.BlockSearch
+            var best: [(value: Double, lag: Double, index: Int64)] = [] }
+        var pending: [Pending] = []
         for start in excerptStarts() {
             if cancellation?.isCancelled == true { throw .cancelled }
             let f0 = Int64((start * recRate).rounded(.down))
@@ -73,28 +80,96 @@ struct SignalAligner {
             let excerpt = try Self.read(AnalysisStream(path: recording.path, rate: grid.sampleRate, decimation: decimation, range: f0..<f1))
             let t0 = Double(f0) / recRate, t1 = Double(f1) / recRate
             let span = maxOffset + maxDrift * t1 + 0.5
-            // REF's region on a grid of `decimation` frames at REF's rate (REF is at
-            // grid.sampleRate): region sample i is REF frame g0 + i · decimation.
-            let step = Int64(decimation)
-            let g0 = Int64(((t0 - span) * refRate).rounded(.down)).floorMultiple(of: step)
-            let g1 = Int64(((t1 + span) * refRate).rounded(.up))
-            let a = max(0, g0), b = min(reference.info.frames, g1)
-            var region = [Float](repeating: 0, count: Int((g1 - g0) / step) + 1)
-            if b - a > step {
-                let samples = try Self.read(AnalysisStream(path: reference.path, rate: grid.sampleRate, decimation: decimation, range: a..<b))
-                let front = Int((a - g0) / step)
-                for i in 0..<min(samples.count, region.count - front) { region[front + i] = samples[i] }
-            }
-            guard region.count >= excerpt.count + 2 else { continue }
-            let lags = region.count - excerpt.count + 1
-            // Below 20 Hz there is rumble and handling noise, not timing.
-            let c = PhaseTransform.correlate(excerpt, in: region, lags: lags, lowestFrequency: 20 / coarseRate)
-            guard let peak = PhaseTransform.peak(c, exclusion: Int(Self.rivalExclusion * coarseRate)) else { continue }
-            let lag = { (index: Double) in (Double(g0) + index * Double(decimation)) / refRate - t0 }
-            // The peak is the excerpt's mean lag: its lag at its centre.
-            found.append(Excerpt(time: (t0 + t1) / 2, lag: lag(peak.lag), peak: peak, rivalLag: lag(Double(peak.runnerUpLag))))
+            // Where the excerpt's first sample may land, in REF frames on a grid of `step`.
+            let lo = max(Int64(((t0 - span) * refRate).rounded(.down)), -Int64(excerpt.count) * step / 2).floorMultiple(of: step)
+            let hi = min(Int64(((t0 + span) * refRate).rounded(.up)), reference.info.frames)
+            guard hi > lo else { continue }
+            // Blocks of 2^18, or less where the whole stretch fits in a smaller one.
+            let stretch = Int((hi - lo) / step) + excerpt.count
+            let size = max((2 * excerpt.count).nextPowerOfTwo, min(1 << 18, stretch.nextPowerOfTwo))
+            pending.append(Pending(t0: t0, t1: t1, lo: lo, hi: hi,
+                                   search: PhaseTransform.BlockSearch(excerpt: excerpt, size: size, lowestFrequency: 20 / coarseRate)))
         }
-        return found
+        // Merged stretches of REF: [from, to) in REF frames, and the excerpts searching them.
+        var stretches: [(from: Int64, to: Int64, members: [Int])] = []
+        for k in pending.indices.sorted(by: { pending[$0].lo < pending[$1].lo }) {
+            let to = pending[k].hi + Int64(pending[k].search.excerptLength) * step
+            if let last = stretches.last, pending[k].lo <= last.to, pending[k].search.size == pending[last.members[0]].search.size {
+                stretches[stretches.count - 1].to = max(last.to, to)
+                stretches[stretches.count - 1].members.append(k)
+            } else {
+                stretches.append((pending[k].lo, to, [k]))
+            }
+        }
+        let exclusion = Int64(Self.rivalExclusion * refRate)
+        for stretch in stretches {
+            let size = pending[stretch.members[0]].search.size
+            let table = pending[stretch.members[0]].search.twiddles
+            let maxLength = stretch.members.map { pending[$0].search.excerptLength }.max()!
+            let hop = size - maxLength + 1
+            // REF at the coarse rate over the stretch, zeros before its start and after its end.
+            let a = max(0, stretch.from), b = min(reference.info.frames, stretch.to)
+            guard b - a > step else { continue }
+            let stream = try AnalysisStream(path: reference.path, rate: grid.sampleRate, decimation: decimation, range: a..<b)
+            var buffer = [Float](repeating: 0, count: Int((a - stretch.from) / step))
+            var bufferStart: Int64 = 0          // coarse sample index of buffer[0] from stretch.from
+            var ended = false
+            var blockStart: Int64 = 0
+            let lastLag = stretch.members.map { pending[$0].hi }.max()!
+            while stretch.from + blockStart * step <= lastLag {
+                if cancellation?.isCancelled == true { throw .cancelled }
+                while !ended && Int64(buffer.count) + bufferStart < blockStart + Int64(size) {
+                    if let chunk = try stream.next() { buffer.append(contentsOf: chunk) } else { ended = true }
+                }
+                let offset = Int(blockStart - bufferStart)
+                let block = buffer[min(buffer.count, offset)...]
+                let x = PhaseTransform.BlockSearch.spectrum(of: block, size: size, table: table)
+                for k in stretch.members {
+                    let c = pending[k].search.correlate(x)
+                    // Lag l of this block: the excerpt's first sample at REF frame stretch.from + (blockStart + l) · step.
+                    var candidates: [(value: Double, lag: Double, index: Int64)] = []
+                    let usable = min(hop, c.count)
+                    guard let m = (0..<usable).max(by: { c[$0] < c[$1] }) else { continue }
+                    for peak in [m, Self.runnerUp(c, count: usable, excluding: m, within: Int(exclusion / step))].compactMap({ $0 }) {
+                        let frame = stretch.from + (blockStart + Int64(peak)) * step
+                        guard frame >= pending[k].lo && frame <= pending[k].hi else { continue }
+                        var fraction = 0.0
+                        if peak > 0 && peak < c.count - 1 {
+                            let d = c[peak - 1] - 2 * c[peak] + c[peak + 1]
+                            if d < 0 { fraction = 0.5 * (c[peak - 1] - c[peak + 1]) / d }
+                        }
+                        candidates.append((c[peak], (Double(frame) + fraction * Double(step)) / refRate - pending[k].t0, frame))
+                    }
+                    pending[k].best = Self.topTwo(pending[k].best + candidates, exclusion: exclusion)
+                }
+                blockStart += Int64(hop)
+                // Drop what no later block reads.
+                let drop = min(buffer.count, Int(blockStart - bufferStart))
+                if drop > 1 << 16 { buffer.removeFirst(drop); bufferStart += Int64(drop) }
+            }
+        }
+        return pending.compactMap { p in
+            guard let best = p.best.first else { return nil }
+            let rival = p.best.count > 1 ? p.best[1] : (value: 0.0, lag: best.lag, index: best.index)
+            // The peak is the excerpt's mean lag: its lag at its centre.
+            return Excerpt(time: (p.t0 + p.t1) / 2, lag: best.lag,
+                           peak: PhaseTransform.Peak(lag: best.lag, value: best.value, runnerUp: rival.value, runnerUpLag: Int(rival.index)),
+                           rivalLag: rival.lag)
+        }
+    }
+
+    /// The best of `c[0..<count]` farther than `within` from `m`.
+    static func runnerUp(_ c: [Double], count: Int, excluding m: Int, within: Int) -> Int? {
+        var best: Int?
+        for i in 0..<count where abs(i - m) > within && (best == nil || c[i] > c[best!]) { best = i }
+        return best
+    }
+
+    /// The best candidate and the best one farther than `exclusion` frames from it.
+    static func topTwo(_ c: [(value: Double, lag: Double, index: Int64)], exclusion: Int64) -> [(value: Double, lag: Double, index: Int64)] {
+        guard let first = c.max(by: { $0.value < $1.value }) else { return [] }
+        let second = c.filter { abs($0.index - first.index) > exclusion }.max(by: { $0.value < $1.value })
+        return [first] + (second.map { [$0] } ?? [])
     }
 
     /// Every window's predicted lag and search half-width (seconds) from the largest set of
@@ -138,7 +213,7 @@ struct SignalAligner {
     }
 }
 
-private extension Int64 {
+extension Int64 {
     func floorMultiple(of m: Int64) -> Int64 {
         let r = self % m
         return r < 0 ? self - r - m : self - r

@@ -55,19 +55,70 @@ public enum PhaseTransform {
         return (0..<lags).map { re[$0] * scale }
     }
 
+    /// One excerpt searched block by block through a long region (overlap-save): the
+    /// region's blocks are transformed once each, whatever the number of excerpts, and
+    /// memory stays at a few transforms however long the region is.
+    public final class BlockSearch {
+        /// Transform size: a block holds `size` region samples and gives `size − n + 1` lags.
+        public let size: Int
+        public let excerptLength: Int
+        private let table: Twiddles
+        private var ar: [Double], ai: [Double]
+        private let lowestBin: Int
+
+        public init(excerpt: [Float], size: Int, lowestFrequency: Double = 0) {
+            precondition(size.nextPowerOfTwo == size && excerpt.count > 0 && excerpt.count < size)
+            self.size = size
+            excerptLength = excerpt.count
+            table = Twiddles(size: size)
+            ar = [Double](repeating: 0, count: size)
+            ai = ar
+            let mean = excerpt.reduce(0.0) { $0 + Double($1) } / Double(excerpt.count)
+            for i in excerpt.indices { ar[i] = Double(excerpt[i]) - mean }
+            table.transform(&ar, &ai, inverse: false)
+            lowestBin = max(1, Int((lowestFrequency * Double(size)).rounded(.up)))
+        }
+
+        /// The spectrum of a block of `size` region samples (zero beyond `block.count`).
+        public static func spectrum(of block: ArraySlice<Float>, size: Int, table: Twiddles) -> (re: [Double], im: [Double]) {
+            var re = [Double](repeating: 0, count: size), im = re
+            for (i, x) in block.prefix(size).enumerated() { re[i] = Double(x) }
+            table.transform(&re, &im, inverse: false)
+            return (re, im)
+        }
+
+        /// corr[l] for l in 0..<(size − n + 1): the excerpt against block[l ..< l + n].
+        public func correlate(_ x: (re: [Double], im: [Double])) -> [Double] {
+            var wr = [Double](repeating: 0, count: size), wi = wr
+            for k in 0..<size {
+                let r = x.re[k] * ar[k] + x.im[k] * ai[k], i = x.im[k] * ar[k] - x.re[k] * ai[k]
+                let magnitude = (r * r + i * i).squareRoot()
+                let bin = min(k, size - k)
+                let keep = bin >= lowestBin && magnitude > 1e-30
+                wr[k] = keep ? r / magnitude : 0
+                wi[k] = keep ? i / magnitude : 0
+            }
+            table.transform(&wr, &wi, inverse: true)
+            let scale = 1 / Double(size)
+            return (0..<(size - excerptLength + 1)).map { wr[$0] * scale }
+        }
+
+        public var twiddles: Twiddles { table }
+    }
+
     /// The twiddle table of one transform size.
-    struct Twiddles {
-        let size: Int
+    public struct Twiddles: Sendable {
+        public let size: Int
         private var wr: [Double], wi: [Double]
 
-        init(size: Int) {
+        public init(size: Int) {
             self.size = size
             wr = [Double](repeating: 0, count: max(1, size / 2))
             wi = wr
             mx_fft_twiddles(&wr, &wi, size)
         }
 
-        func transform(_ re: inout [Double], _ im: inout [Double], inverse: Bool) {
+        public func transform(_ re: inout [Double], _ im: inout [Double], inverse: Bool) {
             precondition(re.count == size && im.count == size)
             mx_fft(&re, &im, size, inverse ? 1 : 0, wr, wi, size)
         }
