@@ -143,8 +143,14 @@ struct CoarseAligner {
 /// Matches REC windows against REF at the analysis rate, reading REF forwards once: the
 /// calls come in order of where their search starts.
 final class FineAligner {
-    /// The usual search either side of a coarse estimate, seconds.
-    static let defaultSearch = 0.025
+    /// The usual search either side of a coarse estimate, seconds: wide enough to see the
+    /// neighbouring periods of a hum or drone (down to 20 Hz), so that a match on one of
+    /// them is known to be ambiguous.
+    static let defaultSearch = 0.05
+    /// A window whose second-best peak (a local maximum more than `peakWidth` seconds from
+    /// the best) reaches this share of the best one matches two places about as well.
+    static let ambiguity = 0.95
+    static let peakWidth = 0.002
     private let stream: AnalysisStream
     private let length: Int
     private var buffer: [Float] = []
@@ -161,8 +167,9 @@ final class FineAligner {
     static func searchStart(_ refStart: Double, search: Int) -> Int { Int(refStart.rounded(.down)) - search }
 
     /// Where (fractional REF sample) `rec`'s window start matches best within ±`search`
-    /// samples of `refStart`, and how well; nil when the peak lies on the edge of the search.
-    func match(_ rec: UnsafePointer<Float>, at refStart: Double, search: Int) throws(MixdownError) -> (position: Double, correlation: Double)? {
+    /// samples of `refStart`, how well, and whether another peak in the search matches about
+    /// as well (`ambiguity`); nil when the peak lies on the edge of the search.
+    func match(_ rec: UnsafePointer<Float>, at refStart: Double, search: Int, rate: Double) throws(MixdownError) -> (position: Double, correlation: Double, ambiguous: Bool)? {
         let lo = Self.searchStart(refStart, search: search)
         let lags = 2 * search + 1
         let hi = lo + lags - 1 + length
@@ -187,6 +194,9 @@ final class FineAligner {
         let a = Array(UnsafeBufferPointer(start: rec, count: length))
         let c = CrossCorrelation.normalised(a, x, lags: lags, centred: false)
         guard let p = CrossCorrelation.parabolicPeak(c) else { return nil }
-        return (Double(lo) + p.index, p.value)
+        let best = Int(p.index.rounded()), width = Int(Self.peakWidth * rate)
+        var rival = 0.0
+        for i in 1..<(lags - 1) where abs(i - best) > width && c[i] >= c[i - 1] && c[i] >= c[i + 1] { rival = max(rival, c[i]) }
+        return (Double(lo) + p.index, p.value, rival >= Self.ambiguity * p.value)
     }
 }

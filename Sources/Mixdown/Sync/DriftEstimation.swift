@@ -15,8 +15,9 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
         public let correlation: Double
         /// Lag minus the fit, seconds (nil for windows not used).
         public let residual: Double?
-        /// used, silent (no signal in REC), weak (no clear match in REF), outlier (off the
-        /// line), outside (the line puts it outside REF: nothing to match).
+        /// used, silent (no signal in REC), weak (no clear match in REF), ambiguous (another
+        /// place within the fine search matches about as well: a drone, a hum), outlier (off
+        /// the line), outside (the line puts it outside REF: nothing to match).
         public let status: String
     }
 
@@ -71,6 +72,8 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
             throw .lowConfidence(reference: reference, recording: recording, confidence: confidence, minimum: minimum,
                                  reason: silent == windows.count ? "'\(recording)' is silent: there is nothing to match"
                                      : silent * 2 > windows.count && windowsUsed < 3 ? "\(silent) of \(windows.count) windows of '\(recording)' are silent and the rest were not found in '\(reference)'"
+                                     : 2 * windows.filter({ $0.status == "ambiguous" }).count > windows.count - silent
+                                         ? "the material repeats (a drone, a hum, a repeated bar): \(windows.filter { $0.status == "ambiguous" }.count) of \(windows.count - silent) windows match several places about as well"
                                      : windowsUsed < 3 ? "no stretch of '\(recording)' was found in '\(reference)'; are they recordings of the same event?"
                                      : "only \(windowsUsed) of \(windowsUsed + windowsRejected) windows agree on one offset and drift")
         }
@@ -213,21 +216,26 @@ public struct DriftEstimator: Sendable {
         let fine = FineAligner(stream: stream, windowLength: grid.windowLength)
         typealias Match = (lag: Double, correlation: Double)
         var found = [[Match?]](repeating: [Match?](repeating: nil, count: times.count), count: strategies.count)
+        var ambiguous = [[Bool]](repeating: [Bool](repeating: false, count: times.count), count: strategies.count)
         for (done, r) in requests.enumerated() {
             if cancellation?.isCancelled == true { throw .cancelled }
-            if let m = try fine.match(rec.window(r.window), at: r.refStart, search: r.search) {
-                found[r.strategy][r.window] = ((m.position + Double(grid.windowLength) / 2) / rate - times[r.window], m.correlation)
+            // An ambiguous window (a drone's neighbouring period matches as well) places nothing.
+            if let m = try fine.match(rec.window(r.window), at: r.refStart, search: r.search, rate: rate) {
+                if m.ambiguous { ambiguous[r.strategy][r.window] = true } else {
+                    found[r.strategy][r.window] = ((m.position + Double(grid.windowLength) / 2) / rate - times[r.window], m.correlation)
+                }
             }
             if done % 16 == 0 { progress?(Double(done) / Double(requests.count)) }
         }
         for s in strategies.indices {
-            for k in times.indices { if let e = shared(s, k) { found[s][k] = found[e][k] } }
+            for k in times.indices { if let e = shared(s, k) { found[s][k] = found[e][k]; ambiguous[s][k] = ambiguous[e][k] } }
         }
 
         let fits = strategies.indices.map { s in
             Fit.estimate(reference: ref.path, recording: rec.path,
-                         windows: times.indices.map { (times[$0], found[s][$0]?.lag, found[s][$0]?.correlation ?? 0, silent[$0]) },
+                         windows: times.indices.map { (times[$0], found[s][$0]?.lag, found[s][$0]?.correlation ?? 0, silent[$0], ambiguous[s][$0]) },
                          piecewise: piecewise, minimumCorrelation: Self.minimumCorrelation, duration: rec.duration, referenceDuration: ref.duration,
+                         maxSlope: maxDrift,
                          seconds: stopwatch.seconds, coarse: names[s])
         }
         progress?(1)

@@ -76,14 +76,14 @@ enum Fit {
     }
 
     /// The estimate from the windows (time order). Confidence: the share of the windows
-    /// with signal that the line puts inside REF which agree with it, times how clearly
+    /// with signal, not ambiguous, that the line puts inside REF which agree with it, times how clearly
     /// they matched (median correlation / 0.5, at most 1).
-    static func estimate(reference: String, recording: String, windows w: [(t: Double, lag: Double?, correlation: Double, silent: Bool)],
+    static func estimate(reference: String, recording: String, windows w: [(t: Double, lag: Double?, correlation: Double, silent: Bool, ambiguous: Bool)],
                          piecewise: Bool, minimumCorrelation: Double, duration: Double, referenceDuration: Double,
-                         seconds: Double, coarse: String) -> DriftEstimate {
+                         maxSlope: Double = .infinity, seconds: Double, coarse: String) -> DriftEstimate {
         let candidates = w.indices.filter { !w[$0].silent && w[$0].lag != nil && w[$0].correlation >= minimumCorrelation }
         let audible = w.filter { !$0.silent }.count
-        var status = w.map { $0.silent ? "silent" : "weak" }
+        var status = w.map { $0.silent ? "silent" : $0.ambiguous ? "ambiguous" : "weak" }
         var residual = [Double?](repeating: nil, count: w.count)
         var groups: [[Int]] = [candidates]
         if piecewise && candidates.count >= 16 {
@@ -124,8 +124,12 @@ enum Fit {
         let rms = usedResiduals.isEmpty ? 0 : (usedResiduals.reduce(0) { $0 + $1 * $1 } / Double(usedResiduals.count)).squareRoot()
         let maxResidual = usedResiduals.map(abs).max() ?? 0
         var confidence = 0.0
-        let inside = audible - status.filter { $0 == "outside" }.count
-        if used.count >= 3 && inside > 0 {
+        // Ambiguous windows (a drone's neighbouring period matched as well) are no evidence
+        // either way: they do not count against the line.
+        let inside = audible - status.filter { $0 == "outside" || $0 == "ambiguous" }.count
+        // A line steeper than the drift searched was not searched for: it is no estimate.
+        let steep = fitted.contains { abs($0.line.slope) > maxSlope }
+        if used.count >= 3 && inside > 0 && !steep {
             let clarity = min(1, median(used.map { w[$0].correlation }) / 0.5)
             confidence = Double(used.count) / Double(inside) * clarity
         }

