@@ -1,4 +1,5 @@
 import Foundation
+import Mixdown
 import Testing
 
 /// `mixdown sync` and `stretch --align` through the binary, on short synthetic pairs.
@@ -69,5 +70,80 @@ import Testing
         _ = try CLI.run(["generate-pair", "a.wav", "b.wav", "--duration", "60", "--unrelated"], in: ws.path)
         let refused = try CLI.run(["sync", "a.wav", "b.wav", "--plot", "refused.svg"], in: ws.path)
         #expect(refused.code == 1 && ws.contents.contains("refused.svg"))
+    }
+}
+
+/// `mixdown sync REF REC REC ...` through the binary: recordings of one speech-like event
+/// cut and sped up by sox from one `generate-pair` world, and one of another event.
+@Suite(.serialized) struct SyncEventCLITests {
+    static let sox = ["/usr/bin/sox", "/usr/local/bin/sox"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    static func event(_ ws: Workspace) throws {
+        let r = try CLI.run(["generate-pair", "world.wav", "x.wav", "--duration", "150"], in: ws.path)
+        #expect(r.code == 0, "\(r.stderr)")
+        let u = try CLI.run(["generate-pair", "y.wav", "other.wav", "--unrelated", "--seed", "99", "--duration", "90"], in: ws.path)
+        #expect(u.code == 0, "\(u.stderr)")
+        // REF: world 20-110 s; a: from world 22 s, +150 ppm; b: from world 17 s, 44.1 kHz, -80 ppm.
+        for args in [["world.wav", "ref.wav", "trim", "20", "90"],
+                     ["world.wav", "a.wav", "trim", "22", "90", "speed", "1.00015"],
+                     ["world.wav", "-r", "44100", "b.wav", "trim", "17", "90", "speed", "0.99992"]] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: sox!)
+            p.arguments = ["-q"] + args
+            p.currentDirectoryURL = URL(fileURLWithPath: ws.path)
+            try p.run()
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 0)
+        }
+    }
+
+    @Test(.enabled(if: sox != nil)) func everyRecordingGetsAnObjectWithItsDeviceAndPath() throws {
+        let ws = try Workspace()
+        try Self.event(ws)
+        let r = try CLI.run(["sync", "ref.wav", "a.wav", "b.wav", "--device", "lav=b.wav", "--json"], in: ws.path)
+        #expect(r.code == 0, "\(r.stderr)")
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        #expect(list.count == 2)
+        #expect(list.map { $0["recording"] as? String } == ["a.wav", "b.wav"])
+        #expect(abs((list[0]["offset_seconds"] as! Double) - 2) < 0.001 && abs((list[0]["ppm"] as! Double) - 150) < 1, "\(list[0])")
+        #expect(abs((list[1]["offset_seconds"] as! Double) + 3) < 0.001 && abs((list[1]["ppm"] as! Double) + 80) < 1, "\(list[1])")
+        #expect(list[0]["device"] is NSNull && list[1]["device"] as? String == "lav")
+        #expect(list.allSatisfy { $0["placed_via"] as? String == "reference" && $0["windows"] != nil && $0["confidence"] != nil })
+    }
+
+    @Test(.enabled(if: sox != nil)) func aRecordingOfAnotherEventStopsEveryOutputUnlessKeepGoing() throws {
+        let ws = try Workspace()
+        try Self.event(ws)
+        let r = try CLI.run(["sync", "ref.wav", "a.wav", "other.wav", "--doc", "ev.json", "--stems", "stems", "-q"], in: ws.path)
+        #expect(r.code == 1)
+        #expect(r.stderr.contains("could not place 'other.wav'"))
+        #expect(!ws.contents.contains("ev.json") && !ws.contents.contains("stems"))
+        let k = try CLI.run(["sync", "ref.wav", "a.wav", "other.wav", "--doc", "ev.json", "--stems", "stems", "--keep-going", "-q"], in: ws.path)
+        #expect(k.code == 1)
+        #expect(k.stderr.contains("could not place 'other.wav'"))
+        let stems = (try? FileManager.default.contentsOfDirectory(atPath: ws.file("stems"))) ?? []
+        #expect(stems == ["a.wav"])
+        // The document renders the aligned event: REF's exact length.
+        let render = try CLI.run(["render", "ev.json", "mix.wav", "-q"], in: ws.path)
+        #expect(render.code == 0, "\(render.stderr)")
+        #expect(try AudioFileInfo.read(path: ws.file("mix.wav")).frames == AudioFileInfo.read(path: ws.file("ref.wav")).frames)
+        #expect(try AudioFileInfo.read(path: ws.file("stems/a.wav")).frames == AudioFileInfo.read(path: ws.file("ref.wav")).frames)
+    }
+
+    @Test(.enabled(if: sox != nil)) func badDevicesAndStemsAreNamedWithExit1AndNothingWritten() throws {
+        let ws = try Workspace()
+        try Self.event(ws)
+        let cases: [([String], String)] = [
+            (["--device", "cam=a.wav,missing.wav"], "--device cam: names 'missing.wav', which does not exist"),
+            (["--device", "cam=a.wav", "--device", "cam=b.wav"], "--device cam: two devices are named 'cam'"),
+            (["--stems", "in.wav"], "--stems 'in.wav': is a file, not a directory"),
+        ]
+        for (extra, message) in cases {
+            let before = ws.contents
+            let r = try CLI.run(["sync", "ref.wav", "a.wav", "b.wav", "--doc", "ev.json"] + extra, in: ws.path)
+            #expect(r.code == 1, "\(extra)")
+            #expect(r.stderr.contains(message), "\(r.stderr)")
+            #expect(ws.contents == before)
+        }
     }
 }
