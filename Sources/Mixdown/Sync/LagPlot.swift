@@ -67,7 +67,8 @@ public struct LagPlot: Sendable {
                 s += upper.mark(p.minutes, p.drift, used: p.used, colour: c)
                 s += lower.mark(p.minutes, max(-rLimit, min(rLimit, p.residual)), used: p.used, colour: c)
             }
-            let rejected = e.windows.filter { $0.status != "used" }.count
+            // Silent windows and windows outside REF had nothing to match: not rejections.
+            let rejected = e.windows.filter { !["used", "silent", "outside"].contains($0.status) }.count
             let ly = Double(height) - legendHeight + 20.0 * Double(i) + 8
             s += "<circle cx=\"\(Panel.f(left + 6))\" cy=\"\(Panel.f(ly - 4))\" r=\"4\" fill=\"\(c)\"/>\n"
             let text = String(format: "%@: offset %+.6f s, %+.3f ppm, %d windows used, %d rejected (×), residual %.3f ms rms",
