@@ -73,8 +73,10 @@ public struct FileAlign: Sendable {
             estimate = try estimator.run(progress: { progress?(0.3 * $0) }, cancellation: cancellation)
             try estimate.requireConfidence(minimumConfidence)
         }
-        // Without an estimate to make or a check to run, the write is all the work.
-        let (before, during) = (self.estimate == nil ? 0.3 : 0.0, verify ? 0.4 : 1 - (self.estimate == nil ? 0.3 : 0.0))
+        // Progress: the estimate 30 %, the write, the check 30 %; without an estimate to
+        // make or a check to run, the write takes their share.
+        let before = self.estimate == nil ? 0.3 : 0.0, after = verify ? 0.3 : 0.0
+        let during = 1 - before - after
 
         let rec = try AudioFileInfo.read(path: input)
         let ref = try AudioFileInfo.read(path: reference)
@@ -125,7 +127,7 @@ public struct FileAlign: Sendable {
         // The proof: the output against the reference.
         var check: DriftEstimate?
         if verify {
-            check = try DriftEstimator(reference: reference, recording: output).run(progress: { progress?(before + during + (1 - before - during) * $0) }, cancellation: cancellation)
+            check = try DriftEstimator(reference: reference, recording: output).run(progress: { progress?(1 - after + after * $0) }, cancellation: cancellation)
         }
         let worst = check.map { c in c.windows.filter { $0.status == "used" }.compactMap { $0.lag.map(abs) }.max() ?? .nan }
         var report = Report(input: input, reference: reference, output: output, algorithm: chosen, offsetSeconds: t0, ratio: r,

@@ -126,7 +126,9 @@ struct CoarseAligner {
 
     private func lag(from start: Int, count: Int, around centre: Double, span: Double) -> (lag: Double, correlation: Double)? {
         let a = Array(rec[start..<(start + count)])
-        let lo = Int(((centre - span) * rate).rounded(.down)), hi = Int(((centre + span) * rate).rounded(.up))
+        // Lags at which the stretch would not touch REF at all are not searched.
+        let lo = max(Int(((centre - span) * rate).rounded(.down)), -start - count + 1)
+        let hi = min(Int(((centre + span) * rate).rounded(.up)), ref.count - start - 1)
         let lags = hi - lo + 1
         guard lags >= 3 else { return nil }
         // REF from start + lo, zero outside the file.

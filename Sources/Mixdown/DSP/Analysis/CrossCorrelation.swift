@@ -6,6 +6,8 @@ public enum CrossCorrelation {
     /// Normalised cross-correlation of `a` (n values) against `x` at lags 0..<lags, where
     /// `x` holds n + lags − 1 values: corr[l] = Σ a·x[l...] / (|a| · |x[l..<l+n]|), with the
     /// means removed when `centred`. The sums run in the C kernel.
+    /// Long searches (n · lags beyond about 2^27) take the sums by FFT instead, in double
+    /// precision: the same values to within rounding.
     public static func normalised(_ a: [Float], _ x: [Float], lags: Int, centred: Bool) -> [Double] {
         let n = a.count
         precondition(x.count >= n + lags - 1)
@@ -15,11 +17,17 @@ public enum CrossCorrelation {
             for i in 0..<n { a[i] -= mean }
         }
         let aNorm = a.reduce(0.0) { $0 + Double($1) * Double($1) }.squareRoot()
-        var num = [Float](repeating: 0, count: lags)
-        let k = mx_kernels_active().pointee
-        a.withUnsafeBufferPointer { ap in x.withUnsafeBufferPointer { xp in num.withUnsafeMutableBufferPointer { dp in
-            k.xcorr(dp.baseAddress!, ap.baseAddress!, xp.baseAddress!, n, lags)
-        } } }
+        var num = [Double](repeating: 0, count: lags)
+        if Double(n) * Double(lags) > Double(1 << 27) {
+            num = byTransform(a, x, lags: lags)
+        } else {
+            var sums = [Float](repeating: 0, count: lags)
+            let k = mx_kernels_active().pointee
+            a.withUnsafeBufferPointer { ap in x.withUnsafeBufferPointer { xp in sums.withUnsafeMutableBufferPointer { dp in
+                k.xcorr(dp.baseAddress!, ap.baseAddress!, xp.baseAddress!, n, lags)
+            } } }
+            for l in 0..<lags { num[l] = Double(sums[l]) }
+        }
         // Sliding sums of x and x² over n values.
         var s = 0.0, s2 = 0.0
         for i in 0..<n { s += Double(x[i]); s2 += Double(x[i]) * Double(x[i]) }
@@ -31,9 +39,31 @@ public enum CrossCorrelation {
                 s2 += new * new - old * old
             }
             let energy = centred ? s2 - s * s / Double(n) : s2
-            out[l] = energy > 1e-20 && aNorm > 0 ? Double(num[l]) / (aNorm * energy.squareRoot()) : 0
+            out[l] = energy > 1e-20 && aNorm > 0 ? num[l] / (aNorm * energy.squareRoot()) : 0
         }
         return out
+    }
+
+    /// Σ a[i] · x[l + i] for l in 0..<lags by one complex FFT of x + i·a and one inverse.
+    static func byTransform(_ a: [Float], _ x: [Float], lags: Int) -> [Double] {
+        let size = x.count.nextPowerOfTwo
+        var re = [Double](repeating: 0, count: size), im = re
+        for i in x.indices { re[i] = Double(x[i]) }
+        for i in a.indices { im[i] = Double(a[i]) }
+        let table = PhaseTransform.Twiddles(size: size)
+        table.transform(&re, &im, inverse: false)
+        // X[k] = (Z[k] + conj Z[−k]) / 2, A[k] = (Z[k] − conj Z[−k]) / 2i; X · conj(A) in place.
+        for k in 0...(size / 2) {
+            let m = (size - k) & (size - 1)
+            let xr = (re[k] + re[m]) / 2, xi = (im[k] - im[m]) / 2
+            let ar = (im[k] + im[m]) / 2, ai = (re[m] - re[k]) / 2
+            let r = xr * ar + xi * ai, i = xi * ar - xr * ai
+            re[k] = r; im[k] = i
+            re[m] = r; im[m] = -i
+        }
+        table.transform(&re, &im, inverse: true)
+        let scale = 1 / Double(size)
+        return (0..<lags).map { re[$0] * scale }
     }
 
     /// Plain cross-correlation in Double of `template` (n values) against `window` at lags
