@@ -52,12 +52,14 @@ final class RecordingAnalysis: @unchecked Sendable {
     let windows: UnsafeMutablePointer<Float>
     let windowLength: Int
 
-    /// Reads `path` once. `progress` gets 0...1 of this file.
-    init(path: String, grid: AnalysisGrid, cancellation: CancellationToken?, progress: (Double) -> Void) throws(MixdownError) {
+    /// Reads `path` once; without `keepingWindows` (a file that is only ever the
+    /// reference) it keeps the envelope alone. `progress` gets 0...1 of this file.
+    init(path: String, grid: AnalysisGrid, keepingWindows: Bool = true, cancellation: CancellationToken?,
+         progress: (Double) -> Void) throws(MixdownError) {
         self.path = path
         info = try AudioFileInfo.read(path: path)
         duration = info.duration.approximateSeconds
-        let centres = grid.centres(duration: duration)
+        let centres = keepingWindows ? grid.centres(duration: duration) : []
         windowLength = grid.windowLength
         windowStarts = centres.map { Int64(($0 * grid.rate).rounded()) - Int64(grid.windowLength / 2) }
         // A window's time is its exact centre on the analysis grid.
@@ -87,11 +89,12 @@ final class RecordingAnalysis: @unchecked Sendable {
     }
 
     /// First passes of several recordings, `parallel` at a time; results in the order given.
+    /// The first is the reference: it keeps no windows (nothing is ever placed against it).
     static func run(paths: [String], grid: AnalysisGrid, parallel: Int, cancellation: CancellationToken?,
                     progress: ((Double) -> Void)?) throws(MixdownError) -> [RecordingAnalysis] {
         let fractions = ProgressShares(count: paths.count, report: progress)
         let results = ParallelMap.run(count: paths.count, parallel: parallel) { i throws(MixdownError) in
-            try RecordingAnalysis(path: paths[i], grid: grid, cancellation: cancellation) { fractions.set(i, $0) }
+            try RecordingAnalysis(path: paths[i], grid: grid, keepingWindows: i > 0, cancellation: cancellation) { fractions.set(i, $0) }
         }
         return try results.map { r throws(MixdownError) in try r.get() }
     }
