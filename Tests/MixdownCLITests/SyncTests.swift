@@ -89,7 +89,7 @@ import Testing
                      ["world.wav", "-r", "44100", "b.wav", "trim", "17", "90", "speed", "0.99992"]] {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: sox!)
-            p.arguments = ["-q"] + args
+            p.arguments = ["-q", "-R"] + args
             p.currentDirectoryURL = URL(fileURLWithPath: ws.path)
             try p.run()
             p.waitUntilExit()

@@ -15,7 +15,8 @@ import Testing
     static func sox(_ arguments: [String]) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: sox!)
-        p.arguments = ["-q"] + arguments
+        // -R: sox's noise is the same on every run, so the material is too.
+        p.arguments = ["-q", "-R"] + arguments
         try p.run()
         p.waitUntilExit()
         #expect(p.terminationStatus == 0, "sox \(arguments.joined(separator: " "))")
@@ -61,12 +62,21 @@ import Testing
         return dir.file("loop.wav")
     }
 
-    @Test(.enabled(if: sox != nil)) func ambienceIsPlacedFromTheSignalWhereItsEnvelopeIsFlat() throws {
+    @Test(.enabled(if: sox != nil)) func ambienceIsPlacedAndItsSignalAloneFindsIt() throws {
         let dir = TempDir()
         let (cam, rec) = try Self.pair(Self.ambience(dir), in: dir)
         let e = try DriftEstimator(reference: cam, recording: rec).run()
         Self.expectPlaced(e, "ambience")
-        #expect(e.coarse == "signal")
+        // The signal strategy alone places every excerpt within 5 ms of the truth: on this
+        // material it wins or ties with the envelopes (which of the two varies with sox's noise).
+        let grid = AnalysisGrid(sampleRate: 48_000, spacing: 10)
+        let files = try RecordingAnalysis.run(paths: [cam, rec], grid: grid, parallel: 2, cancellation: nil, progress: nil)
+        let excerpts = try SignalAligner(reference: files[0], recording: files[1], grid: grid, maxOffset: 60, maxDrift: 0.001)
+            .measure(cancellation: nil)
+        #expect(excerpts.count == 3)
+        for x in excerpts {
+            #expect(abs(x.lag - (Self.offset + Self.ppm * 1e-6 * x.time)) < 0.005, "excerpt at \(x.time) s: lag \(x.lag)")
+        }
     }
 
     @Test(.enabled(if: sox != nil)) func aBarRepeatedExactlyIsRefusedAsPeriodic() throws {
