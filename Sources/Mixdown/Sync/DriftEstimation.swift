@@ -71,7 +71,7 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
             let silent = windows.filter { $0.status == "silent" }.count
             throw .lowConfidence(reference: reference, recording: recording, confidence: confidence, minimum: minimum,
                                  reason: silent == windows.count ? "'\(recording)' is silent: there is nothing to match"
-                                     : silent * 2 > windows.count && windowsUsed < 3 ? "\(silent) of \(windows.count) windows of '\(recording)' are silent and the rest were not found in '\(reference)'"
+                                     : silent * 2 > windows.count && windowsUsed < 3 ? "\(silent) of \(windows.count) windows of '\(recording)' are silent and the rest were not found in '\(reference)' (a smaller --spacing puts more windows where it is not silent)"
                                      : 2 * windows.filter({ $0.status == "ambiguous" }).count > windows.count - silent
                                          ? "the material repeats (a drone, a hum, a repeated bar): \(windows.filter { $0.status == "ambiguous" }.count) of \(windows.count - silent) windows match several places about as well"
                                      : windowsUsed < 3 ? "no stretch of '\(recording)' was found in '\(reference)'; are they recordings of the same event?"
