@@ -203,7 +203,9 @@ struct SignalAligner {
         let shift = excerpts[clearest].rivalLag - excerpts[clearest].lag
         let predicted = times.map { t -> (lag: Double, search: Double) in
             let distance = t < first ? first - t : (t > last ? t - last : 0)
-            return (line.intercept + line.slope * t, min(1.0, FineAligner.defaultSearch + slopeError * distance))
+            // At most ±0.25 s (the envelope strategy's span once it tracks a line): a wider
+            // fine search costs more than it finds.
+            return (line.intercept + line.slope * t, min(0.25, FineAligner.defaultSearch + slopeError * distance))
         }
         return (predicted, predicted.map { ($0.lag + shift, $0.search) })
     }
