@@ -71,7 +71,7 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
             let silent = windows.filter { $0.status == "silent" }.count
             throw .lowConfidence(reference: reference, recording: recording, confidence: confidence, minimum: minimum,
                                  reason: silent == windows.count ? "'\(recording)' is silent: there is nothing to match"
-                                     : silent * 2 > windows.count && windowsUsed < 3 ? "\(silent) of \(windows.count) windows of '\(recording)' are silent and the rest were not found in '\(reference)' (a smaller --spacing puts more windows where it is not silent)"
+                                     : silent * 2 > windows.count && windowsUsed < 3 ? "\(silent) of \(windows.count) windows of '\(recording)' are silent and the rest were not found in '\(reference)'"
                                      : 2 * windows.filter({ $0.status == "ambiguous" }).count > windows.count - silent
                                          ? "the material repeats (a drone, a hum, a repeated bar): \(windows.filter { $0.status == "ambiguous" }.count) of \(windows.count - silent) windows match several places about as well"
                                      : windowsUsed < 3 ? "no stretch of '\(recording)' was found in '\(reference)'; are they recordings of the same event?"
@@ -152,8 +152,18 @@ public struct DriftEstimator: Sendable {
         let grid = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: windowSpacing)
         let files = try RecordingAnalysis.run(paths: [reference, recording], grid: grid, parallel: 2,
                                               cancellation: cancellation) { progress?(0.7 * $0) }
-        return try estimate(files[0], files[1], grid: grid, cancellation: cancellation,
-                            progress: { progress?(0.7 + 0.3 * $0) }, started: stopwatch)
+        let first = try estimate(files[0], files[1], grid: grid, cancellation: cancellation,
+                                 progress: { progress?(0.7 + 0.3 * $0) }, started: stopwatch)
+        // A mostly silent REC: too few windows held signal to agree on a line. Look again
+        // with a window every spacing / 5 s (at least 1 s); only REC is read again, and the
+        // progress bar, already full, stays so.
+        let silent = first.windows.filter { $0.status == "silent" }.count
+        let finer = max(1, windowSpacing / 5)
+        guard first.windowsUsed < 3, 2 * silent > first.windows.count, finer < windowSpacing else { return first }
+        let denser = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: finer)
+        let rec = try RecordingAnalysis(path: recording, grid: denser, cancellation: cancellation) { _ in }
+        let second = try estimate(files[0], rec, grid: denser, cancellation: cancellation, progress: nil, started: stopwatch)
+        return second.confidence > first.confidence ? second : first
     }
 
     /// The estimate of `rec` against `ref` from their first passes: the coarse strategies,

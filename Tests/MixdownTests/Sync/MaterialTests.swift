@@ -115,7 +115,7 @@ import Testing
         Self.expectPlaced(try DriftEstimator(reference: cam, recording: rec).run(), "crowd")
     }
 
-    @Test(.enabled(if: sox != nil)) func aRecorderSilentButForThreeEventsIsPlaced() throws {
+    @Test(.enabled(if: sox != nil)) func aRecorderSilentButForFourEventsIsPlaced() throws {
         let dir = TempDir()
         let world = try Self.ambience(dir)
         let (cam, rec) = try Self.pair(world, in: dir)
@@ -125,6 +125,18 @@ import Testing
         let e = try DriftEstimator(reference: cam, recording: dir.file("gated.wav")).run()
         Self.expectPlaced(e, "mostly silent")
         #expect(e.windows.filter { $0.status == "silent" }.count >= 17)
+    }
+
+    @Test(.enabled(if: sox != nil)) func eventsBetweenTheWindowsAreFoundWithDenserWindows() throws {
+        let dir = TempDir()
+        let (cam, rec) = try Self.pair(Self.ambience(dir), in: dir)
+        // 4 s events at 16, 76, 136 and 196 s: no window (centred at 5, 15, 25, ... s, a
+        // second long) holds any of them; windows every 2 s do.
+        try FileManager.default.copyItem(atPath: rec, toPath: dir.file("gated.wav"))
+        try Self.gate(dir.file("gated.wav"), keeping: [16, 76, 136, 196], seconds: 4)
+        let e = try DriftEstimator(reference: cam, recording: dir.file("gated.wav")).run()
+        Self.expectPlaced(e, "events between the windows")
+        #expect(e.windows.count == Array(stride(from: 1.0, to: 229.5, by: 2)).count)
     }
 
     @Test(.enabled(if: sox != nil)) func aSilentRecordingIsRefusedAndSaysSo() throws {
