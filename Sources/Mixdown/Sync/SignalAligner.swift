@@ -26,7 +26,8 @@ struct SignalAligner {
         let time: Double
         /// REF time minus REC time there, seconds.
         let lag: Double
-        let peak: PhaseTransform.Peak
+        /// The GCC-PHAT value at the lag (compared between excerpts of one search).
+        let value: Double
         /// The lag of the best match farther than `rivalExclusion` from it, seconds.
         let rivalLag: Double
     }
@@ -153,11 +154,9 @@ struct SignalAligner {
         }
         return pending.compactMap { p in
             guard let best = p.best.first else { return nil }
-            let rival = p.best.count > 1 ? p.best[1] : (value: 0.0, lag: best.lag, time: best.time)
+            let rival = p.best.count > 1 ? p.best[1] : best
             // The peak is the excerpt's mean lag: its lag at its centre.
-            return Excerpt(time: (p.t0 + p.t1) / 2, lag: best.lag,
-                           peak: PhaseTransform.Peak(lag: best.lag, value: best.value, runnerUp: rival.value, runnerUpLag: Int((rival.time * coarseRate).rounded())),
-                           rivalLag: rival.lag)
+            return Excerpt(time: (p.t0 + p.t1) / 2, lag: best.lag, value: best.value, rivalLag: rival.lag)
         }
     }
 
@@ -190,7 +189,7 @@ struct SignalAligner {
                 abs(excerpts[i].lag - excerpts[j].lag) <= maxDrift * abs(excerpts[i].time - excerpts[j].time) + 0.005
             } }
             guard agree else { continue }
-            let score = Double(members.count) * 1000 + members.reduce(0) { $0 + excerpts[$1].peak.value }
+            let score = Double(members.count) * 1000 + members.reduce(0) { $0 + excerpts[$1].value }
             if score > best.score { best = (members, score) }
         }
         let points = best.members.map { (excerpts[$0].time, excerpts[$0].lag) }
@@ -199,7 +198,7 @@ struct SignalAligner {
         // The slope is known to about 2 ms over the excerpts' span; outside it the
         // prediction can be off by that slope error times the distance.
         let slopeError = last > first ? min(maxDrift, 0.002 / (last - first)) : maxDrift
-        let clearest = best.members.max { excerpts[$0].peak.value < excerpts[$1].peak.value }!
+        let clearest = best.members.max { excerpts[$0].value < excerpts[$1].value }!
         let shift = excerpts[clearest].rivalLag - excerpts[clearest].lag
         let predicted = times.map { t -> (lag: Double, search: Double) in
             let distance = t < first ? first - t : (t > last ? t - last : 0)
