@@ -19,7 +19,7 @@ public enum CrossCorrelation {
         let aNorm = a.reduce(0.0) { $0 + Double($1) * Double($1) }.squareRoot()
         var num = [Double](repeating: 0, count: lags)
         if Double(n) * Double(lags) > Double(1 << 27) {
-            num = byTransform(a, x, lags: lags)
+            num = PhaseTransform.packedCorrelation(a.map(Double.init), in: x, lags: lags, phaseOnly: false)
         } else {
             var sums = [Float](repeating: 0, count: lags)
             let k = mx_kernels_active().pointee
@@ -42,28 +42,6 @@ public enum CrossCorrelation {
             out[l] = energy > 1e-20 && aNorm > 0 ? num[l] / (aNorm * energy.squareRoot()) : 0
         }
         return out
-    }
-
-    /// Σ a[i] · x[l + i] for l in 0..<lags by one complex FFT of x + i·a and one inverse.
-    static func byTransform(_ a: [Float], _ x: [Float], lags: Int) -> [Double] {
-        let size = x.count.nextPowerOfTwo
-        var re = [Double](repeating: 0, count: size), im = re
-        for i in x.indices { re[i] = Double(x[i]) }
-        for i in a.indices { im[i] = Double(a[i]) }
-        let table = PhaseTransform.Twiddles(size: size)
-        table.transform(&re, &im, inverse: false)
-        // X[k] = (Z[k] + conj Z[−k]) / 2, A[k] = (Z[k] − conj Z[−k]) / 2i; X · conj(A) in place.
-        for k in 0...(size / 2) {
-            let m = (size - k) & (size - 1)
-            let xr = (re[k] + re[m]) / 2, xi = (im[k] - im[m]) / 2
-            let ar = (im[k] + im[m]) / 2, ai = (re[m] - re[k]) / 2
-            let r = xr * ar + xi * ai, i = xi * ar - xr * ai
-            re[k] = r; im[k] = i
-            re[m] = r; im[m] = -i
-        }
-        table.transform(&re, &im, inverse: true)
-        let scale = 1 / Double(size)
-        return (0..<lags).map { re[$0] * scale }
     }
 
     /// Plain cross-correlation in Double of `template` (n values) against `window` at lags

@@ -24,35 +24,54 @@ public enum PhaseTransform {
     /// `region` holds at least n + lags − 1 values. Frequencies below `lowestFrequency`
     /// (cycles per sample; DC always) are left out.
     public static func correlate(_ excerpt: [Float], in region: [Float], lags: Int, lowestFrequency: Double = 0) -> [Double] {
-        let n = excerpt.count
-        precondition(n > 0 && lags > 0 && region.count >= n + lags - 1)
-        // Circular correlation of length `size` ≥ region.count: lags 0..<lags never wrap,
-        // because l + n − 1 < region.count.
-        let size = region.count.nextPowerOfTwo
-        // Both real signals in one complex transform: z = region + i · excerpt.
+        precondition(excerpt.count > 0 && lags > 0 && region.count >= excerpt.count + lags - 1)
+        return packedCorrelation(centred(excerpt), in: region, lags: lags, phaseOnly: true, lowestFrequency: lowestFrequency)
+    }
+
+    /// Σ a[i] · x[l + i] for l in 0..<lags (x holds at least a.count + lags − 1 values), or
+    /// with `phaseOnly` the same of the cross-spectrum's phase alone, frequencies below
+    /// `lowestFrequency` (cycles per sample; DC always) left out. Both real signals go into
+    /// one complex transform, z = x + i · a, and one inverse gives the result.
+    static func packedCorrelation(_ a: [Double], in x: [Float], lags: Int, phaseOnly: Bool, lowestFrequency: Double = 0) -> [Double] {
+        // Circular correlation of length `size` ≥ x.count: lags 0..<lags never wrap,
+        // because l + a.count − 1 < x.count.
+        let size = x.count.nextPowerOfTwo
         var re = [Double](repeating: 0, count: size), im = [Double](repeating: 0, count: size)
-        for i in 0..<region.count { re[i] = Double(region[i]) }
-        let mean = excerpt.reduce(0.0) { $0 + Double($1) } / Double(n)
-        for i in 0..<n { im[i] = Double(excerpt[i]) - mean }
+        for i in x.indices { re[i] = Double(x[i]) }
+        for i in a.indices { im[i] = a[i] }
         let table = Twiddles(size: size)
         table.transform(&re, &im, inverse: false)
-        let lowestBin = max(1, Int((lowestFrequency * Double(size)).rounded(.up)))
-        // X[k] = (Z[k] + conj Z[−k]) / 2, A[k] = (Z[k] − conj Z[−k]) / 2i; G = X · conj(A),
-        // kept as its phase alone: G / |G|. G[−k] = conj G[k]: each pair k, size − k is
-        // read and then overwritten in place.
+        let lowest = lowestBin(lowestFrequency, size: size)
+        // X[k] = (Z[k] + conj Z[−k]) / 2, A[k] = (Z[k] − conj Z[−k]) / 2i; G = X · conj(A)
+        // (or its phase). G[−k] = conj G[k]: each pair k, size − k is read and then
+        // overwritten in place.
         for k in 0...(size / 2) {
             let m = (size - k) & (size - 1)
             let xr = (re[k] + re[m]) / 2, xi = (im[k] - im[m]) / 2
             let ar = (im[k] + im[m]) / 2, ai = (re[m] - re[k]) / 2
             let r = xr * ar + xi * ai, i = xi * ar - xr * ai
-            let magnitude = (r * r + i * i).squareRoot()
-            let keep = k >= lowestBin && magnitude > 1e-30
-            re[k] = keep ? r / magnitude : 0; im[k] = keep ? i / magnitude : 0
+            (re[k], im[k]) = phaseOnly ? phase(r, i, keep: k >= lowest) : (r, i)
             re[m] = re[k]; im[m] = -im[k]
         }
         table.transform(&re, &im, inverse: true)
         let scale = 1 / Double(size)
         return (0..<lags).map { re[$0] * scale }
+    }
+
+    /// G / |G| for G = r + i·i, or 0 where `keep` is false or |G| vanishes.
+    static func phase(_ r: Double, _ i: Double, keep: Bool) -> (Double, Double) {
+        let magnitude = (r * r + i * i).squareRoot()
+        return keep && magnitude > 1e-30 ? (r / magnitude, i / magnitude) : (0, 0)
+    }
+
+    /// The first bin of a `size`-point transform at or above `frequency` (cycles per
+    /// sample), never DC.
+    static func lowestBin(_ frequency: Double, size: Int) -> Int { max(1, Int((frequency * Double(size)).rounded(.up))) }
+
+    /// The excerpt less its mean, in Double.
+    static func centred(_ excerpt: [Float]) -> [Double] {
+        let mean = excerpt.reduce(0.0) { $0 + Double($1) } / Double(excerpt.count)
+        return excerpt.map { Double($0) - mean }
     }
 
     /// One excerpt searched block by block through a long region (overlap-save): the
@@ -71,12 +90,10 @@ public enum PhaseTransform {
             self.size = size
             excerptLength = excerpt.count
             table = Twiddles(size: size)
-            ar = [Double](repeating: 0, count: size)
-            ai = ar
-            let mean = excerpt.reduce(0.0) { $0 + Double($1) } / Double(excerpt.count)
-            for i in excerpt.indices { ar[i] = Double(excerpt[i]) - mean }
+            ar = PhaseTransform.centred(excerpt) + [Double](repeating: 0, count: size - excerpt.count)
+            ai = [Double](repeating: 0, count: size)
             table.transform(&ar, &ai, inverse: false)
-            lowestBin = max(1, Int((lowestFrequency * Double(size)).rounded(.up)))
+            lowestBin = PhaseTransform.lowestBin(lowestFrequency, size: size)
         }
 
         /// The spectrum of a block of `size` region samples (zero beyond `block.count`).
@@ -92,11 +109,7 @@ public enum PhaseTransform {
             var wr = [Double](repeating: 0, count: size), wi = wr
             for k in 0..<size {
                 let r = x.re[k] * ar[k] + x.im[k] * ai[k], i = x.im[k] * ar[k] - x.re[k] * ai[k]
-                let magnitude = (r * r + i * i).squareRoot()
-                let bin = min(k, size - k)
-                let keep = bin >= lowestBin && magnitude > 1e-30
-                wr[k] = keep ? r / magnitude : 0
-                wi[k] = keep ? i / magnitude : 0
+                (wr[k], wi[k]) = PhaseTransform.phase(r, i, keep: min(k, size - k) >= lowestBin)
             }
             table.transform(&wr, &wi, inverse: true)
             let scale = 1 / Double(size)
