@@ -31,51 +31,51 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
         public let ppm: Double
     }
 
-    public let reference: String
+    public internal(set) var reference: String
     public let recording: String
     /// REF time at which REC's time 0 lands, seconds.
-    public let offsetSeconds: Double
+    public internal(set) var offsetSeconds: Double
     /// REC's duration × ratio = its duration on REF's clock.
-    public let ratio: Double
+    public internal(set) var ratio: Double
     /// (ratio − 1) × 1e6.
-    public let ppm: Double
+    public internal(set) var ppm: Double
     /// 0 to 1: the share of windows with signal that agree with the fit, weighted by how
     /// clearly they matched.
     public let confidence: Double
     public let windowsUsed: Int
     public let windowsRejected: Int
-    public let residualRMSMilliseconds: Double
-    public let residualMaxMilliseconds: Double
+    public internal(set) var residualRMSMilliseconds: Double
+    public internal(set) var residualMaxMilliseconds: Double
     /// Present with `piecewise`: one entry per stretch of constant drift.
-    public let segments: [Segment]?
-    public let windows: [Window]
+    public internal(set) var segments: [Segment]?
+    public internal(set) var windows: [Window]
     public let seconds: Double
     /// Which coarse strategy placed the windows: "envelope" (100 Hz energy envelopes) or
     /// "signal" (GCC-PHAT of excerpts, for material whose envelope is flat).
     public let coarse: String
     /// Set when another offset (this one, seconds) fits about as well: the material repeats
     /// (a repeated bar, a steady tone) and the estimate is refused.
-    public let rivalOffsetSeconds: Double?
-
-    func with(rival: Double?) -> DriftEstimate {
-        DriftEstimate(reference: reference, recording: recording, offsetSeconds: offsetSeconds, ratio: ratio, ppm: ppm,
-                      confidence: confidence, windowsUsed: windowsUsed, windowsRejected: windowsRejected,
-                      residualRMSMilliseconds: residualRMSMilliseconds, residualMaxMilliseconds: residualMaxMilliseconds,
-                      segments: segments, windows: windows, seconds: seconds, coarse: coarse, rivalOffsetSeconds: rival)
-    }
+    public internal(set) var rivalOffsetSeconds: Double?
 
     /// Throws `ambiguousAlignment` when a rival offset fits about as well, `lowConfidence`
     /// when too few windows agree.
     public func requireConfidence(_ minimum: Double) throws(MixdownError) {
         guard confidence >= minimum else {
             let silent = windows.filter { $0.status == "silent" }.count
-            throw .lowConfidence(reference: reference, recording: recording, confidence: confidence, minimum: minimum,
-                                 reason: silent == windows.count ? "'\(recording)' is silent: there is nothing to match"
-                                     : silent * 2 > windows.count && windowsUsed < 3 ? "\(silent) of \(windows.count) windows of '\(recording)' are silent and the rest were not found in '\(reference)'"
-                                     : 2 * windows.filter({ $0.status == "ambiguous" }).count > windows.count - silent
-                                         ? "the material repeats (a drone, a hum, a repeated bar): \(windows.filter { $0.status == "ambiguous" }.count) of \(windows.count - silent) windows match several places about as well"
-                                     : windowsUsed < 3 ? "no stretch of '\(recording)' was found in '\(reference)'; are they recordings of the same event?"
-                                     : "only \(windowsUsed) of \(windowsUsed + windowsRejected) windows agree on one offset and drift")
+            let ambiguous = windows.filter { $0.status == "ambiguous" }.count
+            let reason: String
+            if silent == windows.count {
+                reason = "'\(recording)' is silent: there is nothing to match"
+            } else if silent * 2 > windows.count && windowsUsed < 3 {
+                reason = "\(silent) of \(windows.count) windows of '\(recording)' are silent and the rest were not found in '\(reference)'"
+            } else if 2 * ambiguous > windows.count - silent {
+                reason = "the material repeats (a drone, a hum, a repeated bar): \(ambiguous) of \(windows.count - silent) windows match several places about as well"
+            } else if windowsUsed < 3 {
+                reason = "no stretch of '\(recording)' was found in '\(reference)'; are they recordings of the same event?"
+            } else {
+                reason = "only \(windowsUsed) of \(windowsUsed + windowsRejected) windows agree on one offset and drift"
+            }
+            throw .lowConfidence(reference: reference, recording: recording, confidence: confidence, minimum: minimum, reason: reason)
         }
         if let rival = rivalOffsetSeconds {
             throw .ambiguousAlignment(reference: reference, recording: recording, offsets: [offsetSeconds, rival],
@@ -251,7 +251,9 @@ public struct DriftEstimator: Sendable {
         progress?(1)
         // The most confident fit wins, the earlier strategy on a tie.
         let winner = fits.indices.max { fits[$0].confidence < fits[$1].confidence || (fits[$0].confidence == fits[$1].confidence && $0 > $1) }!
-        return fits[winner].with(rival: Self.rival(of: winner, among: fits, found: found))
+        var chosen = fits[winner]
+        chosen.rivalOffsetSeconds = Self.rival(of: winner, among: fits, found: found)
+        return chosen
     }
 
     /// The offset of another fit that matches about as well as the winner: a different line

@@ -220,15 +220,17 @@ public struct EventSync: Sendable {
     /// (REF lag at time t = o_j + r_j · (t + lag) − t), the residuals and quality kept.
     static func composed(_ e: DriftEstimate, offset: Double, ratio: Double, through j: PlacedNode,
                          reference: String) -> DriftEstimate {
-        let windows = e.windows.map { w in
+        var c = e
+        c.reference = reference
+        (c.offsetSeconds, c.ratio, c.ppm) = (offset, ratio, (ratio - 1) * 1e6)
+        c.segments = nil
+        c.windows = e.windows.map { w in
             DriftEstimate.Window(recordingTime: w.recordingTime,
                                  lag: w.lag.map { j.offset + j.ratio * (w.recordingTime + $0) - w.recordingTime },
                                  correlation: w.correlation, residual: w.residual, status: w.status)
         }
-        return DriftEstimate(reference: reference, recording: e.recording, offsetSeconds: offset, ratio: ratio, ppm: (ratio - 1) * 1e6,
-                             confidence: e.confidence, windowsUsed: e.windowsUsed, windowsRejected: e.windowsRejected,
-                             residualRMSMilliseconds: e.residualRMSMilliseconds, residualMaxMilliseconds: e.residualMaxMilliseconds,
-                             segments: nil, windows: windows, seconds: e.seconds, coarse: e.coarse, rivalOffsetSeconds: nil)
+        c.rivalOffsetSeconds = nil
+        return c
     }
 
     /// One drift for the clips of a device: least squares with a common slope and one
@@ -250,16 +252,18 @@ public struct EventSync: Sendable {
             guard !p.isEmpty else { return (i, e) }
             let intercept = p.reduce(0) { $0 + $1.1 - slope * $1.0 } / Double(p.count)
             let residuals = p.map { $0.1 - (intercept + slope * $0.0) }
-            let windows = e.windows.map { w in
+            var shared = e
+            (shared.offsetSeconds, shared.ratio, shared.ppm) = (intercept, 1 + slope, slope * 1e6)
+            shared.windows = e.windows.map { w in
                 DriftEstimate.Window(recordingTime: w.recordingTime, lag: w.lag, correlation: w.correlation,
                                      residual: w.status == "used" ? w.lag.map { $0 - (intercept + slope * w.recordingTime) } : w.residual,
                                      status: w.status)
             }
-            let rms = (residuals.reduce(0) { $0 + $1 * $1 } / Double(residuals.count)).squareRoot()
-            return (i, DriftEstimate(reference: e.reference, recording: e.recording, offsetSeconds: intercept, ratio: 1 + slope,
-                                     ppm: slope * 1e6, confidence: e.confidence, windowsUsed: e.windowsUsed, windowsRejected: e.windowsRejected,
-                                     residualRMSMilliseconds: rms * 1000, residualMaxMilliseconds: (residuals.map(abs).max() ?? 0) * 1000,
-                                     segments: nil, windows: windows, seconds: e.seconds, coarse: e.coarse, rivalOffsetSeconds: nil))
+            shared.residualRMSMilliseconds = (residuals.reduce(0) { $0 + $1 * $1 } / Double(residuals.count)).squareRoot() * 1000
+            shared.residualMaxMilliseconds = (residuals.map(abs).max() ?? 0) * 1000
+            shared.segments = nil
+            shared.rivalOffsetSeconds = nil
+            return (i, shared)
         }
     }
 }
