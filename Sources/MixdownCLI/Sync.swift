@@ -89,7 +89,6 @@ struct Sync: ParsableCommand {
         job.minimumConfidence = minConfidence
         try job.validate()
         var outputs = SyncStems(directory: stems ?? "")
-        outputs.type = type
         outputs.settings.type = try parseType(type)
         outputs.settings.overwrite = overwrite
         // Refuse unusable outputs before the analysis.

@@ -134,11 +134,10 @@ struct Fraction: Comparable, CustomStringConvertible {
 /// Every placed recording aligned and drift-corrected (`mixdown sync --stems DIR`): at
 /// REF's rate, exactly REF's length, silence where it did not record, through the same
 /// path as `stretch --align` (`FileAlign` with the event's estimate, one pass each), as
-/// DIR/<base name>.<type>, each atomically.
+/// DIR/<base name>.<type's extension>, each atomically.
 public struct SyncStems: Sendable {
     public var directory: String
-    /// The file type's extension (default wav).
-    public var type = "wav"
+    /// How the stems are written; `settings.type` (default wav) also names their extension.
     public var settings = OutputSettings()
 
     public init(directory: String) { self.directory = directory }
@@ -151,7 +150,7 @@ public struct SyncStems: Sendable {
         var seen: [String: String] = [:]
         var out: [(Placement, String)] = []
         for p in result.placements where p.isPlaced {
-            let name = URL(fileURLWithPath: p.recording).deletingPathExtension().lastPathComponent + "." + type
+            let name = URL(fileURLWithPath: p.recording).deletingPathExtension().lastPathComponent + "." + (settings.type ?? .wav).rawValue
             if let other = seen[name] {
                 throw .invalidEvent(parameter: "--stems '\(directory)'", reason: "'\(p.recording)' and '\(other)' would both be written to \(name)")
             }

@@ -69,7 +69,6 @@ struct SignalAligner {
         let decimation = AnalysisStream.factor(grid.sampleRate, decimation: grid.decimation * Self.factor)
         let coarseRate = Double(grid.sampleRate) / Double(decimation)
         let recRate = Double(recording.info.sampleRate), refRate = Double(reference.info.sampleRate)
-        let refDuration = Double(reference.info.frames) / refRate
         // Times in REF seconds; every stream is read at `coarseRate` whatever its own rate.
         struct Pending { let t0: Double; let t1: Double; let lo: Double; let hi: Double; let search: PhaseTransform.BlockSearch
             var best: [(value: Double, lag: Double, time: Double)] = [] }
@@ -83,7 +82,7 @@ struct SignalAligner {
             let t0 = Double(f0) / recRate, t1 = Double(f1) / recRate
             let span = maxOffset + maxDrift * t1 + 0.5
             // Where the excerpt's first sample may land (half of it may hang before REF).
-            let lo = max(t0 - span, -(t1 - t0) / 2), hi = min(t0 + span, refDuration)
+            let lo = max(t0 - span, -(t1 - t0) / 2), hi = min(t0 + span, reference.duration)
             guard hi > lo else { continue }
             // Blocks of 2^18, or less where the whole stretch fits in a smaller one.
             let stretch = Int((hi - lo) * coarseRate) + excerpt.count

@@ -111,8 +111,7 @@ import Testing
         job.devices = [SyncDevice(name: "cam", clips: [dir.file("b.wav")]), SyncDevice(name: "cam", clips: [dir.file("a.wav")])]
         #expect(throws: MixdownError.invalidEvent(parameter: "--device cam", reason: "two devices are named 'cam'; names must be unique")) { try job.validate() }
         job.devices = []
-        var stems = SyncStems(directory: dir.file("a.wav"))
-        stems.type = "wav"
+        let stems = SyncStems(directory: dir.file("a.wav"))
         #expect(throws: MixdownError.invalidEvent(parameter: "--stems '\(dir.file("a.wav"))'", reason: "is a file, not a directory")) { try stems.checkDirectory() }
     }
 }
