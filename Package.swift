@@ -11,6 +11,9 @@ let package = Package(
         // an embedder need not build it.
         .library(name: "MixdownTools", targets: ["MixdownTools"]),
         .library(name: "MixdownKernels", targets: ["MixdownKernels"]),
+        // The C API (include/mixdown.h) as a shared library: liblibmixdown.so, installed
+        // as libmixdown.so by tools/install.
+        .library(name: "libmixdown", type: .dynamic, targets: ["MixdownCAPI"]),
     ],
     traits: [
         // Rubber Band is GPL-2.0-or-later: an embedder can build without it
@@ -44,6 +47,10 @@ let package = Package(
             ]
         ),
         .target(name: "MixdownTools", dependencies: ["Mixdown"]),
+        // include/mixdown.h as a module, so that the C API's Swift side uses its structs.
+        .systemLibrary(name: "CMixdownHeader"),
+        // The C API: @_cdecl functions that translate to the Swift library, nothing more.
+        .target(name: "MixdownCAPI", dependencies: ["Mixdown", "CMixdownHeader"]),
         // The `mixdown` command: parsing and printing only.
         .executableTarget(
             name: "MixdownCLI",

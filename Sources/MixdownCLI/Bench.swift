@@ -9,6 +9,10 @@ struct Bench: ParsableCommand {
 
     @Option(parsing: .unconditional, help: "Wall seconds to spend on each stage.")
     var seconds = 1.0
+    @Option(help: "Instead: pull this composition document's whole render through the pull API (RenderStream) into a buffer, and discard it.")
+    var pull: String?
+    @Option(help: "With --pull: frames per pull.")
+    var block = 4096
     @Flag(help: "Print one JSON object.")
     var json = false
 
@@ -18,6 +22,12 @@ struct Bench: ParsableCommand {
     }
 
     func run() throws {
+        if let pull {
+            let r = try PullBench(document: pull, blockFrames: block).run()
+            if json { return try printJSON(r) }
+            return print(String(format: "pulled %lld frames in blocks of %d in %.2f s (%.0fx real time); checksum %.17g",
+                                r.frames, r.blockFrames, r.seconds, r.realtimeFactor, r.checksum))
+        }
         let bench = ThroughputBench(secondsPerStage: seconds)
         let stages = try bench.run { name in
             if !json && isatty(STDERR_FILENO) == 1 { FileHandle.standardError.write(Data("\r\u{1B}[Kbench: \(name)".utf8)) }

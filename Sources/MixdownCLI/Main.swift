@@ -36,7 +36,7 @@ struct MixdownCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mixdown",
         abstract: "An offline audio render engine: trim, fade, stretch and mix audio files exactly.",
-        version: "0.1.0",
+        version: MixdownVersion.string,
         subcommands: [Info.self, Export.self, Stretch.self, Render.self, Sync.self, GeneratePair.self, Generate.self, MeasureSync.self, MeasureLength.self, MeasureSine.self, Bench.self]
     )
 }

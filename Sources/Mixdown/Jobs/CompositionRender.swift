@@ -118,7 +118,10 @@ public struct CompositionRender: Sendable {
         public let endGain: Double
     }
 
-    public func plan() throws(MixdownError) -> Plan {
+    /// The timeline part of a plan, which needs no output: the format, the frames rendered
+    /// (`frames`, when given, replaces the time range: a pull render that seeks), the
+    /// composition's length and each track's gains. Every edit is checked here.
+    func timeline(frames wanted: Range<Int64>? = nil) throws(MixdownError) -> Timeline {
         guard let format = outputFormat ?? composition.defaultOutputFormat else {
             throw .invalidParameter(name: "composition", value: "\(composition.tracks.count) tracks", reason: "has no file segments: there is nothing to render")
         }
@@ -133,7 +136,9 @@ public struct CompositionRender: Sendable {
             throw .invalidParameter(name: "composition", value: composition.duration.clockDescription, reason: "is shorter than one frame at \(rate) Hz")
         }
         var frames: Range<Int64> = 0..<total
-        if let r = timeRange {
+        if let wanted {
+            frames = wanted
+        } else if let r = timeRange {
             guard r.isValid, r.start.isWithinAcceptedRange, r.duration.isWithinAcceptedRange, r.start >= .zero, r.duration > .zero else {
                 throw .invalidParameter(name: "time range", value: CompositionTrack.describe(r), reason: "must start at or after 0 and last longer than 0")
             }
@@ -171,6 +176,21 @@ public struct CompositionRender: Sendable {
                 throw .invalidParameter(name: "audio mix of \(track.label)", value: "volume events", reason: "\(error)")
             }
         }
+        return Timeline(format: format, frames: frames, compositionFrames: total, envelopes: envelopes)
+    }
+
+    /// What `timeline()` decides.
+    struct Timeline {
+        let format: AudioFormat
+        let frames: Range<Int64>
+        let compositionFrames: Int64
+        let envelopes: [Int32: GainEnvelope]
+    }
+
+    public func plan() throws(MixdownError) -> Plan {
+        let timeline = try timeline()
+        let format = timeline.format, total = timeline.compositionFrames, envelopes = timeline.envelopes
+        var frames = timeline.frames
         let job = try OutputJob(path: output, settings: settings)
         let type = job.type, encoder = settings.encoder, metadata = settings.metadata
         guard AudioFileWriter.canWrite(type, format: format, codec: encoder.codec) else {
@@ -213,6 +233,11 @@ public struct CompositionRender: Sendable {
     /// something inside the rendered frames. Not yet prepared; `run` prepares and pulls it
     /// (benchmarks and embedders may pull it themselves).
     public func makeGraph(_ plan: Plan) throws(MixdownError) -> AudioNode {
+        try makeGraph(Timeline(format: plan.format, frames: plan.frames, compositionFrames: plan.compositionFrames,
+                               envelopes: plan.envelopes))
+    }
+
+    func makeGraph(_ plan: Timeline) throws(MixdownError) -> AudioNode {
         let rate = plan.format.sampleRate
         let o = plan.frames.lowerBound, e = plan.frames.upperBound
         var inputs: [Mixer.Input] = []

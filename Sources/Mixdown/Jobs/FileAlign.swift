@@ -21,7 +21,9 @@ public struct FileAlign: Sendable {
     public var quality: ResamplerQuality = .best
     /// Which resampler runs the varispeed and rate changes.
     public var resampler: ResamplerEngine = .auto
-    public var minimumConfidence = 0.5
+    public var minimumConfidence = FileAlign.defaultMinimumConfidence
+    /// The confidence below which an estimate is refused unless told otherwise.
+    public static let defaultMinimumConfidence = 0.5
     public var maxOffset = MediaTime(seconds: 60)
     public var maxDriftPPM = 1000.0
     /// How the file is written (a nil sample format keeps the recording's precision).

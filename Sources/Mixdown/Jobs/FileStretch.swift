@@ -97,41 +97,78 @@ public struct FileStretch: Sendable {
 
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
         let job = try OutputJob(path: output, settings: settings)
+        let graph = try makeGraph()
+        let info = graph.info
+        let encoding = try job.encoding(frames: graph.outputFrames, channels: info.channelCount, natural: job.naturalSampleFormat(of: info))
+        let done = try job.write(graph.node, frames: graph.outputFrames, encoding: encoding, progress: progress, cancellation: cancellation)
+        let seconds = done.seconds
+        let inSeconds = info.duration.approximateSeconds
+        var report = Report(input: input, output: output, algorithm: graph.algorithm, resampler: graph.engine,
+                            ratio: graph.ratio.description, ratioValue: graph.ratio.doubleValue, inputFrames: info.frames,
+                            outputFrames: graph.outputFrames, sampleRate: info.sampleRate, channels: info.channelCount,
+                            type: encoding.type, sampleFormat: encoding.sampleFormat, matched: graph.matched, seconds: seconds,
+                            realtimeFactor: seconds > 0 ? inSeconds / seconds : 0)
+        report.removedStaleTemporaryFiles = done.removedStaleTemporaryFiles
+        return report
+    }
+
+    /// The stretch's render graph, not yet prepared, and what it was made from.
+    struct Graph {
+        /// Produces output frames `startFrame + skip ..< outputFrames`, after its first
+        /// `skip` frames (which the caller drops: the stretchers that cannot start inside
+        /// the stream render from 0 and are skipped through).
+        let node: AudioNode
+        let skip: Int64
+        let info: AudioFileInfo
+        let ratio: StretchRatio
+        let outputFrames: Int64
+        let algorithm: TimeScaleAlgorithm
+        let engine: ResamplerEngine?
+        let matched: String?
+    }
+
+    /// The graph that renders output frames `startFrame..<outputFrames` (with `Graph.skip`).
+    /// Mixdown's resampler starts exactly at `startFrame`, reading from the first input
+    /// frame it needs; libsamplerate, WSOLA and Rubber Band render from frame 0.
+    func makeGraph(startingAt startFrame: Int64 = 0) throws(MixdownError) -> Graph {
         let reader = try AudioFileProbe.open(path: input, stream: stream)
         let info = reader.info
         let (ratio, outFrames, matched) = try planWithReference(for: info)
+        guard startFrame >= 0 && startFrame <= outFrames else {
+            throw .invalidParameter(name: "start frame", value: "\(startFrame)", reason: "must lie in 0...\(outFrames)")
+        }
         let chosen = algorithm.resolved(for: ratio)
         guard chosen.isAvailable else {
             throw .invalidParameter(name: "--algorithm", value: chosen.rawValue, reason: "is not built into this Mixdown (the RubberBand trait is off)")
         }
-        let encoding = try job.encoding(frames: outFrames, channels: info.channelCount, natural: job.naturalSampleFormat(of: info))
-        // Decoding runs ahead on its own thread, overlapping with the stretch.
-        let source = ReadAhead(input: try FileSource(decoder: reader, range: nil))
         let engine: ResamplerEngine?
         let node: AudioNode
+        var skip = startFrame
         switch chosen {
         case .varispeed, .auto:
             engine = resampler.resolved
-            node = try resampler.makeNode(input: source, ratio: ratio, quality: quality, outputFrames: outFrames, threads: settings.threads)
+            if engine == .polyphase {
+                // Decoding runs ahead on its own thread, overlapping with the stretch.
+                let first = Resampler.inputStart(forOutput: startFrame, ratio: ratio, quality: quality)
+                let source = ReadAhead(input: try FileSource(decoder: reader, range: first == 0 ? nil : first..<info.frames))
+                node = try Resampler(input: source, ratio: ratio, quality: quality, inputFrames: info.frames,
+                                     outputFrames: outFrames, startingAt: startFrame, threads: settings.threads)
+                skip = 0
+            } else {
+                let source = ReadAhead(input: try FileSource(decoder: reader, range: nil))
+                node = try resampler.makeNode(input: source, ratio: ratio, quality: quality, outputFrames: outFrames, threads: settings.threads)
+            }
         case .wsola:
             engine = nil
-            node = try WSOLAStretch(input: source, ratio: ratio, outputFrames: outFrames)
+            node = try WSOLAStretch(input: ReadAhead(input: try FileSource(decoder: reader, range: nil)), ratio: ratio, outputFrames: outFrames)
         case .rubberband:
             engine = nil
             let path = input, stream = self.stream
             node = try Self.rubberBand(makeInput: { () throws(MixdownError) in ReadAhead(input: try FileSource(path: path, stream: stream)) },
                                        ratio: ratio, outputFrames: outFrames, quality: quality)
         }
-        let done = try job.write(node, frames: outFrames, encoding: encoding, progress: progress, cancellation: cancellation)
-        let seconds = done.seconds
-        let inSeconds = info.duration.approximateSeconds
-        var report = Report(input: input, output: output, algorithm: chosen, resampler: engine, ratio: ratio.description,
-                      ratioValue: ratio.doubleValue, inputFrames: info.frames, outputFrames: outFrames,
-                      sampleRate: info.sampleRate, channels: info.channelCount, type: encoding.type,
-                      sampleFormat: encoding.sampleFormat, matched: matched, seconds: seconds,
-                      realtimeFactor: seconds > 0 ? inSeconds / seconds : 0)
-        report.removedStaleTemporaryFiles = done.removedStaleTemporaryFiles
-        return report
+        return Graph(node: node, skip: skip, info: info, ratio: ratio, outputFrames: outFrames, algorithm: chosen,
+                     engine: engine, matched: matched)
     }
 
     static func rubberBand(makeInput: @escaping () throws(MixdownError) -> AudioNode, ratio: StretchRatio,

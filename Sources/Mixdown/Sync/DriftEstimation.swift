@@ -60,6 +60,9 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
     /// Throws `ambiguousAlignment` when a rival offset fits about as well, `lowConfidence`
     /// when too few windows agree.
     public func requireConfidence(_ minimum: Double) throws(MixdownError) {
+        guard minimum >= 0 && minimum <= 1 else {
+            throw .invalidParameter(name: "minimum confidence", value: "\(minimum)", reason: "must lie between 0 and 1")
+        }
         guard confidence >= minimum else {
             let silent = windows.filter { $0.status == "silent" }.count
             let ambiguous = windows.filter { $0.status == "ambiguous" }.count

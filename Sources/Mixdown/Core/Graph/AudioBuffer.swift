@@ -46,6 +46,13 @@ public final class AudioBuffer: @unchecked Sendable {
         for c in 0..<channelCount { channelPointers[c] = base.channelPointers[c] + offset }
     }
 
+    /// Points this view's channels at frame `offset` of a caller's planar channels
+    /// (`channelCount` pointers, each to at least `offset + capacity` frames).
+    public func aim(at channels: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int) {
+        precondition(storage == nil && offset >= 0)
+        for c in 0..<channelCount { channelPointers[c] = channels[c] + offset }
+    }
+
     deinit {
         storage?.deallocate()
         channelPointers.deallocate()

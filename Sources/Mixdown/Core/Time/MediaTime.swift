@@ -39,6 +39,32 @@ public struct MediaTime: Sendable, CustomStringConvertible {
         self.flags = flags
     }
 
+    /// `numerator / denominator` seconds, exactly: reduced, and refused (naming
+    /// `parameter`) when the denominator is not positive or the reduced one does not fit
+    /// a timescale (32 bits). For callers that hold a time as two integers (the C API).
+    public init(numerator: Int64, denominator: Int64, parameter: String) throws(MixdownError) {
+        guard denominator > 0 else {
+            throw .invalidParameter(name: parameter, value: "\(numerator)/\(denominator)", reason: "needs a denominator above 0")
+        }
+        var g = numerator.magnitude, b = denominator.magnitude
+        while b != 0 { (g, b) = (b, g % b) }
+        let d = denominator / Int64(g)
+        guard d <= Int64(Int32.max) else {
+            throw .invalidParameter(name: parameter, value: "\(numerator)/\(denominator)", reason: "needs a reduced denominator of at most \(Int32.max)")
+        }
+        self.init(value: numerator / Int64(g), timescale: Int32(d))
+    }
+
+    /// `seconds` to the nearest microsecond (half away from zero), for a time that arrives
+    /// as a Double (an option, an estimate); refused, naming `parameter`, unless finite and
+    /// within `largestAccepted` either side of 0.
+    public init(microsecondsOf seconds: Double, parameter: String) throws(MixdownError) {
+        guard seconds.isFinite, abs(seconds) <= Double(Self.largestAccepted.value) else {
+            throw .invalidParameter(name: parameter, value: "\(seconds)", reason: "must be a finite number of seconds within \(Self.largestAccepted.value)")
+        }
+        self.init(value: Int64((seconds * 1e6).rounded(.toNearestOrAwayFromZero)), timescale: 1_000_000)
+    }
+
     /// A whole number of seconds.
     public init(seconds: Int64) { self.init(value: seconds, timescale: 1) }
 

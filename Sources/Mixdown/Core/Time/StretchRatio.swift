@@ -35,6 +35,15 @@ public struct StretchRatio: Sendable, Hashable, CustomStringConvertible {
         self.denominator = denominator / g
     }
 
+    /// `numerator / denominator`, reduced, for callers that hold a ratio as two integers
+    /// (the C API): refused, naming `parameter`, unless both are positive.
+    public init(checkedNumerator numerator: Int64, denominator: Int64, parameter: String = "ratio") throws(MixdownError) {
+        guard numerator > 0 && denominator > 0 else {
+            throw .invalidParameter(name: parameter, value: "\(numerator)/\(denominator)", reason: "needs a numerator and a denominator above 0")
+        }
+        self.init(numerator, denominator)
+    }
+
     /// The exact binary value of `value` (finite and positive; check with `validate`).
     public init(exactly value: Double) {
         precondition(value.isFinite && value > 0)

@@ -121,3 +121,45 @@ import Testing
         #expect(MediaTime(value: -1, timescale: 4).clockDescription == "-0:00:00.250000")
     }
 }
+
+/// Times and ratios that arrive as two integers (the C API): reduced exactly, or refused
+/// with the parameter named.
+@Suite struct IntegerPairTests {
+    @Test func aPairOfIntegersIsAnExactTimeOrANamedError() throws {
+        let t = try MediaTime(numerator: 6, denominator: 4, parameter: "start")
+        #expect(t.value == 3 && t.timescale == 2)
+        let big = try MediaTime(numerator: Int64.max, denominator: Int64.max, parameter: "start")
+        #expect(big.value == 1 && big.timescale == 1)
+        #expect(try MediaTime(numerator: 0, denominator: 7, parameter: "start").timescale == 1)
+        #expect(try MediaTime(numerator: -1001, denominator: 30_000, parameter: "start") == MediaTime(value: -1001, timescale: 30_000))
+        #expect(throws: MixdownError.invalidParameter(name: "duration", value: "3/0", reason: "needs a denominator above 0")) {
+            _ = try MediaTime(numerator: 3, denominator: 0, parameter: "duration")
+        }
+        #expect(throws: MixdownError.invalidParameter(name: "fade", value: "1/-2", reason: "needs a denominator above 0")) {
+            _ = try MediaTime(numerator: 1, denominator: -2, parameter: "fade")
+        }
+        #expect(throws: MixdownError.invalidParameter(name: "start", value: "1/4294967296", reason: "needs a reduced denominator of at most 2147483647")) {
+            _ = try MediaTime(numerator: 1, denominator: 1 << 32, parameter: "start")
+        }
+        // Reduced first: 2^32 / 2^33 is 1/2.
+        #expect(try MediaTime(numerator: 1 << 32, denominator: 1 << 33, parameter: "start") == MediaTime(value: 1, timescale: 2))
+    }
+
+    @Test func aDoubleBecomesTheNearestMicrosecond() throws {
+        #expect(try MediaTime(microsecondsOf: 3.0000006, parameter: "x").value == 3_000_001)
+        #expect(try MediaTime(microsecondsOf: 3.0000004, parameter: "x").value == 3_000_000)
+        #expect(try MediaTime(microsecondsOf: -1.25, parameter: "x") == MediaTime(value: -5, timescale: 4))
+        for bad in [Double.nan, .infinity, 4e9] {
+            #expect(throws: MixdownError.self) { _ = try MediaTime(microsecondsOf: bad, parameter: "x") }
+        }
+    }
+
+    @Test func aRatioOfTwoIntegersMustBePositive() throws {
+        #expect(try StretchRatio(checkedNumerator: 20, denominator: 10) == StretchRatio(2, 1))
+        for (n, d) in [(0, 0), (0, 1), (1, 0), (-1, 1), (1, -1)] as [(Int64, Int64)] {
+            #expect(throws: MixdownError.invalidParameter(name: "ratio", value: "\(n)/\(d)", reason: "needs a numerator and a denominator above 0")) {
+                _ = try StretchRatio(checkedNumerator: n, denominator: d)
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import CMixdownHeader
+import Foundation
+import Mixdown
+
+/// The C option structs, read into the library's job types. Translation only: every
+/// check of a value is the library's (its errors name the parameter).
+enum Options {
+    static func algorithm(_ value: mixdown_algorithm) throws(CallBoundary.Refusal) -> TimeScaleAlgorithm {
+        switch value {
+        case MIXDOWN_ALGORITHM_AUTO: .auto
+        case MIXDOWN_ALGORITHM_VARISPEED: .varispeed
+        case MIXDOWN_ALGORITHM_WSOLA: .wsola
+        case MIXDOWN_ALGORITHM_RUBBERBAND: .rubberband
+        default: throw CallBoundary.invalid("algorithm \(value.rawValue): not a mixdown_algorithm")
+        }
+    }
+
+    static func quality(_ value: mixdown_quality) throws(CallBoundary.Refusal) -> ResamplerQuality {
+        switch value {
+        case MIXDOWN_QUALITY_BEST: .best
+        case MIXDOWN_QUALITY_MEDIUM: .medium
+        case MIXDOWN_QUALITY_FASTEST: .fastest
+        default: throw CallBoundary.invalid("quality \(value.rawValue): not a mixdown_quality")
+        }
+    }
+
+    static func stream(_ value: Int32) -> Int? { value < 0 ? nil : Int(value) }
+
+    /// `settings` with the C output options applied (NULL: unchanged).
+    static func apply(_ options: UnsafePointer<mixdown_output_options>?, to settings: inout OutputSettings) throws -> Void {
+        guard let o = options?.pointee else { return }
+        if let t = o.type {
+            let name = String(cString: t)
+            guard let type = AudioFileType(rawValue: name.lowercased()) else {
+                throw CallBoundary.invalid("type '\(name)': not one of \(AudioFileType.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            settings.type = type
+        }
+        if let f = o.sample_format {
+            let name = String(cString: f)
+            guard let format = SampleFormat(rawValue: name.lowercased()) else {
+                throw CallBoundary.invalid("sample_format '\(name)': not one of \(SampleFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            settings.sampleFormat = format
+        }
+        settings.overwrite = o.overwrite != 0
+        if o.threads != 0 {
+            guard (1...2).contains(o.threads) else { throw CallBoundary.invalid("threads \(o.threads): must be 1 or 2 (0: the default)") }
+            settings.threads = Int(o.threads)
+        }
+    }
+
+    /// The stretch the options describe (output: `output`, which a pull render ignores).
+    static func stretch(input: String, output: String, _ options: UnsafePointer<mixdown_stretch_options>?) throws -> FileStretch {
+        let o = try CallBoundary.required(options, "options").pointee
+        let target: FileStretch.Target
+        let ratioSet = !(o.ratio_num == 1 && o.ratio_den == 1)
+        switch (o.match_path, o.target_frames) {
+        case (let path?, 0) where !ratioSet:
+            target = .match(path: String(cString: path))
+        case (nil, let frames) where frames != 0 && !ratioSet:
+            guard frames > 0 else { throw CallBoundary.invalid("target_frames \(frames): must be more than 0 (0: not set)") }
+            target = .frames(frames)
+        case (nil, 0):
+            target = .ratio(try StretchRatio(checkedNumerator: o.ratio_num, denominator: o.ratio_den, parameter: "ratio"))
+        default:
+            throw CallBoundary.invalid("options set more than one target (ratio \(o.ratio_num)/\(o.ratio_den), target_frames, match_path): set one")
+        }
+        var job = FileStretch(input: input, output: output, target: target)
+        job.algorithm = try algorithm(o.algorithm)
+        job.quality = try quality(o.quality)
+        job.stream = stream(o.stream)
+        return job
+    }
+
+    /// The document in `json` (relative paths from `baseDirectory`, else the working
+    /// directory) or, when `json` is NULL, in the file `path`.
+    static func document(json: UnsafePointer<CChar>?, baseDirectory: UnsafePointer<CChar>?,
+                         path: UnsafePointer<CChar>?) throws -> CompositionDocument {
+        if let json {
+            guard path == nil else { throw CallBoundary.invalid("both json and path are set: give one") }
+            let base = baseDirectory.map { String(cString: $0) } ?? FileManager.default.currentDirectoryPath
+            // The name in messages; its directory anchors the document's relative paths.
+            let name = (base as NSString).appendingPathComponent("(json)")
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(json).assumingMemoryBound(to: UInt8.self), count: strlen(json))
+            return try CompositionDocument(data: Data(buffer: bytes), path: name)
+        }
+        guard let path else { throw CallBoundary.Refusal(status: MIXDOWN_ERROR_NULL_POINTER, message: "json and path are both NULL: give one") }
+        return try CompositionDocument(contentsOf: String(cString: path))
+    }
+
+    /// A progress closure that calls the C callback and cancels `token` when it asks.
+    static func progress(_ callback: mixdown_progress_fn?, _ user: UnsafeMutableRawPointer?,
+                         _ token: CancellationToken) -> ((Double) -> Void)? {
+        guard let callback else { return nil }
+        return { fraction in
+            if callback(fraction, user) != 0 { token.cancel() }
+        }
+    }
+
+    /// Fills `result` (when not NULL).
+    static func fill(_ result: UnsafeMutablePointer<mixdown_result>?, frames: Int64, sampleRate: Int, channels: Int,
+                     seconds: Double, realtimeFactor: Double) {
+        guard let result else { return }
+        result.pointee = mixdown_result(frames: frames, sample_rate: Int32(sampleRate), channels: Int32(channels),
+                                        seconds: seconds, realtime_factor: realtimeFactor)
+    }
+
+    /// Copies `text` into a fixed C char array (truncated to fit, always NUL-terminated).
+    static func copy<T>(_ text: String, into field: inout T) {
+        withUnsafeMutableBytes(of: &field) { raw in
+            let bytes = Array(text.utf8.prefix(raw.count - 1))
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+    }
+}
