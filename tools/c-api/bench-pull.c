@@ -5,6 +5,7 @@
  * Usage: bench-pull DOC.json [BLOCK]
  * Prints frames, block, seconds, x real time and the sum of every sample in pull order.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <mixdown.h>
 
 #include <inttypes.h>
