@@ -39,7 +39,7 @@ enum CallBoundary {
         case .fileNotFound, .notAFile: MIXDOWN_ERROR_FILE_NOT_FOUND
         case .emptyFile, .unreadableFile, .truncatedAudio, .readFailed, .corruptAudio, .noAudioStream: MIXDOWN_ERROR_UNREADABLE
         case .invalidParameter, .invalidTime, .rangeOutsideSource, .overlappingAutomation, .invalidEvent: MIXDOWN_ERROR_INVALID_ARGUMENT
-        case .invalidEdit, .overlappingSegments, .invalidDocument: MIXDOWN_ERROR_INVALID_DOCUMENT
+        case .invalidEdit, .overlappingSegments, .invalidDocument, .invalidManifest: MIXDOWN_ERROR_INVALID_DOCUMENT
         case .unsupportedOutput, .unsupportedChannelMapping: MIXDOWN_ERROR_UNSUPPORTED
         case .outputExists: MIXDOWN_ERROR_OUTPUT_EXISTS
         case .outputNotWritable, .writeFailed, .outputTooLarge, .notEnoughSpace: MIXDOWN_ERROR_WRITE

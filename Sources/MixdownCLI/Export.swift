@@ -28,15 +28,7 @@ struct Export: ParsableCommand {
     @OptionGroup var common: RenderOptions
 
     func run() throws {
-        var job = FileExport(input: input, output: output)
-        var times = TimeParser { () throws(MixdownError) in try AudioFileInfo.read(path: input, stream: stream).sampleRate }
-        job.start = try times.parse(start, option: "--start")
-        job.duration = try times.parse(duration, option: "--duration")
-        job.fadeIn = try times.parse(fadeIn, option: "--fade-in")
-        job.fadeOut = try times.parse(fadeOut, option: "--fade-out")
-        job.stream = stream
-        try job.apply(outputOptions, common)
-
+        let job = try job()
         let report = try runWithProgress("export", quiet: common.quiet) { progress, token in
             try job.run(progress: progress, cancellation: token)
         }
@@ -47,5 +39,18 @@ struct Export: ParsableCommand {
                          report.sampleFormat.map { " " + $0.rawValue } ?? "", report.sampleRate, report.channels,
                          report.seconds, report.realtimeFactor))
         }
+    }
+
+    /// The library job the options describe.
+    func job() throws -> FileExport {
+        var job = FileExport(input: input, output: output)
+        var times = TimeParser { () throws(MixdownError) in try AudioFileInfo.read(path: input, stream: stream).sampleRate }
+        job.start = try times.parse(start, option: "--start")
+        job.duration = try times.parse(duration, option: "--duration")
+        job.fadeIn = try times.parse(fadeIn, option: "--fade-in")
+        job.fadeOut = try times.parse(fadeOut, option: "--fade-out")
+        job.stream = stream
+        try job.apply(outputOptions, common)
+        return job
     }
 }

@@ -33,6 +33,22 @@ struct Render: ParsableCommand {
             if common.json { return try printJSON(plan.explanation) }
             return print(Self.describe(plan.explanation), terminator: "")
         }
+        let job = try job(doc)
+        let report = try runWithProgress("render", quiet: common.quiet) { progress, token in
+            try job.run(progress: progress, cancellation: token)
+        }
+        if common.json { return try printJSON(report) }
+        if !common.quiet {
+            print(String(format: "rendered %d tracks, %lld frames (%@) to %@ [%@%@, %d Hz, %d ch] in %.2f s (%.0fx real time)%@",
+                         report.tracks, report.frames, report.duration.clockDescription, report.output, report.type.rawValue,
+                         report.sampleFormat.map { " " + $0.rawValue } ?? "", report.sampleRate, report.channels,
+                         report.seconds, report.realtimeFactor,
+                         report.truncatedByFileLengthLimit ? "; stopped at the file length limit (\(report.fileBytes) bytes)" : ""))
+        }
+    }
+
+    /// The library job the options describe, for the document `doc` (read from `document`).
+    func job(_ doc: CompositionDocument) throws -> CompositionRender {
         guard let output else { throw UsageError(message: "missing the output file (or pass --explain)") }
         var job = doc.render(to: output)
         if let resampler {
@@ -48,17 +64,7 @@ struct Render: ParsableCommand {
             job.quality = q
         }
         try job.apply(outputOptions, common)
-        let report = try runWithProgress("render", quiet: common.quiet) { progress, token in
-            try job.run(progress: progress, cancellation: token)
-        }
-        if common.json { return try printJSON(report) }
-        if !common.quiet {
-            print(String(format: "rendered %d tracks, %lld frames (%@) to %@ [%@%@, %d Hz, %d ch] in %.2f s (%.0fx real time)%@",
-                         report.tracks, report.frames, report.duration.clockDescription, report.output, report.type.rawValue,
-                         report.sampleFormat.map { " " + $0.rawValue } ?? "", report.sampleRate, report.channels,
-                         report.seconds, report.realtimeFactor,
-                         report.truncatedByFileLengthLimit ? "; stopped at the file length limit (\(report.fileBytes) bytes)" : ""))
-        }
+        return job
     }
 
     static func describe(_ e: CompositionRender.Explanation) -> String {

@@ -39,12 +39,18 @@ struct Stretch: ParsableCommand {
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var common: RenderOptions
 
-    func run() throws {
+    /// The library job the options describe: a stretch, or with --align an alignment.
+    enum Job {
+        case stretch(FileStretch)
+        case align(FileAlign)
+    }
+
+    func job() throws -> Job {
         let targets = [ratio != nil, toDuration != nil, toFrames != nil, match != nil, align != nil].filter { $0 }.count
         guard targets == 1 else {
             throw UsageError(message: "give exactly one of --ratio, --to-duration, --to-frames, --match, --align")
         }
-        if let align { return try runAlign(reference: align) }
+        if let align { return .align(try alignJob(reference: align)) }
         let target: FileStretch.Target
         if let ratio {
             target = .ratio(try StretchRatio(parsing: ratio))
@@ -66,7 +72,15 @@ struct Stretch: ParsableCommand {
         job.resampler = e
         job.stream = stream
         try job.apply(outputOptions, common)
+        return .stretch(job)
+    }
 
+    func run() throws {
+        let job: FileStretch
+        switch try self.job() {
+        case .align(let a): return try runAlign(a)
+        case .stretch(let s): job = s
+        }
         let report = try runWithProgress("stretch", quiet: common.quiet) { progress, token in
             try job.run(progress: progress, cancellation: token)
         }
@@ -98,7 +112,7 @@ struct Stretch: ParsableCommand {
         return (a, q, threads)
     }
 
-    func runAlign(reference: String) throws {
+    func alignJob(reference: String) throws -> FileAlign {
         var job = FileAlign(input: input, reference: reference, output: output)
         guard minConfidence >= 0, minConfidence <= 1 else { throw UsageError(message: "--min-confidence \(minConfidence): between 0 and 1") }
         let (a, q, t) = try engineOptions()
@@ -109,6 +123,10 @@ struct Stretch: ParsableCommand {
         job.resampler = try resamplerOption()
         if stream != nil { throw UsageError(message: "--stream: --align reads the first audio stream of both files") }
         try job.apply(outputOptions, common)
+        return job
+    }
+
+    func runAlign(_ job: FileAlign) throws {
         let report = try runWithProgress("align", quiet: common.quiet) { progress, token in
             try job.run(progress: progress, cancellation: token)
         }

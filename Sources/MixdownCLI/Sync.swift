@@ -51,76 +51,44 @@ struct Sync: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        var times = TimeParser { () throws(MixdownError) in try AudioFileInfo.read(path: reference).sampleRate }
-        let offset = try times.parse(maxOffset, option: "--max-offset")
-        guard maxDrift.isFinite, maxDrift > 0, maxDrift <= 10_000 else {
-            throw MixdownError.invalidParameter(name: "--max-drift", value: "\(maxDrift)", reason: "must lie above 0 and at most 10000 ppm")
+        let job = try job()
+        let outcome = try runWithProgress("sync", quiet: quiet || json) { progress, token in
+            try job.run(progress: progress, cancellation: token)
         }
-        if recordings.count == 1 && device.isEmpty && doc == nil && stems == nil { return try runPair(offset) }
-        try runEvent(offset)
+        if let estimate = outcome.estimate {
+            if json { try printJSON(estimate) } else if !quiet { print(estimate.summary) }
+        } else {
+            if json { try printJSON(outcome.placements) } else if !quiet {
+                for p in outcome.placements {
+                    let via = p.placedVia.isEmpty ? "" : " (through \(p.placedVia.joined(separator: " > ")))"
+                    let dev = p.device.map { " [\($0)]" } ?? ""
+                    print("\(p.recording)\(dev)\(via): " + (p.estimate?.summary ?? "not placed: \(p.error ?? "")"))
+                }
+                for r in outcome.stems { print("wrote \(r.output): \(r.outputFrames) frames at \(r.sampleRate) Hz") }
+            }
+        }
+        if let failure = outcome.failure { throw failure }
     }
 
-    /// The two-file form: today's output, exactly.
-    func runPair(_ offset: MediaTime?) throws {
-        var job = DriftEstimator(reference: reference, recording: recordings[0])
-        job.maxOffset = offset ?? MediaTime(seconds: 60)
+    /// The library job the options describe.
+    func job() throws -> SyncJob {
+        var times = TimeParser { () throws(MixdownError) in try AudioFileInfo.read(path: reference).sampleRate }
+        var job = SyncJob(reference: reference, recordings: recordings)
+        job.maxOffset = try times.parse(maxOffset, option: "--max-offset")
+        job.devices = try device.map(Self.parseDevice)
         job.maxDriftPPM = maxDrift
         job.windowSpacing = spacing
         job.piecewise = piecewise
-        let estimate = try runWithProgress("sync", quiet: quiet || json) { progress, token in
-            try job.run(progress: progress, cancellation: token)
-        }
-        if json { try printJSON(estimate) } else if !quiet { print(estimate.summary) }
-        // The plot shows the evidence, a refused estimate's too.
-        if let plot { try LagPlot(estimates: [estimate]).write(to: plot, overwrite: overwrite) }
-        try estimate.requireConfidence(minConfidence)
-    }
-
-    func runEvent(_ offset: MediaTime?) throws {
-        if piecewise { throw UsageError(message: "--piecewise takes two files (REF REC)") }
-        let devices = try device.map(Self.parseDevice)
-        var all = recordings
-        for d in devices { for c in d.clips where c != reference && !all.contains(c) { all.append(c) } }
-        var job = EventSync(reference: reference, recordings: all)
-        job.devices = devices
-        job.maxOffset = offset
-        job.maxDriftPPM = maxDrift
-        job.windowSpacing = spacing
         job.minimumConfidence = minConfidence
-        try job.validate()
-        var outputs = SyncStems(directory: stems ?? "")
-        outputs.settings.type = try parseType(type)
-        outputs.settings.overwrite = overwrite
-        // Refuse unusable outputs before the analysis.
-        if stems != nil { try outputs.checkDirectory() }
-        for path in [plot, doc].compactMap({ $0 }) where !overwrite && FileManager.default.fileExists(atPath: path) {
-            throw MixdownError.outputExists(path: path)
-        }
-
-        let result = try runWithProgress("sync", quiet: quiet || json) { progress, token in
-            try job.run(progress: progress, cancellation: token)
-        }
-        if json { try printJSON(result.placements) } else if !quiet {
-            for p in result.placements {
-                let via = p.placedVia.isEmpty ? "" : " (through \(p.placedVia.joined(separator: " > ")))"
-                let dev = p.device.map { " [\($0)]" } ?? ""
-                print("\(p.recording)\(dev)\(via): " + (p.estimate?.summary ?? "not placed: \(p.error ?? "")"))
-            }
-        }
-        if let plot { try LagPlot(estimates: result.placements.compactMap(\.estimate)).write(to: plot, overwrite: overwrite) }
-        // Without --keep-going, one recording that cannot be placed stops every output.
-        if !keepGoing { try result.requireAllPlaced() }
-        if let doc { try SyncDocument(result: result, devices: devices, documentPath: doc).write(to: doc, overwrite: overwrite) }
-        if stems != nil {
-            let reports = try runWithProgress("stems", quiet: quiet || json) { progress, token in
-                try outputs.run(result, progress: progress, cancellation: token)
-            }
-            if !quiet && !json { for r in reports { print("wrote \(r.output): \(r.outputFrames) frames at \(r.sampleRate) Hz") } }
-        }
-        try result.requireAllPlaced()
+        job.plot = plot
+        job.document = doc
+        job.stems = stems
+        job.stemSettings.type = try parseType(type)
+        job.keepGoing = keepGoing
+        job.overwrite = overwrite
+        return job
     }
 
-    /// "NAME=CLIP,CLIP".
     static func parseDevice(_ text: String) throws -> SyncDevice {
         guard let eq = text.firstIndex(of: "=") else {
             throw MixdownError.invalidEvent(parameter: "--device \(text)", reason: "must be NAME=CLIP,CLIP,...")

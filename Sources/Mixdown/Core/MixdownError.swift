@@ -55,6 +55,8 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
     case unplaced(recordings: [String], reasons: [String])
     /// Two different alignments fit about as well (periodic material): no estimate is given.
     case ambiguousAlignment(reference: String, recording: String, offsets: [Double], reason: String)
+    /// A batch manifest line that is not a job (`line` 1-based; 0: the manifest as a whole).
+    case invalidManifest(file: String, line: Int, reason: String)
     /// A node broke the render contract (more frames than asked, a short block before its
     /// end, frames after its end): a bug in Mixdown or in an embedder's node, found by
     /// `ContractCheck`.
@@ -97,6 +99,7 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
             return "could not place " + zip(recs, reasons).map { "'\($0)' (\($1))" }.joined(separator: "; ")
         case .ambiguousAlignment(let ref, let rec, let o, let r):
             return "'\(rec)' against '\(ref)': offsets \(o.map { String(format: "%+.3f s", $0) }.joined(separator: " and ")) fit about as well: \(r)"
+        case .invalidManifest(let f, let l, let r): return l > 0 ? "'\(f)': line \(l): \(r)" : "'\(f)': \(r)"
         case .nodeContractViolated(let n, let r): return "node \(n) broke the render contract: \(r)"
         case .cancelled: return "cancelled"
         }

@@ -16,9 +16,9 @@ public struct InputFingerprint: Sendable, Codable, Equatable {
     private static let span = 1 << 20
 
     /// Size and modification time only (`hash` empty): what `matches` compares first.
-    static func stat(path: String) throws(MixdownError) -> (size: Int64, mtime: Int64) {
-        var st = Glibc.stat()
-        guard Glibc.stat(path, &st) == 0 else {
+    static func status(path: String) throws(MixdownError) -> (size: Int64, mtime: Int64) {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
             throw errno == ENOENT || errno == ENOTDIR ? .fileNotFound(path: path) : .unreadableFile(path: path, reason: String(cString: strerror(errno)))
         }
         return (Int64(st.st_size), Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
@@ -26,7 +26,7 @@ public struct InputFingerprint: Sendable, Codable, Equatable {
 
     /// Reads `path`'s fingerprint.
     public init(path: String) throws(MixdownError) {
-        let (size, mtime) = try Self.stat(path: path)
+        let (size, mtime) = try Self.status(path: path)
         self.path = path
         self.size = size
         mtimeNanoseconds = mtime
@@ -35,7 +35,7 @@ public struct InputFingerprint: Sendable, Codable, Equatable {
 
     /// Whether `path` still has this fingerprint: size and time first (cheap), the hash only when they agree.
     public func matches(path: String) -> Bool {
-        guard let (size, mtime) = try? Self.stat(path: path), size == self.size, mtime == mtimeNanoseconds else { return false }
+        guard let (size, mtime) = try? Self.status(path: path), size == self.size, mtime == mtimeNanoseconds else { return false }
         return (try? Self.hash(path: path, size: size)) == hash
     }
 
@@ -47,8 +47,9 @@ public struct InputFingerprint: Sendable, Codable, Equatable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: span, alignment: 8)
         defer { buffer.deallocate() }
         // The first MiB, then the last MiB from where the first ended or 1 MiB before the end.
-        let ranges: [(Int64, Int64)] = size <= 2 * Int64(span)
-            ? [(0, size)] : [(0, Int64(span)), (size - Int64(span), Int64(span))]
+        let mib = Int64(span), length: Int64 = size
+        var ranges: [(offset: Int64, count: Int64)] = [(0, min(length, mib))]
+        if length > mib { ranges.append(length > 2 * mib ? (length - mib, mib) : (mib, length - mib)) }
         for (offset, count) in ranges {
             var done: Int64 = 0
             while done < count {

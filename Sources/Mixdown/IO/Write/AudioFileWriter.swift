@@ -155,6 +155,19 @@ public final class AudioFileWriter {
         return removed.sorted()
     }
 
+    /// Removes the temporary files that dead processes left for `destination` (a file: its
+    /// own; a directory: every one inside it) and returns their paths. A writer does this
+    /// for its own destination when it opens; a batch does it for all of its outputs first.
+    public static func removeStaleTemporaryFiles(of destination: String) -> [String] {
+        var st = stat()
+        if stat(destination, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: destination)) ?? []
+            return names.filter(isTemporaryName).flatMap { removeStaleTemporaryFiles(in: destination, like: $0) }.sorted()
+        }
+        let dir = (destination as NSString).deletingLastPathComponent
+        return removeStaleTemporaryFiles(in: dir.isEmpty ? "." : dir, like: temporaryName(for: (destination as NSString).lastPathComponent))
+    }
+
     /// Whether `name` is one of Mixdown's temporary files (an unfinished output).
     public static func isTemporaryName(_ name: String) -> Bool {
         guard name.hasPrefix("."), name.hasSuffix(".tmp"), let marker = name.range(of: ".mixdown-", options: .backwards) else { return false }

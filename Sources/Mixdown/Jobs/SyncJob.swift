@@ -1,0 +1,111 @@
+import Foundation
+
+/// What `mixdown sync` does, as one library job: two files (REF REC, with no outputs but a
+/// plot) are estimated by `DriftEstimator`; anything more (several recordings, devices, a
+/// document or stems) by `EventSync`, whose result is then written as a composition
+/// document and aligned stems. A plot shows the evidence, a refused estimate's too.
+///
+/// `run` returns what was found even when a recording could not be placed: the outcome's
+/// `failure` then says why (the caller prints the estimates first, then fails). Without
+/// `keepGoing` such a failure stops the document and the stems; with it they are written
+/// for the recordings that were placed.
+public struct SyncJob: Sendable {
+    public var reference: String
+    public var recordings: [String]
+    public var devices: [SyncDevice] = []
+    /// Nil: 60 s for two files, any overlap for more.
+    public var maxOffset: MediaTime?
+    public var maxDriftPPM = 1000.0
+    public var windowSpacing = 10.0
+    /// Two files only: find where the drift changes.
+    public var piecewise = false
+    public var minimumConfidence = FileAlign.defaultMinimumConfidence
+    public var plot: String?
+    public var document: String?
+    /// Aligned stems into this directory, with `stemSettings` (type, overwrite).
+    public var stems: String?
+    public var stemSettings = OutputSettings()
+    public var keepGoing = false
+    /// Replace the plot, document and stems if they exist.
+    public var overwrite = false
+
+    public init(reference: String, recordings: [String]) {
+        self.reference = reference
+        self.recordings = recordings
+    }
+
+    /// Two files and no outputs but a plot: `DriftEstimator`'s estimate of the pair.
+    public var isPair: Bool { recordings.count == 1 && devices.isEmpty && document == nil && stems == nil }
+
+    /// Every recording: those given, then the devices' clips not among them.
+    public var allRecordings: [String] {
+        var all = recordings
+        for d in devices { for c in d.clips where c != reference && !all.contains(c) { all.append(c) } }
+        return all
+    }
+
+    /// The files the job reads.
+    public var inputs: [String] { [reference] + allRecordings }
+    /// The files (and the stems' directory) it writes.
+    public var outputs: [String] { [plot, document, stems].compactMap { $0 } }
+
+    public struct Outcome: Sendable {
+        /// Two files: the estimate (also when refused).
+        public let estimate: DriftEstimate?
+        /// Several: every recording's placement.
+        public let placements: [Placement]
+        public let stems: [FileAlign.Report]
+        /// Why not every recording was placed (nil: all were).
+        public let failure: MixdownError?
+        /// Frames written into the stems.
+        public var stemFrames: Int64 { stems.reduce(0) { $0 + $1.outputFrames } }
+    }
+
+    public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Outcome {
+        guard maxDriftPPM.isFinite, maxDriftPPM > 0, maxDriftPPM <= 10_000 else {
+            throw .invalidParameter(name: "--max-drift", value: "\(maxDriftPPM)", reason: "must lie above 0 and at most 10000 ppm")
+        }
+        if isPair { return try runPair(progress: progress, cancellation: cancellation) }
+        if piecewise { throw .invalidParameter(name: "--piecewise", value: "with \(recordings.count) recordings", reason: "takes two files (REF REC)") }
+        var job = EventSync(reference: reference, recordings: allRecordings)
+        job.devices = devices
+        job.maxOffset = maxOffset
+        job.maxDriftPPM = maxDriftPPM
+        job.windowSpacing = windowSpacing
+        job.minimumConfidence = minimumConfidence
+        try job.validate()
+        var outputs = SyncStems(directory: stems ?? "")
+        outputs.settings = stemSettings
+        outputs.settings.overwrite = overwrite
+        // Refuse unusable outputs before the analysis.
+        if stems != nil { try outputs.checkDirectory() }
+        for path in [plot, document].compactMap({ $0 }) where !overwrite && FileManager.default.fileExists(atPath: path) {
+            throw .outputExists(path: path)
+        }
+        let share = stems == nil ? 1.0 : 0.5
+        let result = try job.run(progress: progress.map { p in { p(share * $0) } }, cancellation: cancellation)
+        if let plot { try LagPlot(estimates: result.placements.compactMap(\.estimate)).write(to: plot, overwrite: overwrite) }
+        var failure: MixdownError?
+        do { try result.requireAllPlaced() } catch { failure = error }
+        if failure != nil && !keepGoing { return Outcome(estimate: nil, placements: result.placements, stems: [], failure: failure) }
+        if let document { try SyncDocument(result: result, devices: devices, documentPath: document).write(to: document, overwrite: overwrite) }
+        var reports: [FileAlign.Report] = []
+        if stems != nil {
+            reports = try outputs.run(result, progress: progress.map { p in { p(share + (1 - share) * $0) } }, cancellation: cancellation)
+        }
+        return Outcome(estimate: nil, placements: result.placements, stems: reports, failure: failure)
+    }
+
+    private func runPair(progress: ((Double) -> Void)?, cancellation: CancellationToken?) throws(MixdownError) -> Outcome {
+        var job = DriftEstimator(reference: reference, recording: recordings[0])
+        job.maxOffset = maxOffset ?? MediaTime(seconds: 60)
+        job.maxDriftPPM = maxDriftPPM
+        job.windowSpacing = windowSpacing
+        job.piecewise = piecewise
+        let estimate = try job.run(progress: progress, cancellation: cancellation)
+        if let plot { try LagPlot(estimates: [estimate]).write(to: plot, overwrite: overwrite) }
+        var failure: MixdownError?
+        do { try estimate.requireConfidence(minimumConfidence) } catch { failure = error }
+        return Outcome(estimate: estimate, placements: [], stems: [], failure: failure)
+    }
+}

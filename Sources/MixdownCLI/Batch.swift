@@ -1,0 +1,178 @@
+import ArgumentParser
+import Foundation
+import Mixdown
+
+struct Batch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a manifest of jobs (JSON Lines), resumably, several at once, or one shard of it.",
+        discussion: """
+        Each line is {"args": ["stretch", "in.wav", "out.wav", "--ratio", "1.0001309"], "id": "..."}:
+        the arguments of a stretch, export, render or sync, as typed after `mixdown`; relative
+        paths are relative to the manifest (docs/batch.md, schema docs/batch.schema.json).
+        Every line is checked before anything runs. Each finished job appends one record to
+        the results file; a rerun skips the jobs whose record matches their arguments and
+        inputs and whose outputs are still there, and redoes the rest. A batch's jobs
+        replace their outputs (as --overwrite). Exit status 0 when every job of the shard has
+        completed, 1 otherwise.
+        """)
+
+    @Argument(help: "The manifest (JSON Lines).")
+    var manifest: String
+    @Option(parsing: .unconditional, help: "Jobs at once, each on one thread (default: one per core).")
+    var jobs: Int?
+    @Option(parsing: .unconditional, help: "Run only the jobs whose index is I mod N (a scheduler's array index: I/N).")
+    var shard: String?
+    @Option(parsing: .unconditional, help: "The results file (default: beside the manifest, one per shard).")
+    var results: String?
+    @Flag(name: .customLong("keep-going"), help: "Run every job even when one fails (default: start no new job after a failure).")
+    var keepGoing = false
+    @Flag(help: "Print the summary as one JSON object.")
+    var json = false
+    @Flag(name: [.short, .long], help: "Print nothing but errors.")
+    var quiet = false
+
+    func run() throws {
+        let manifest = try BatchManifest(contentsOf: self.manifest)
+        var batch = BatchRun(manifest: manifest)
+        if let shard { batch.shard = try BatchShard(parsing: shard) }
+        if let jobs { batch.jobs = jobs }
+        batch.resultsPath = results
+        batch.keepGoing = keepGoing
+        let line = BatchLine(enabled: !quiet && !json && isatty(STDERR_FILENO) == 1)
+        let summary = try withInterruptCancellation { token in
+            try batch.run(makeTask: { try Self.task(for: $0, in: manifest) }, progress: line.update, cancellation: token)
+        }
+        line.finish()
+        if json {
+            try printJSON(summary)
+        } else if !quiet {
+            for f in summary.failures { printError("mixdown: batch: '\(f.id)' (line \(f.line)) failed: \(f.error)") }
+            print(String(format: "batch %@ (shard %@): done %d, skipped %d, failed %d, not run %d of %d jobs in %.2f s; results in %@",
+                         summary.manifest, summary.shard, summary.done, summary.skipped, summary.failed, summary.notRun, summary.total,
+                         summary.seconds, summary.results))
+        }
+        if !summary.succeeded { throw ExitCode(1) }
+    }
+
+    /// The task of one manifest line: its arguments parsed by the command they name, paths
+    /// made relative to the manifest, one thread, replacing its output.
+    static func task(for line: BatchManifest.Line, in manifest: BatchManifest) throws -> BatchTask {
+        let args = Array(line.args.dropFirst())
+        let at = manifest.resolve
+        do {
+            switch line.args[0] {
+            case "stretch":
+                var c = try Stretch.parse(args)
+                c.files.input = at(c.files.input)
+                c.files.output = at(c.files.output)
+                c.match = c.match.map(at)
+                c.align = c.align.map(at)
+                c.outputOptions.videoFrom = c.outputOptions.videoFrom.map(at)
+                c.common.overwrite = true
+                c.threads = 1
+                let inputs = [c.files.input] + [c.match, c.align, c.outputOptions.videoFrom].compactMap { $0 }
+                switch try c.job() {
+                case .stretch(let job):
+                    return BatchTask(inputs: inputs, outputs: [job.output]) { progress, token throws(MixdownError) in
+                        try job.run(progress: progress, cancellation: token).outputFrames
+                    }
+                case .align(let job):
+                    return BatchTask(inputs: inputs, outputs: [job.output]) { progress, token throws(MixdownError) in
+                        try job.run(progress: progress, cancellation: token).outputFrames
+                    }
+                }
+            case "export":
+                var c = try Export.parse(args)
+                c.files.input = at(c.files.input)
+                c.files.output = at(c.files.output)
+                c.outputOptions.videoFrom = c.outputOptions.videoFrom.map(at)
+                c.common.overwrite = true
+                var job = try c.job()
+                job.threads = 1
+                let inputs = [c.files.input] + [c.outputOptions.videoFrom].compactMap { $0 }
+                return BatchTask(inputs: inputs, outputs: [job.output]) { [job] progress, token throws(MixdownError) in
+                    try job.run(progress: progress, cancellation: token).frames
+                }
+            case "render":
+                var c = try Render.parse(args)
+                c.document = at(c.document)
+                c.output = c.output.map(at)
+                c.outputOptions.videoFrom = c.outputOptions.videoFrom.map(at)
+                c.common.overwrite = true
+                if c.explain { throw UsageError(message: "--explain renders nothing: not a batch job") }
+                let doc = try CompositionDocument(contentsOf: c.document)
+                var job = try c.job(doc)
+                job.threads = 1
+                // The document and every file it names decide a rerun.
+                let inputs = [c.document] + doc.composition.assets.map(\.path) + [job.settings.videoFrom].compactMap { $0 }
+                return BatchTask(inputs: inputs, outputs: [job.output]) { [job] progress, token throws(MixdownError) in
+                    try job.run(progress: progress, cancellation: token).frames
+                }
+            case "sync":
+                var c = try Sync.parse(args)
+                c.reference = at(c.reference)
+                c.recordings = c.recordings.map(at)
+                c.device = c.device.map { text in
+                    guard let eq = text.firstIndex(of: "=") else { return text }
+                    return text[...eq] + text[text.index(after: eq)...].split(separator: ",").map { at(String($0)) }.joined(separator: ",")
+                }
+                c.plot = c.plot.map(at)
+                c.doc = c.doc.map(at)
+                c.stems = c.stems.map(at)
+                c.overwrite = true
+                let job = try c.job()
+                return BatchTask(inputs: job.inputs, outputs: job.outputs) { progress, token throws(MixdownError) in
+                    let outcome = try job.run(progress: progress, cancellation: token)
+                    if let failure = outcome.failure { throw failure }
+                    return outcome.stems.isEmpty ? nil : outcome.stemFrames
+                }
+            default:
+                throw UsageError(message: "unknown command '\(line.args[0])'")
+            }
+        } catch let error as UsageError {
+            throw BatchLineError(message: error.message)
+        } catch let error as MixdownError {
+            throw BatchLineError(message: error.description)
+        } catch {
+            // ArgumentParser's own errors: the message it would print, on one line.
+            throw BatchLineError(message: MixdownCommand.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)")
+        }
+    }
+}
+
+/// A manifest line's error, as the batch reports it ("'m.jsonl': line 3: ...").
+struct BatchLineError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// The batch's progress line on standard error: jobs done of total, the running jobs'
+/// mean percentage, the rate and the time left. Redrawn at most ten times a second.
+final class BatchLine: @unchecked Sendable {
+    private let enabled: Bool
+    private var lastDraw = -1.0
+    private var drawn = false
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    var update: (@Sendable (BatchRun.Progress) -> Void)? {
+        guard enabled else { return nil }
+        return { @Sendable [self] p in draw(p) }
+    }
+
+    private func draw(_ p: BatchRun.Progress) {
+        guard p.finished == p.total || lastDraw < 0 || p.seconds - lastDraw >= 0.1 else { return }
+        lastDraw = p.seconds
+        let eta = p.eta.map { String(format: "%.0f s left", $0) } ?? "-"
+        let line = String(format: "\rbatch %d/%d jobs, current %3.0f%%, %.2f jobs/s, %@ \u{1B}[K", p.finished, p.total,
+                          p.running * 100, p.rate, eta)
+        FileHandle.standardError.write(Data(line.utf8))
+        drawn = true
+    }
+
+    func finish() {
+        guard drawn else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        drawn = false
+    }
+}
