@@ -40,7 +40,10 @@ struct Batch: ParsableCommand {
         batch.keepGoing = keepGoing
         let line = BatchLine(enabled: !quiet && !json && isatty(STDERR_FILENO) == 1)
         let summary = try withInterruptCancellation { token in
-            try batch.run(makeTask: { try Self.task(for: $0, in: manifest) }, progress: line.update, cancellation: token)
+            let summary = try batch.run(makeTask: { try Self.task(for: $0, in: manifest) }, progress: line.update, cancellation: token)
+            // Ctrl-C: the running jobs were cancelled (nothing of theirs left); a rerun continues.
+            if token.isCancelled { line.finish(); throw MixdownError.cancelled }
+            return summary
         }
         line.finish()
         if json {

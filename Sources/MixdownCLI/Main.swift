@@ -17,6 +17,9 @@ struct Main {
             case .invalidParameter, .invalidTime: exit(2)
             default: exit(1)
             }
+        } catch let code as ExitCode {
+            // A command that has printed its own report (a batch with failed jobs).
+            exit(code.rawValue)
         } catch let error as UsageError {
             printError("mixdown: error: \(error.message)")
             exit(2)
