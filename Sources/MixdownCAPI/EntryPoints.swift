@@ -88,10 +88,11 @@ public func cStretch(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CCh
     CallBoundary.run {
         var job = try Options.stretch(input: CallBoundary.string(input, "input"), output: CallBoundary.string(output, "output"), options)
         try Options.apply(outputOptions, to: &job.settings)
-        let token = CancellationToken()
-        let r = try job.run(progress: Options.progress(progress, user, token), cancellation: token)
-        Options.fill(result, frames: r.outputFrames, sampleRate: r.sampleRate, channels: r.channels,
-                     seconds: r.seconds, realtimeFactor: r.realtimeFactor)
+        try Options.run(progress, user, result) { p, token throws(MixdownError) in
+            let r = try job.run(progress: p, cancellation: token)
+            return mixdown_result(frames: r.outputFrames, sample_rate: Int32(r.sampleRate), channels: Int32(r.channels),
+                                  seconds: r.seconds, realtime_factor: r.realtimeFactor)
+        }
     }
 }
 
@@ -113,10 +114,11 @@ public func cExport(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CCha
         job.fadeOut = try time(o.fade_out_num, o.fade_out_den, "fade_out")
         job.stream = Options.stream(o.stream)
         try Options.apply(outputOptions, to: &job.settings)
-        let token = CancellationToken()
-        let r = try job.run(progress: Options.progress(progress, user, token), cancellation: token)
-        Options.fill(result, frames: r.frames, sampleRate: r.sampleRate, channels: r.channels,
-                     seconds: r.seconds, realtimeFactor: r.realtimeFactor)
+        try Options.run(progress, user, result) { p, token throws(MixdownError) in
+            let r = try job.run(progress: p, cancellation: token)
+            return mixdown_result(frames: r.frames, sample_rate: Int32(r.sampleRate), channels: Int32(r.channels),
+                                  seconds: r.seconds, realtime_factor: r.realtimeFactor)
+        }
     }
 }
 
@@ -129,10 +131,11 @@ public func cRenderDocument(_ json: UnsafePointer<CChar>?, _ baseDirectory: Unsa
         let output = try CallBoundary.string(output, "output")
         var job = try Options.document(json: json, baseDirectory: baseDirectory, path: path).render(to: output)
         try Options.apply(outputOptions, to: &job.settings)
-        let token = CancellationToken()
-        let r = try job.run(progress: Options.progress(progress, user, token), cancellation: token)
-        Options.fill(result, frames: r.frames, sampleRate: r.sampleRate, channels: r.channels,
-                     seconds: r.seconds, realtimeFactor: r.realtimeFactor)
+        try Options.run(progress, user, result) { p, token throws(MixdownError) in
+            let r = try job.run(progress: p, cancellation: token)
+            return mixdown_result(frames: r.frames, sample_rate: Int32(r.sampleRate), channels: Int32(r.channels),
+                                  seconds: r.seconds, realtime_factor: r.realtimeFactor)
+        }
     }
 }
 

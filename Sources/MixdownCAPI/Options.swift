@@ -89,21 +89,16 @@ enum Options {
         return try CompositionDocument(contentsOf: String(cString: path))
     }
 
-    /// A progress closure that calls the C callback and cancels `token` when it asks.
-    static func progress(_ callback: mixdown_progress_fn?, _ user: UnsafeMutableRawPointer?,
-                         _ token: CancellationToken) -> ((Double) -> Void)? {
-        guard let callback else { return nil }
-        return { fraction in
-            if callback(fraction, user) != 0 { token.cancel() }
+    /// Runs a file job with the C progress callback (a nonzero return cancels it) and
+    /// fills `result` (when not NULL) with what it returns.
+    static func run(_ callback: mixdown_progress_fn?, _ user: UnsafeMutableRawPointer?, _ result: UnsafeMutablePointer<mixdown_result>?,
+                    _ job: (((Double) -> Void)?, CancellationToken) throws(MixdownError) -> mixdown_result) throws(MixdownError) {
+        let token = CancellationToken()
+        let progress: ((Double) -> Void)? = callback.map { callback in
+            { fraction in if callback(fraction, user) != 0 { token.cancel() } }
         }
-    }
-
-    /// Fills `result` (when not NULL).
-    static func fill(_ result: UnsafeMutablePointer<mixdown_result>?, frames: Int64, sampleRate: Int, channels: Int,
-                     seconds: Double, realtimeFactor: Double) {
-        guard let result else { return }
-        result.pointee = mixdown_result(frames: frames, sample_rate: Int32(sampleRate), channels: Int32(channels),
-                                        seconds: seconds, realtime_factor: realtimeFactor)
+        let r = try job(progress, token)
+        result?.pointee = r
     }
 
     /// Copies `text` into a fixed C char array (truncated to fit, always NUL-terminated).

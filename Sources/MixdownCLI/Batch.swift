@@ -38,7 +38,7 @@ struct Batch: ParsableCommand {
         if let jobs { batch.jobs = jobs }
         batch.resultsPath = results
         batch.keepGoing = keepGoing
-        let line = BatchLine(enabled: !quiet && !json && isatty(STDERR_FILENO) == 1)
+        let line = BatchLine(quiet: quiet || json)
         let summary = try withInterruptCancellation { token in
             let summary = try batch.run(makeTask: { try Self.task(for: $0, in: manifest) }, progress: line.update, cancellation: token)
             // Ctrl-C: the running jobs were cancelled (nothing of theirs left); a rerun continues.
@@ -150,32 +150,20 @@ struct BatchLineError: Error, CustomStringConvertible {
 }
 
 /// The batch's progress line on standard error: jobs done of total, the running jobs'
-/// mean percentage, the rate and the time left. Redrawn at most ten times a second.
+/// mean percentage, the rate and the time left (a `ProgressBar` line).
 final class BatchLine: @unchecked Sendable {
-    private let enabled: Bool
-    private var lastDraw = -1.0
-    private var drawn = false
+    private let line: ProgressBar
 
-    init(enabled: Bool) { self.enabled = enabled }
+    init(quiet: Bool) { line = ProgressBar(label: "batch", quiet: quiet) }
 
-    var update: (@Sendable (BatchRun.Progress) -> Void)? {
-        guard enabled else { return nil }
-        return { @Sendable [self] p in draw(p) }
+    var update: @Sendable (BatchRun.Progress) -> Void {
+        { @Sendable [self] p in
+            self.line.show(force: p.finished == p.total) { _ in
+                let eta = p.eta.map { String(format: "%.0f s left", $0) } ?? "-"
+                return String(format: "batch %d/%d jobs, current %3.0f%%, %.2f jobs/s, %@", p.finished, p.total, p.running * 100, p.rate, eta)
+            }
+        }
     }
 
-    private func draw(_ p: BatchRun.Progress) {
-        guard p.finished == p.total || lastDraw < 0 || p.seconds - lastDraw >= 0.1 else { return }
-        lastDraw = p.seconds
-        let eta = p.eta.map { String(format: "%.0f s left", $0) } ?? "-"
-        let line = String(format: "\rbatch %d/%d jobs, current %3.0f%%, %.2f jobs/s, %@ \u{1B}[K", p.finished, p.total,
-                          p.running * 100, p.rate, eta)
-        FileHandle.standardError.write(Data(line.utf8))
-        drawn = true
-    }
-
-    func finish() {
-        guard drawn else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-        drawn = false
-    }
+    func finish() { line.finish() }
 }

@@ -21,15 +21,23 @@ final class ProgressBar {
     }
 
     func update(_ fraction: Double) {
+        show(force: fraction >= 1) { secs in
+            let width = 30
+            let filled = Int((fraction * Double(width)).rounded(.down))
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            let eta = fraction > 0 ? secs * (1 - fraction) / fraction : 0
+            return String(format: "%@ [%@] %5.1f%%  %.1fs left ", label, bar, fraction * 100, eta)
+        }
+    }
+
+    /// Redraws the line with `text(seconds since the start)`: at most ten times a second
+    /// unless `force`.
+    func show(force: Bool, _ text: (Double) -> String) {
+        guard enabled else { return }
         let secs = started.seconds
-        guard fraction >= 1 || lastDraw < 0 || secs - lastDraw >= 0.1 else { return }
+        guard force || lastDraw < 0 || secs - lastDraw >= 0.1 else { return }
         lastDraw = secs
-        let width = 30
-        let filled = Int((fraction * Double(width)).rounded(.down))
-        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        let eta = fraction > 0 ? secs * (1 - fraction) / fraction : 0
-        let line = String(format: "\r%@ [%@] %5.1f%%  %.1fs left ", label, bar, fraction * 100, eta)
-        FileHandle.standardError.write(Data(line.utf8))
+        FileHandle.standardError.write(Data(("\r" + text(secs) + "\u{1B}[K").utf8))
         drawn = true
     }
 
