@@ -178,6 +178,25 @@ import Testing
         #expect(failed.count == 2 && failed.allSatisfy { ($0["error"] as? String)?.contains("missing.wav") == true })
     }
 
+    /// A sync job: its outputs (document, plot) are recorded, and a rerun skips it.
+    @Test func aSyncJobIsRecordedWithItsOutputsAndSkippedOnARerun() throws {
+        let dir = ScratchDir()
+        let pair = try CLI.run(["generate-pair", "ref.wav", "rec.wav", "--duration", "60", "--offset", "1.5", "--ppm", "120"], in: dir.path)
+        #expect(pair.code == 0, "\(pair.stderr)")
+        try FileManager.default.createDirectory(atPath: dir.file("event"), withIntermediateDirectories: true)
+        try Self.write([["sync", "../ref.wav", "../rec.wav", "--doc", "synced.json", "--plot", "lags.svg"]], to: dir.file("event/m.jsonl"))
+        let first = try CLI.run(["batch", "event/m.jsonl", "--json"], in: dir.path)
+        #expect(first.code == 0, "\(first.stderr)")
+        #expect(try Self.summary(first)["done"] as? Int == 1)
+        let record = try Self.records(dir.file("event/m.results.jsonl"))[0]
+        #expect((record["inputs"] as? [[String: Any]])?.compactMap { $0["path"] as? String } == [dir.path + "/ref.wav", dir.path + "/rec.wav"])
+        #expect((record["outputs"] as? [[String: Any]])?.count == 2)
+        #expect(FileManager.default.fileExists(atPath: dir.file("event/synced.json")) && FileManager.default.fileExists(atPath: dir.file("event/lags.svg")))
+        let again = try CLI.run(["batch", "event/m.jsonl", "--json"], in: dir.path)
+        #expect(again.code == 0)
+        #expect(try Self.summary(again)["skipped"] as? Int == 1)
+    }
+
     @Test func aBadLineIsReportedByNumberBeforeAnythingRuns() throws {
         let dir = ScratchDir()
         try Self.inputs(1, in: dir.path)

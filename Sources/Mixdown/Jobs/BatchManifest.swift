@@ -88,7 +88,7 @@ public struct BatchManifest: Sendable {
 
     /// `path` as a job sees it: absolute paths stay, relative ones start at the manifest's directory.
     public func resolve(_ path: String) -> String {
-        path.hasPrefix("/") ? path : directory + "/" + path
+        path.hasPrefix("/") ? path : ((directory + "/" + path) as NSString).standardizingPath
     }
 }
 
