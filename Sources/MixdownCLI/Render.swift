@@ -31,6 +31,8 @@ struct Render: ParsableCommand {
             guard output == nil else { throw UsageError(message: "--explain renders nothing: give no output file") }
             let plan = try doc.render(to: "explain.wav").plan()
             if common.json { return try printJSON(plan.explanation) }
+            // An OpenTimelineIO timeline: what was not exact and how it was rounded, what was left out.
+            for note in doc.translationNotes { print("note: \(note)") }
             return print(Self.describe(plan.explanation), terminator: "")
         }
         let job = try job(doc)

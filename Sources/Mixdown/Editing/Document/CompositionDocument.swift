@@ -72,7 +72,17 @@ public struct CompositionDocument: Sendable {
         try self.init(bytes: [UInt8](data), path: path)
     }
 
+    /// What reading an OpenTimelineIO timeline noted: Doubles that were not exact and how
+    /// they were rounded, tracks and effects ignored (`--explain` prints them).
+    public internal(set) var translationNotes: [String] = []
+
     init(bytes: [UInt8], path: String) throws(MixdownError) {
+        if OTIOTimeline.isOTIO(bytes) {
+            let (document, notes) = try OTIOTimeline.document(bytes: bytes, path: path)
+            self = document
+            translationNotes = notes.lines
+            return
+        }
         self.path = path
         let root: JSONValue
         do { root = try JSONParser.parse(bytes) } catch {

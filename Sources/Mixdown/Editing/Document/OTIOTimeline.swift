@@ -1,0 +1,551 @@
+import Foundation
+
+/// Reads an OpenTimelineIO timeline (`.otio`, OTIO's JSON) as a composition document, with
+/// exact rational time where OTIO's own are Doubles (rules in `docs/otio.md`).
+///
+/// What is read: Timeline (its `global_start_time` checked and reported), the top Stack,
+/// Tracks of kind Audio (Video tracks are ignored, with a note), Clips with an
+/// ExternalReference (`file://` URLs and paths, relative ones from the .otio file's
+/// directory) or a MissingReference (an error naming the clip), Gaps, Transitions
+/// (SMPTE_Dissolve: an equal-power crossfade over in_offset before and out_offset after the
+/// cut), nested Stacks, `source_range`, `available_range`, `enabled`, LinearTimeWarp, and
+/// gains under `metadata.mixdown.volume`. Every error names the file and the path of the
+/// object at fault (`tracks[1].children[4].source_range`).
+///
+/// The timeline becomes Mixdown's own document (the same reader checks it, so a file, rate
+/// or channel problem is found as in a `.json` document, and named by its OTIO path).
+public enum OTIOTimeline {
+    /// What `--explain` adds: where a Double was not exact and how it was rounded, what was ignored.
+    public struct Notes: Sendable, Equatable {
+        public var lines: [String] = []
+    }
+
+    /// Whether `bytes` look like an OTIO document (a top object with "OTIO_SCHEMA").
+    public static func isOTIO(_ bytes: [UInt8]) -> Bool {
+        let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
+        return head.contains("\"OTIO_SCHEMA\"")
+    }
+
+    /// Reads the timeline in `bytes`; `path` names it in messages and anchors relative paths.
+    public static func document(bytes: [UInt8], path: String) throws(MixdownError) -> (document: CompositionDocument, notes: Notes) {
+        var reader = Reader(file: path)
+        let json = try reader.translate(bytes)
+        do {
+            return (try CompositionDocument(bytes: Array(json.utf8), path: path), reader.notes)
+        } catch {
+            // The document's paths back to the timeline's.
+            if case .invalidDocument(let file, let location, let reason) = error {
+                let otio = reader.origins.first { location == $0.generated || location.hasPrefix($0.generated + ".") }
+                throw .invalidDocument(file: file, location: otio?.otio ?? location, reason: reason)
+            }
+            throw error
+        }
+    }
+
+    /// A rational number of seconds, for the times the translation computes.
+    struct Q: Comparable {
+        var n: Int64, d: Int64
+        init(_ n: Int64, _ d: Int64) {
+            var a = n.magnitude, b = d.magnitude
+            while b != 0 { (a, b) = (b, a % b) }
+            let g = Int64(max(a, 1))
+            self.n = n / g * (d < 0 ? -1 : 1)
+            self.d = d.magnitude == 0 ? 1 : Int64(d.magnitude) / g
+        }
+        init(_ t: MediaTime) { self.init(t.value, Int64(t.timescale)) }
+        static let zero = Q(0, 1)
+        static func + (a: Q, b: Q) -> Q { Q(a.n * (b.d / gcd(a.d, b.d)) + b.n * (a.d / gcd(a.d, b.d)), a.d / gcd(a.d, b.d) * b.d) }
+        static func - (a: Q, b: Q) -> Q { a + Q(-b.n, b.d) }
+        static func * (a: Q, k: Int64) -> Q { Q(a.n * k, a.d) }
+        static func / (a: Q, k: Int64) -> Q { Q(a.n, a.d * k) }
+        static func < (a: Q, b: Q) -> Bool { Int128(a.n) * Int128(b.d) < Int128(b.n) * Int128(a.d) }
+        var text: String { d == 1 ? "\(n)" : "\(n)/\(d)" }
+        var seconds: Double { Double(n) / Double(d) }
+    }
+
+    /// A clip placed on a lane (a composition track), in the lane's time.
+    struct Placed {
+        var file: String
+        var sourceStart: Q
+        var sourceDuration: Q
+        var at: Q
+        var duration: Q
+        var gain: Double
+        var fadeIn: Q = .zero
+        var fadeOut: Q = .zero
+        var origin: String
+        var scaled: Bool { sourceDuration != duration }
+    }
+
+    struct Reader {
+        let file: String
+        let base: String
+        var notes = Notes()
+        /// Generated document path → OTIO path, for errors found by the document reader.
+        var origins: [(generated: String, otio: String)] = []
+        private var lanes: [(name: String, gain: Volume, clips: [Placed])] = []
+
+        init(file: String) {
+            self.file = file
+            base = (file as NSString).deletingLastPathComponent
+        }
+
+        enum Volume { case constant(Double), keyframes([(Q, Double)]) }
+
+        mutating func translate(_ bytes: [UInt8]) throws(MixdownError) -> String {
+            let root: JSONValue
+            do { root = try JSONParser.parse(bytes) } catch {
+                throw .invalidDocument(file: file, location: error.location, reason: "is not valid JSON (line \(error.line), column \(error.column)): \(error.reason)")
+            }
+            let top = JSONCursor(value: root, path: "", file: file)
+            let t = try members(top)
+            try expect(top, t, "Timeline")
+            if let g = top.member("global_start_time", in: t), g.value != .null {
+                let start = try time(g)
+                notes.lines.append("global_start_time \(start.text) s (\(String(format: "%.6f", start.seconds)) s): the timeline's first frame; the render starts there")
+            }
+            let stack = try top.required("tracks", in: t)
+            let s = try members(stack)
+            try expect(stack, s, "Stack")
+            let children = try stack.required("children", in: s).array()
+            for (i, child) in children.enumerated() {
+                let c = JSONCursor(value: child.value, path: "tracks[\(i)]", file: file)
+                try track(c, offset: .zero, window: nil, parentGain: 1)
+            }
+            guard lanes.contains(where: { !$0.clips.isEmpty }) else {
+                throw top.fail("has no enabled audio clip to render", at: "tracks")
+            }
+            return try emit()
+        }
+
+        // MARK: Objects
+
+        func members(_ c: JSONCursor) throws(MixdownError) -> JSONObject {
+            guard case .object(let o) = c.value else { throw c.fail("must be an object, not \(c.value.kind)") }
+            return o
+        }
+
+        /// The schema's name ("Clip" of "Clip.2"), refusing an unknown one where `wanted` is given.
+        func schema(_ c: JSONCursor, _ o: JSONObject) throws(MixdownError) -> String {
+            guard let s = c.member("OTIO_SCHEMA", in: o) else { throw c.fail("has no OTIO_SCHEMA") }
+            let name = try s.string()
+            return String(name.split(separator: ".").first ?? "")
+        }
+
+        func expect(_ c: JSONCursor, _ o: JSONObject, _ wanted: String) throws(MixdownError) {
+            let s = try schema(c, o)
+            guard s == wanted else { throw c.fail("is a \(s), where a \(wanted) was expected", at: "OTIO_SCHEMA") }
+        }
+
+        func enabled(_ c: JSONCursor, _ o: JSONObject) throws(MixdownError) -> Bool {
+            guard let e = c.member("enabled", in: o) else { return true }
+            guard case .bool(let b) = e.value else { throw e.fail("must be true or false") }
+            return b
+        }
+
+        // MARK: Time
+
+        /// OTIO's rate as an exact rational: whole numbers as they are; the NTSC family
+        /// (k·1000/1001: 23.976, 29.97, 47.952, 59.94, 119.88) within 0.005 of it.
+        static func exactRate(_ r: Double) -> (num: Int64, den: Int64)? {
+            guard r.isFinite, r > 0, r < 1e9 else { return nil }
+            if r == r.rounded() { return (Int64(r), 1) }
+            let k = (r * 1.001).rounded()
+            if k >= 1, abs(r - k * 1000 / 1001) < 0.005 { return (Int64(k) * 1000, 1001) }
+            return nil
+        }
+
+        /// A RationalTime in seconds, exactly: value frames at the exact rate, the value
+        /// rounded to the nearest 1/1000 frame (half away from zero) and noted when it was not
+        /// a whole frame.
+        mutating func time(_ c: JSONCursor) throws(MixdownError) -> Q {
+            let o = try members(c)
+            try expect(c, o, "RationalTime")
+            let rate = try c.required("rate", in: o).number()
+            let value = try c.required("value", in: o).number()
+            guard rate > 0 else { throw c.fail("a rate of \(rate): must be above 0", at: "rate") }
+            guard let (num, den) = Self.exactRate(rate) else {
+                throw c.fail("a rate of \(rate) is neither a whole number nor an NTSC rate (k x 1000/1001)", at: "rate")
+            }
+            guard value.isFinite, abs(value) < 1e12 else { throw c.fail("\(value) frames: out of range", at: "value") }
+            let whole = value.rounded()
+            let milli: Int64
+            if abs(value - whole) <= 1e-9 * max(1, abs(value)) {
+                milli = Int64(whole) * 1000
+                if value != whole { notes.lines.append("\(c.path).value \(value) at \(rate): read as the whole frame \(Int64(whole))") }
+            } else {
+                milli = Int64((value * 1000).rounded(.toNearestOrAwayFromZero))
+                notes.lines.append("\(c.path).value \(value) at \(rate) is not a whole frame: rounded to \(Q(milli, 1000).text) frames")
+            }
+            if Double(num) != rate { if !notes.lines.contains(where: { $0.hasPrefix("rate \(rate)") }) {
+                notes.lines.append("rate \(rate) read as \(num)/\(den) exactly")
+            } }
+            return Q(milli * den, 1000 * num)
+        }
+
+        /// A TimeRange: its start and duration (which must not be negative).
+        mutating func range(_ c: JSONCursor) throws(MixdownError) -> (start: Q, duration: Q) {
+            let o = try members(c)
+            try expect(c, o, "TimeRange")
+            let start = try time(c.required("start_time", in: o))
+            let duration = try time(c.required("duration", in: o))
+            guard !(duration < .zero) else { throw c.fail("a negative duration (\(duration.seconds) s)", at: "duration") }
+            return (start, duration)
+        }
+
+        // MARK: Tracks
+
+        func volume(_ c: JSONCursor, _ o: JSONObject) throws(MixdownError) -> JSONCursor? {
+            guard let md = c.member("metadata", in: o), case .object(let m) = md.value,
+                  let mx = md.member("mixdown", in: m), case .object(let x) = mx.value else { return nil }
+            return mx.member("volume", in: x)
+        }
+
+        func gain(_ c: JSONCursor) throws(MixdownError) -> Double {
+            let v = try c.number()
+            guard v >= 0, v <= 16 else { throw c.fail("a gain of \(v): must lie between 0 and 16 (linear)") }
+            return v
+        }
+
+        mutating func track(_ c: JSONCursor, offset: Q, window: (start: Q, duration: Q)?, parentGain: Double) throws(MixdownError) {
+            let o = try members(c)
+            try expect(c, o, "Track")
+            let kind = try c.member("kind", in: o)?.string() ?? "Video"
+            guard kind == "Audio" else {
+                notes.lines.append("\(c.path): a \(kind) track, ignored")
+                return
+            }
+            guard try enabled(c, o) else {
+                notes.lines.append("\(c.path): disabled, not rendered")
+                return
+            }
+            var trackGain = Volume.constant(parentGain)
+            if let v = try volume(c, o) {
+                if case .object(let vo) = v.value {
+                    guard window == nil, parentGain == 1 else { throw v.fail("keyframes on a track inside a nested stack are not supported") }
+                    var keys: [(Q, Double)] = []
+                    for k in try v.required("keyframes", in: vo).array() {
+                        let ko = try members(k)
+                        keys.append((try time(k.required("time", in: ko)), try gain(k.required("value", in: ko))))
+                    }
+                    guard !keys.isEmpty, zip(keys, keys.dropFirst()).allSatisfy({ $0.0 < $1.0 }) else {
+                        throw v.fail("keyframes must be given in increasing time")
+                    }
+                    trackGain = .keyframes(keys)
+                } else {
+                    trackGain = .constant(parentGain * (try gain(v)))
+                }
+            }
+            var trim: (start: Q, duration: Q)?
+            if let sr = c.member("source_range", in: o), sr.value != .null { trim = try range(sr) }
+            let children = try c.required("children", in: o).array()
+            // Each item's place on the track (transitions take no time).
+            var t = Q.zero
+            var items: [(cursor: JSONCursor, members: JSONObject, kind: String, start: Q, duration: Q)] = []
+            for child in children {
+                let co = try members(child)
+                let k = try schema(child, co)
+                switch k {
+                case "Clip", "Gap", "Stack":
+                    let d = try itemDuration(child, co, kind: k)
+                    items.append((child, co, k, t, d))
+                    t = t + d
+                case "Transition":
+                    items.append((child, co, k, t, .zero))
+                default:
+                    throw child.fail("an unknown schema '\(k)' (a track holds Clip, Gap, Transition and Stack)", at: "OTIO_SCHEMA")
+                }
+            }
+            // What is rendered, in this track's time: its own trim, and inside a nested stack
+            // the stack's window (in the stack's time, where the trimmed track starts at 0).
+            // `visible.start` plays at output time `offset`.
+            let trimStart = trim?.start ?? .zero, trimEnd = trim.map { $0.start + $0.duration } ?? t
+            var visible = (start: trimStart, end: trimEnd)
+            if let w = window {
+                visible = (trimStart + w.start, min(trimEnd, trimStart + w.start + w.duration))
+            }
+            let laneA = lanes.count
+            lanes.append((name: laneName(c, o), gain: trackGain, clips: []))
+            var lane = laneA
+            var laneB: Int?
+            var pendingFadeIn: (Q, Q)?
+            for (index, item) in items.enumerated() {
+                switch item.kind {
+                case "Transition":
+                    let ty = try item.cursor.member("transition_type", in: item.members)?.string() ?? "SMPTE_Dissolve"
+                    guard ty == "SMPTE_Dissolve" else { throw item.cursor.fail("transition type '\(ty)': only SMPTE_Dissolve is read", at: "transition_type") }
+                    let before = index > 0 ? items[index - 1] : nil, after = index + 1 < items.count ? items[index + 1] : nil
+                    guard let a = before, a.kind == "Clip", let b = after, b.kind == "Clip" else {
+                        throw item.cursor.fail("a transition at the edge of a track, or beside a gap: it needs a clip on each side")
+                    }
+                    let inOffset = try time(item.cursor.required("in_offset", in: item.members))
+                    let outOffset = try time(item.cursor.required("out_offset", in: item.members))
+                    guard !(inOffset < .zero), !(outOffset < .zero), inOffset + outOffset > .zero else {
+                        throw item.cursor.fail("in_offset and out_offset must not be negative, and not both 0")
+                    }
+                    guard !(a.duration < inOffset), !(b.duration < outOffset) else {
+                        throw item.cursor.fail("overlaps more than its clips: in_offset \(inOffset.seconds) s of a \(a.duration.seconds) s clip, out_offset \(outOffset.seconds) s of a \(b.duration.seconds) s clip")
+                    }
+                    guard window == nil else { throw item.cursor.fail("a transition inside a nested stack is not supported") }
+                    // The outgoing clip runs on out_offset after the cut and fades out; the
+                    // incoming one starts in_offset before it, on the other lane, and fades in.
+                    guard var last = lanes[lane].clips.popLast() else { throw item.cursor.fail("the clip before it is not rendered (disabled?)") }
+                    guard !last.scaled else { throw item.cursor.fail("a transition beside a time-warped clip is not supported") }
+                    last.duration = last.duration + outOffset
+                    last.sourceDuration = last.sourceDuration + outOffset
+                    last.fadeOut = inOffset + outOffset
+                    lanes[lane].clips.append(last)
+                    if laneB == nil {
+                        laneB = lanes.count
+                        lanes.append((name: lanes[laneA].name + " (B)", gain: trackGain, clips: []))
+                    }
+                    lane = lane == laneA ? laneB! : laneA
+                    pendingFadeIn = (inOffset, outOffset)
+                case "Gap":
+                    if pendingFadeIn != nil { throw item.cursor.fail("a transition before a gap") }
+                case "Stack":
+                    guard pendingFadeIn == nil else { throw item.cursor.fail("a transition into a nested stack is not supported") }
+                    let so = item.members
+                    var inner: (start: Q, duration: Q)?
+                    if let sr = item.cursor.member("source_range", in: so), sr.value != .null { inner = try range(sr) }
+                    // The stack's own time: its window starts at its source range's start.
+                    let innerStart = inner?.start ?? .zero
+                    let lo = max(visible.start, item.start), hi = min(visible.end, item.start + item.duration)
+                    guard lo < hi else { continue }
+                    let nestedWindow = (start: innerStart + (lo - item.start), duration: hi - lo)
+                    let nestedOffset = offset + (lo - visible.start)
+                    let g: Double
+                    if case .constant(let v) = trackGain { g = v } else { throw item.cursor.fail("a nested stack on a track with volume keyframes is not supported") }
+                    for (k, child) in try item.cursor.required("children", in: so).array().enumerated() {
+                        _ = k
+                        try track(child, offset: nestedOffset, window: nestedWindow, parentGain: g)
+                    }
+                default:
+                    guard try enabled(item.cursor, item.members) else {
+                        if pendingFadeIn != nil { throw item.cursor.fail("a transition into a disabled clip") }
+                        continue
+                    }
+                    var clip = try self.clip(item.cursor, item.members, duration: item.duration)
+                    // Placed in the output's time: the track's visible part starts at `offset`.
+                    var start = item.start, end = item.start + item.duration
+                    if let (inOffset, outOffset) = pendingFadeIn {
+                        start = start - inOffset
+                        clip.sourceStart = clip.sourceStart - inOffset
+                        clip.sourceDuration = clip.sourceDuration + inOffset
+                        clip.fadeIn = inOffset + outOffset
+                        guard !(clip.sourceStart < .zero) else {
+                            throw item.cursor.fail("the transition before it needs \(inOffset.seconds) s of media before its source range, which starts \((clip.sourceStart + inOffset).seconds) s into the file", at: "source_range")
+                        }
+                        pendingFadeIn = nil
+                    }
+                    let lo = max(start, visible.start), hi = min(end, visible.end)
+                    guard lo < hi else { continue }
+                    if lo != start || hi != end {
+                        guard !clip.scaled, clip.fadeIn == .zero, clip.fadeOut == .zero else {
+                            throw item.cursor.fail("a time-warped clip or a crossfade cut by a source range is not supported")
+                        }
+                        clip.sourceStart = clip.sourceStart + (lo - start)
+                        clip.sourceDuration = hi - lo
+                        start = lo
+                        end = hi
+                    }
+                    clip.at = offset + (start - visible.start)
+                    clip.duration = end - start
+                    lanes[lane].clips.append(clip)
+                }
+            }
+            if pendingFadeIn != nil { throw c.fail("ends with a transition") }
+        }
+
+        func laneName(_ c: JSONCursor, _ o: JSONObject) -> String {
+            let given = (try? c.member("name", in: o)?.string()) ?? nil
+            let name = (given?.isEmpty ?? true) ? c.path : given!
+            var unique = name, k = 2
+            while lanes.contains(where: { $0.name == unique }) { unique = "\(name) \(k)"; k += 1 }
+            return unique
+        }
+
+        /// How long an item lasts on its track: its source range's duration, else its
+        /// media's available range (a clip), else an error.
+        mutating func itemDuration(_ c: JSONCursor, _ o: JSONObject, kind: String) throws(MixdownError) -> Q {
+            if let sr = c.member("source_range", in: o), sr.value != .null { return try range(sr).duration }
+            if kind == "Clip", let ref = try reference(c, o), let ar = ref.cursor.member("available_range", in: ref.members), ar.value != .null {
+                return try range(ar).duration
+            }
+            if kind == "Clip", let ref = try reference(c, o), let url = ref.cursor.member("target_url", in: ref.members) {
+                let path = try self.path(url)
+                do { return Q(try AudioAsset(path: path).duration) } catch { throw url.fail("\(error)") }
+            }
+            if kind == "Stack" {
+                var longest = Q.zero
+                for child in try c.required("children", in: o).array() {
+                    let co = try members(child)
+                    var total = Q.zero
+                    for item in try child.required("children", in: co).array() {
+                        let io = try members(item)
+                        let k = try schema(item, io)
+                        if k != "Transition" { total = total + (try itemDuration(item, io, kind: k)) }
+                    }
+                    longest = max(longest, total)
+                }
+                return longest
+            }
+            throw c.fail("has no source_range, and nothing gives its length", at: "source_range")
+        }
+
+        /// The clip's active media reference.
+        func reference(_ c: JSONCursor, _ o: JSONObject) throws(MixdownError) -> (cursor: JSONCursor, members: JSONObject)? {
+            if let refs = c.member("media_references", in: o), case .object(let r) = refs.value {
+                let key = try c.member("active_media_reference_key", in: o)?.string() ?? "DEFAULT_MEDIA"
+                guard let ref = refs.member(key, in: r) else { throw c.fail("has no media reference '\(key)'", at: "media_references") }
+                return (ref, try members(ref))
+            }
+            if let ref = c.member("media_reference", in: o), ref.value != .null { return (ref, try members(ref)) }
+            return nil
+        }
+
+        func path(_ url: JSONCursor) throws(MixdownError) -> String {
+            var s = try url.string()
+            if s.hasPrefix("file://") {
+                s = String(s.dropFirst("file://".count))
+                if !s.hasPrefix("/"), let slash = s.firstIndex(of: "/") { s = String(s[slash...]) }   // file://host/path
+                s = s.removingPercentEncoding ?? s
+            } else if s.contains("://") {
+                throw url.fail("'\(s)': only file:// URLs and paths are read")
+            }
+            return s.hasPrefix("/") || base.isEmpty ? s : base + "/" + s
+        }
+
+        mutating func clip(_ c: JSONCursor, _ o: JSONObject, duration: Q) throws(MixdownError) -> Placed {
+            guard let ref = try reference(c, o) else { throw c.fail("has no media reference", at: "media_reference") }
+            let kind = try schema(ref.cursor, ref.members)
+            if kind == "MissingReference" {
+                let name = try c.member("name", in: o)?.string() ?? c.path
+                throw ref.cursor.fail("clip '\(name)' has a MissingReference: its media is not linked")
+            }
+            guard kind == "ExternalReference" else { throw ref.cursor.fail("a \(kind): only ExternalReference media is read", at: "OTIO_SCHEMA") }
+            let file = try path(ref.cursor.required("target_url", in: ref.members))
+            var available: (start: Q, duration: Q)?
+            if let ar = ref.cursor.member("available_range", in: ref.members), ar.value != .null { available = try range(ar) }
+            let sr = c.member("source_range", in: o).flatMap { $0.value == .null ? nil : $0 }
+            var source: (start: Q, duration: Q) = (available?.start ?? .zero, duration)
+            if let sr { source = try range(sr) }
+            // Media consumed: the clip's duration times the warp's scalar (OTIO's rule: a
+            // LinearTimeWarp changes the rate media is read, not the clip's length).
+            var consumed = duration
+            if let effects = c.member("effects", in: o) {
+                for e in try effects.array() {
+                    let eo = try members(e)
+                    let k = try schema(e, eo)
+                    switch k {
+                    case "LinearTimeWarp":
+                        let s = try e.required("time_scalar", in: eo).number()
+                        guard s > 0, s.isFinite else {
+                            throw e.fail(s == 0 ? "a time_scalar of 0 (a freeze) is not supported" : "a time_scalar of \(s): reverse and non-finite speeds are not supported", at: "time_scalar")
+                        }
+                        if let exact = try exactSource(c, o) {
+                            consumed = exact
+                        } else {
+                            // Rounded to the microsecond; exact when Mixdown wrote the timeline (metadata.mixdown.source_duration).
+                            let us = (duration.seconds * s * 1e6).rounded(.toNearestOrAwayFromZero)
+                            consumed = Q(Int64(us), 1_000_000)
+                            notes.lines.append("\(e.path): time_scalar \(s) consumes \(consumed.text) s of media (\(duration.seconds) s x \(s), to the microsecond)")
+                        }
+                    case "FreezeFrame":
+                        throw e.fail("a FreezeFrame is not supported", at: "OTIO_SCHEMA")
+                    default:
+                        notes.lines.append("\(e.path): effect '\(k)' ignored")
+                    }
+                }
+            }
+            let origin = available?.start ?? .zero
+            let fileStart = source.start - origin
+            if let available {
+                guard !(fileStart < .zero), !(available.duration < fileStart + consumed) else {
+                    throw (sr ?? c).fail("\(source.start.seconds)-\((source.start + consumed).seconds) s lies outside its media's available range \(available.start.seconds)-\((available.start + available.duration).seconds) s")
+                }
+            } else if fileStart < .zero {
+                throw (sr ?? c).fail("starts before its media")
+            }
+            var gain = 1.0
+            if let v = try volume(c, o) { gain = try self.gain(v) }
+            return Placed(file: file, sourceStart: fileStart, sourceDuration: consumed, at: .zero, duration: duration, gain: gain,
+                          origin: sr?.path ?? c.path)
+        }
+
+        /// `metadata.mixdown.source_duration` ("n/d" seconds): the exact media a warped clip
+        /// consumes, as Mixdown writes it.
+        func exactSource(_ c: JSONCursor, _ o: JSONObject) throws(MixdownError) -> Q? {
+            guard let md = c.member("metadata", in: o), case .object(let m) = md.value,
+                  let mx = md.member("mixdown", in: m), case .object(let x) = mx.value,
+                  let sd = mx.member("source_duration", in: x) else { return nil }
+            let t = try sd.time(frameRate: nil)
+            return Q(t)
+        }
+
+        // MARK: The document
+
+        /// Mixdown's document for the lanes: one track per lane, its clips as segments (the
+        /// warped ones scaled, last to first so no scale moves another's range), and its gains.
+        mutating func emit() throws(MixdownError) -> String {
+            var tracks: [String] = []
+            for lane in lanes where !lane.clips.isEmpty {
+                let ti = tracks.count
+                let clips = lane.clips.sorted { $0.at < $1.at }
+                // Unscaled positions: each warped clip first takes its media's length.
+                var shift = Q.zero
+                var segments: [String] = [], scales: [String] = []
+                for (j, c) in clips.enumerated() {
+                    let unscaledAt = c.at + shift
+                    segments.append("{\"file\": \(Self.quote(c.file)), \"source\": {\"start\": \"\(c.sourceStart.text)\", \"duration\": \"\(c.sourceDuration.text)\"}, \"at\": \"\(unscaledAt.text)\"}")
+                    origins.append(("tracks[\(ti)].segments[\(j)]", c.origin))
+                    if c.scaled {
+                        scales.append("{\"time_range\": {\"start\": \"\(unscaledAt.text)\", \"duration\": \"\(c.sourceDuration.text)\"}, \"to_duration\": \"\(c.duration.text)\"}")
+                        shift = shift + c.sourceDuration - c.duration
+                    }
+                }
+                var volume: [String] = []
+                switch lane.gain {
+                case .keyframes(let keys):
+                    guard clips.allSatisfy({ $0.gain == 1 && $0.fadeIn == .zero && $0.fadeOut == .zero }) else {
+                        throw .invalidDocument(file: file, location: clips[0].origin, reason: "track volume keyframes with clip gains or crossfades are not supported")
+                    }
+                    volume.append("{\"volume\": \(keys[0].1), \"at\": \"0\"}")
+                    for (a, b) in zip(keys, keys.dropFirst()) {
+                        volume.append("{\"ramp\": {\"from\": \(a.1), \"to\": \(b.1), \"start\": \"\(a.0.text)\", \"end\": \"\(b.0.text)\"}}")
+                    }
+                case .constant(let g):
+                    for c in clips {
+                        let level = g * c.gain
+                        let end = c.at + c.duration
+                        volume += Self.fade(from: c.at, length: c.fadeIn, to: level, rising: true)
+                        if c.fadeIn == .zero { volume.append("{\"volume\": \(level), \"at\": \"\(c.at.text)\"}") }
+                        volume += Self.fade(from: end - c.fadeOut, length: c.fadeOut, to: level, rising: false)
+                    }
+                }
+                tracks.append("{\"name\": \(Self.quote(lane.name)), \"segments\": [\(segments.joined(separator: ", "))]"
+                              + (scales.isEmpty ? "" : ", \"scale\": [\(scales.reversed().joined(separator: ", "))]")
+                              + (volume.isEmpty ? "" : ", \"volume\": [\(volume.joined(separator: ", "))]") + "}")
+            }
+            return "{\"version\": 1, \"tracks\": [\(tracks.joined(separator: ",\n"))]}"
+        }
+
+        /// An equal-power fade (sin rising, cos falling) as 16 linear ramps.
+        static func fade(from start: Q, length: Q, to level: Double, rising: Bool) -> [String] {
+            guard length > .zero else { return [] }
+            let pieces: Int64 = 16
+            return (0..<pieces).map { k in
+                func g(_ i: Int64) -> Double {
+                    let x = Double.pi / 2 * Double(i) / Double(pieces)
+                    return level * (rising ? sin(x) : cos(x))
+                }
+                let a = start + length * k / pieces, b = start + length * (k + 1) / pieces
+                return "{\"ramp\": {\"from\": \(g(k)), \"to\": \(g(k + 1)), \"start\": \"\(a.text)\", \"end\": \"\(b.text)\"}}"
+            }
+        }
+
+        static func quote(_ s: String) -> String {
+            String(decoding: (try? JSONEncoder().encode(s)) ?? Data("\"\"".utf8), as: UTF8.self)
+        }
+    }
+}
