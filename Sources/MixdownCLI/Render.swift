@@ -18,6 +18,8 @@ struct Render: ParsableCommand {
     var output: String?
     @Flag(help: "Print the segment table and gain events; render nothing.")
     var explain = false
+    @Option(parsing: .unconditional, help: "Also write the document as an OpenTimelineIO timeline to this file (docs/otio.md); with no output file, render nothing.")
+    var otio: String?
     @Option(parsing: .unconditional, help: "The resampler for rate changes and varispeed segments: auto (Mixdown's), polyphase (the same), libsamplerate (the reference). Overrides the document.")
     var resampler: String?
     @Option(parsing: .unconditional, help: "Resampler quality: best, medium, fastest. Overrides the document.")
@@ -27,6 +29,14 @@ struct Render: ParsableCommand {
 
     func run() throws {
         let doc = try CompositionDocument(contentsOf: document)
+        if let otio {
+            guard !explain else { throw UsageError(message: "--explain and --otio: give one") }
+            // Checked before anything is written: an output the render could not make writes no timeline either.
+            if output != nil { _ = try job(doc).plan() }
+            try doc.writeOTIO(to: otio, overwrite: common.overwrite)
+            if !common.quiet && !common.json && output == nil { print("wrote \(otio)") }
+            guard output != nil else { return }
+        }
         if explain {
             guard output == nil else { throw UsageError(message: "--explain renders nothing: give no output file") }
             let plan = try doc.render(to: "explain.wav").plan()

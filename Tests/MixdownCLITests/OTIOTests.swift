@@ -1,4 +1,5 @@
 import Foundation
+import Mixdown
 import Testing
 
 /// OpenTimelineIO timelines rendered by `mixdown render`: ones the real client
@@ -102,5 +103,98 @@ import Testing
         #expect(r.stdout.contains("tracks[1].children[0].source_range.start_time.value 10.25 at 23.976023976023978 is not a whole frame: rounded to 41/4 frames"))
         // 24 frames at 24000/1001 from 10.25 frames: frames round(10.25 x 1001/24000 x 48000) = 20521 ... 68569.
         #expect(r.stdout.contains("frames 20521..<68569"), "\(r.stdout)")
+    }
+
+    /// Documents that use what the format has (cuts, empty edits, composition and track
+    /// scales, volume ramps, ducking, a time range, settings, metadata) for the round trip.
+    static func roundTripDocuments(in dir: String) throws -> [String] {
+        var names = ["qa1730", "voiceover", "wwdc2010", "mixed-rates"]
+        for a in ["varispeed", "timeDomain", "spectral"] where TimeScaleAlgorithm(name: a)!.isAvailable {
+            try """
+            { "version": 1, "time_pitch_algorithm": "\(a)", "output": { "sample_rate": 48000, "channels": 2 },
+              "tracks": [ { "name": "a", "segments": [
+                { "file": "audio/source.wav", "source": { "start": "0", "duration": "10" }, "at": "0" },
+                { "file": "audio/mono44k.wav", "source": { "start": "2", "duration": "8" }, "at": "10" } ] } ],
+              "scale": [ { "time_range": { "start": "3", "duration": "4" }, "to_duration": "5.5" },
+                         { "time_range": { "start": "12", "duration": "3" }, "to_duration": "3.003" } ] }
+            """.write(toFile: dir + "/scaled-\(a).json", atomically: true, encoding: .utf8)
+            names.append("scaled-\(a)")
+        }
+        try """
+        { "version": 1, "output": { "sample_rate": 44100, "channels": 1, "type": "wav" }, "resampler": "libsamplerate", "resampler_quality": "medium",
+          "time_range": { "start": "1001/30000", "end": "17" }, "metadata": { "title": "round trip", "comment": "settings" },
+          "tracks": [
+            { "name": "drifting", "segments": [
+                { "file": "audio/stereo48k.wav", "source": { "start": "12345f", "end": "8.5" }, "at": "1/3" },
+                { "empty": { "start": "9", "duration": "2" } },
+                { "file": "audio/clip2.wav", "source": { "start": "0", "duration": "7" }, "at": "11" } ],
+              "scale": [ { "time_range": { "start": "0", "duration": "18" }, "to_duration": "18.0023578" } ],
+              "volume": [ { "volume": 0.7, "at": "0" }, { "ramp": { "from": 0.7, "to": 0.1, "start": "4", "duration": "3" } } ] },
+            { "name": "tail", "segments": [ { "empty": { "start": "0", "duration": "2.5" } },
+                { "file": "audio/line1.wav", "at": "2.5" }, { "empty": { "start": "5.5", "duration": "13" } } ] } ] }
+        """.write(toFile: dir + "/settings.json", atomically: true, encoding: .utf8)
+        return names + ["settings"]
+    }
+
+    /// `render DOC --otio T.otio` writes a timeline that renders to the same bytes as the
+    /// document, and so does the same timeline after opentimelineio read it and wrote it
+    /// again; the client finds every clip where the document placed it, its media range exact.
+    @Test func aDocumentWrittenAsOTIORendersTheSameBytes() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
+        let dir = try ExamplesTests.prepared.get()
+        for name in try Self.roundTripDocuments(in: dir) {
+            let quiet = ["--format", "s24", "--overwrite", "-q"]
+            let direct = try CLI.run(["render", "\(name).json", "\(name)-doc.wav"] + quiet, in: dir)
+            #expect(direct.code == 0, "\(name): \(direct.stderr)")
+            let written = try CLI.run(["render", "\(name).json", "--otio", "\(name).otio", "--overwrite"], in: dir)
+            #expect(written.code == 0 && written.stdout == "wrote \(name).otio\n", "\(name): \(written.stderr)")
+            let client = try Self.runPython("tools/otio/read_back.py", [dir + "/\(name).otio", dir + "/\(name)-client.otio"])
+            #expect(client.code == 0, "\(name): \(client.output)")
+            for otio in ["\(name)", "\(name)-client"] {
+                let r = try CLI.run(["render", "\(otio).otio", "\(otio).wav"] + quiet, in: dir)
+                #expect(r.code == 0, "\(otio): \(r.stderr)")
+                let a = FileManager.default.contents(atPath: dir + "/\(name)-doc.wav"), b = FileManager.default.contents(atPath: dir + "/\(otio).wav")
+                #expect(a != nil && a == b, "\(otio).otio does not render the bytes of \(name).json")
+            }
+            try Self.compare(clientReport: client.output, with: CompositionDocument(contentsOf: dir + "/\(name).json"), in: dir, name: name)
+        }
+    }
+
+    /// What opentimelineio read (read_back.py's JSON) against the document's segments.
+    static func compare(clientReport: String, with doc: CompositionDocument, in dir: String, name: String) throws {
+        struct Report: Decodable {
+            struct Track: Decodable { let name: String; let clips: [Clip]; let seconds: Double }
+            struct Clip: Decodable {
+                let name: String, target_url: String, source_start: [Int64], duration: [Int64]
+                let at_seconds: Double, placed_seconds: Double, time_scalar: Double?
+            }
+            let tracks: [Track]
+        }
+        let report = try JSONDecoder().decode(Report.self, from: Data(clientReport.utf8))
+        #expect(report.tracks.map(\.name) == doc.composition.tracks.map(\.name), "\(name)")
+        for (track, t) in zip(doc.composition.tracks, report.tracks) {
+            let segments = track.placedSegments.filter { $0.source != nil }
+            #expect(segments.count == t.clips.count, "\(name) '\(track.name)': \(t.clips.count) clips for \(segments.count) segments")
+            #expect(abs(t.seconds - track.duration.approximateSeconds) < 1e-9, "\(name) '\(track.name)': \(t.seconds) s")
+            for (s, c) in zip(segments, t.clips) {
+                let source = s.source!
+                let start = try MediaTime(numerator: c.source_start[0], denominator: c.source_start[1], parameter: "start")
+                // OTIO's duration is the segment's end minus its start, exactly (the end is what the render's frames count to).
+                let (e, a) = (s.target.end, s.target.start)
+                let lengthMatches = Int128(c.duration[0]) * Int128(e.timescale) * Int128(a.timescale)
+                    == Int128(c.duration[1]) * (Int128(e.value) * Int128(a.timescale) - Int128(a.value) * Int128(e.timescale))
+                #expect(start == source.range.start && lengthMatches,
+                        "\(name) '\(c.name)': source \(c.source_start) + \(c.duration) for \(s.target.start.clockDescription)")
+                #expect(abs(c.at_seconds - s.target.start.approximateSeconds) < 1e-9 && abs(c.placed_seconds - s.target.duration.approximateSeconds) < 1e-9,
+                        "\(name) '\(c.name)': at \(c.at_seconds) s for \(s.target.start.clockDescription)")
+                #expect(dir + "/" + c.target_url == source.asset.path, "\(name): \(c.target_url) for \(source.asset.path)")
+                if s.isScaled {
+                    let scalar = source.range.duration.approximateSeconds / s.target.duration.approximateSeconds
+                    #expect(c.time_scalar.map { abs($0 - scalar) < 1e-12 } == true, "\(name) '\(c.name)': time_scalar \(String(describing: c.time_scalar)), \(scalar)")
+                } else {
+                    #expect(c.time_scalar == nil, "\(name) '\(c.name)'")
+                }
+            }
+        }
     }
 }

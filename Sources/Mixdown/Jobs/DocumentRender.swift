@@ -1,3 +1,5 @@
+import Foundation
+
 extension CompositionDocument {
     /// A render of this document to `output`, with the document's settings. (Here, in
     /// Jobs, so that the editing layer never reaches up to the jobs that render it.)
@@ -5,5 +7,20 @@ extension CompositionDocument {
         CompositionRender(composition: composition, output: output, audioMix: audioMix, outputFormat: outputFormat,
                           timeRange: timeRange, timePitchAlgorithm: timePitchAlgorithm, resampler: resampler,
                           quality: resamplerQuality, fileLengthLimit: fileLengthLimit, settings: outputSettings)
+    }
+}
+
+extension CompositionDocument {
+    /// Writes this document as an OpenTimelineIO timeline (`OTIOTimeline.json(for:relativeTo:)`)
+    /// to `path`, atomically: the whole file, or nothing. File paths inside the timeline's
+    /// directory are written relative to it. Reading the timeline back renders the same frames.
+    public func writeOTIO(to path: String, overwrite: Bool) throws(MixdownError) {
+        if !overwrite && FileManager.default.fileExists(atPath: path) { throw .outputExists(path: path) }
+        let directory = ((path as NSString).standardizingPath as NSString).deletingLastPathComponent
+        let base = directory.isEmpty ? FileManager.default.currentDirectoryPath : directory
+        let text = try OTIOTimeline.json(for: self, relativeTo: base)
+        do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+            throw .outputNotWritable(path: path, reason: (error as NSError).localizedDescription)
+        }
     }
 }

@@ -177,7 +177,7 @@ public struct CompositionDocument: Sendable {
             names.append(name)
             var segs: [PendingSegment] = []
             for s in try t.required("segments", in: o).array() {
-                let so = try s.object(allowed: ["file", "stream", "source", "at", "empty"])
+                let so = try s.object(allowed: ["file", "stream", "source", "at", "duration", "empty"])
                 var asset: AudioAsset?
                 if let f = s.member("file", in: so) {
                     let given = try f.string()
@@ -247,10 +247,20 @@ public struct CompositionDocument: Sendable {
                     let at = try s.required("at", in: seg.members).time(frameRate: rate)
                     try Self.checkSource(source, of: asset, at: s)
                     guard at >= .zero else { throw s.fail("must not be negative", at: "at") }
-                    let target = MediaTimeRange(start: at, duration: source.duration)
+                    // A length on the timeline other than the source's: the segment alone is scaled to it.
+                    var duration = source.duration
+                    if let d = s.member("duration", in: seg.members) {
+                        duration = try d.time(frameRate: rate)
+                        guard duration > .zero else { throw d.fail("must be longer than 0") }
+                        guard StretchRatio.isSupportedScale(from: source.duration, to: duration) else {
+                            let factor = duration.approximateSeconds / source.duration.approximateSeconds
+                            throw d.fail("scales \(CompositionTrack.describe(source)) by \(factor): a scale must lie between 0.25 and 4")
+                        }
+                    }
+                    let target = MediaTimeRange(start: at, duration: duration)
                     placed.append(Placed(range: target, index: index, source: source, asset: asset))
                 } else {
-                    if s.member("source", in: seg.members) != nil || s.member("at", in: seg.members) != nil {
+                    if ["source", "at", "duration"].contains(where: { s.member($0, in: seg.members) != nil }) {
                         throw s.fail("an empty edit takes only 'empty': {\"start\", \"duration\"}")
                     }
                     let e = try s.required("empty", in: seg.members)
@@ -269,7 +279,12 @@ public struct CompositionDocument: Sendable {
                 let s = segs[p.index].cursor
                 do {
                     if let asset = p.asset, let source = p.source {
+                        // In timeline order, so a scale here moves no later segment: none is placed yet.
                         try composition[trackID: ids[ti]].addSegment(source, of: asset, at: p.range.start)
+                        if p.range.duration != source.duration {
+                            try composition[trackID: ids[ti]].scaleTimeRange(MediaTimeRange(start: p.range.start, duration: source.duration),
+                                                                             toDuration: p.range.duration)
+                        }
                     } else {
                         try composition[trackID: ids[ti]].addEmptySegment(p.range)
                     }

@@ -29,7 +29,12 @@ public enum OTIOTimeline {
     /// Reads the timeline in `bytes`; `path` names it in messages and anchors relative paths.
     public static func document(bytes: [UInt8], path: String) throws(MixdownError) -> (document: CompositionDocument, notes: Notes) {
         var reader = Reader(file: path)
-        let json = try reader.translate(bytes)
+        let json: String
+        do { json = try reader.translate(bytes) } catch {
+            // Q's overflow knows no place: it is the tracks' times.
+            if case .invalidDocument("", _, let reason) = error { throw .invalidDocument(file: path, location: "tracks", reason: reason) }
+            throw error
+        }
         do {
             return (try CompositionDocument(bytes: Array(json.utf8), path: path), reader.notes)
         } catch {
@@ -54,10 +59,23 @@ public enum OTIOTimeline {
         }
         init(_ t: MediaTime) { self.init(t.value, Int64(t.timescale)) }
         static let zero = Q(0, 1)
-        static func + (a: Q, b: Q) -> Q { Q(a.n * (b.d / gcd(a.d, b.d)) + b.n * (a.d / gcd(a.d, b.d)), a.d / gcd(a.d, b.d) * b.d) }
-        static func - (a: Q, b: Q) -> Q { a + Q(-b.n, b.d) }
-        static func * (a: Q, k: Int64) -> Q { Q(a.n * k, a.d) }
-        static func / (a: Q, k: Int64) -> Q { Q(a.n, a.d * k) }
+        // Exact or refused: a sum whose reduced numerator or denominator leaves 64 bits (rates
+        // too fine, or too many unrelated ones) is an error, never a wrapped value or a trap.
+        static func + (a: Q, b: Q) throws(MixdownError) -> Q {
+            let g = Int128(gcd(a.d, b.d))
+            return try make(Int128(a.n) * (Int128(b.d) / g) + Int128(b.n) * (Int128(a.d) / g), Int128(a.d) / g * Int128(b.d))
+        }
+        static func - (a: Q, b: Q) throws(MixdownError) -> Q { try a + Q(-b.n, b.d) }
+        static func * (a: Q, k: Int64) throws(MixdownError) -> Q { try make(Int128(a.n) * Int128(k), Int128(a.d)) }
+        static func / (a: Q, k: Int64) throws(MixdownError) -> Q { try make(Int128(a.n), Int128(a.d) * Int128(k)) }
+        static func make(_ n: Int128, _ d: Int128) throws(MixdownError) -> Q {
+            var a = n.magnitude, b = d.magnitude
+            while b != 0 { (a, b) = (b, a % b) }
+            let g = Int128(max(a, 1))
+            guard let rn = Int64(exactly: n / g), let rd = Int64(exactly: d / g) else { throw overflow }
+            return Q(rn, rd)
+        }
+        static let overflow = MixdownError.invalidDocument(file: "", location: "", reason: "its times, added exactly, leave 64 bits (rates too fine or too many unrelated ones)")
         static func < (a: Q, b: Q) -> Bool { Int128(a.n) * Int128(b.d) < Int128(b.n) * Int128(a.d) }
         var text: String { d == 1 ? "\(n)" : "\(n)/\(d)" }
         var seconds: Double { Double(n) / Double(d) }
@@ -74,6 +92,8 @@ public enum OTIOTimeline {
         var fadeIn: Q = .zero
         var fadeOut: Q = .zero
         var origin: String
+        /// The exact place Mixdown wrote beside OTIO's values (used while they agree to 1 µs).
+        var exactPlace: (at: Q, duration: Q)?
         var scaled: Bool { sourceDuration != duration }
     }
 
@@ -90,7 +110,9 @@ public enum OTIOTimeline {
             base = (file as NSString).deletingLastPathComponent
         }
 
-        enum Volume { case constant(Double), keyframes([(Q, Double)]) }
+        enum Volume { case constant(Double), keyframes([(Q, Double)]), events(String) }
+        /// Timeline-level settings Mixdown wrote (`metadata.mixdown`: output, time_pitch_algorithm), as document members.
+        private var settings: [String] = []
 
         mutating func translate(_ bytes: [UInt8]) throws(MixdownError) -> String {
             let root: JSONValue
@@ -103,6 +125,15 @@ public enum OTIOTimeline {
             if let g = top.member("global_start_time", in: t), g.value != .null {
                 let start = try time(g)
                 notes.lines.append("global_start_time \(start.text) s (\(String(format: "%.6f", start.seconds)) s): the timeline's first frame; the render starts there")
+            }
+            if let md = top.member("metadata", in: t), case .object(let m) = md.value,
+               let mx = md.member("mixdown", in: m), case .object(let x) = mx.value {
+                // The document settings Mixdown wrote, as they were, with their origin for errors.
+                for key in ["output", "time_range", "time_pitch_algorithm", "resampler", "resampler_quality", "file_length_limit", "metadata"] {
+                    guard let v = mx.member(key, in: x) else { continue }
+                    settings.append("\(Self.quote(key)): \(Self.text(v.value))")
+                    origins.append((key, v.path))
+                }
             }
             let stack = try top.required("tracks", in: t)
             let s = try members(stack)
@@ -148,7 +179,9 @@ public enum OTIOTimeline {
         /// OTIO's rate as an exact rational: whole numbers as they are; the NTSC family
         /// (k·1000/1001: 23.976, 29.97, 47.952, 59.94, 119.88) within 0.005 of it.
         static func exactRate(_ r: Double) -> (num: Int64, den: Int64)? {
-            guard r.isFinite, r > 0, r < 1e9 else { return nil }
+            // Whole rates up to 2^53 (every whole Double below it is exact): Mixdown writes a
+            // time's own timescale as its rate.
+            guard r.isFinite, r > 0, r <= 9_007_199_254_740_992 else { return nil }
             if r == r.rounded() { return (Int64(r), 1) }
             let k = (r * 1.001).rounded()
             if k >= 1, abs(r - k * 1000 / 1001) < 0.005 { return (Int64(k) * 1000, 1001) }
@@ -180,7 +213,7 @@ public enum OTIOTimeline {
             if Double(num) != rate { if !notes.lines.contains(where: { $0.hasPrefix("rate \(rate)") }) {
                 notes.lines.append("rate \(rate) read as \(num)/\(den) exactly")
             } }
-            return Q(milli * den, 1000 * num)
+            return try Q.make(Int128(milli) * Int128(den), 1000 * Int128(num))
         }
 
         /// A TimeRange: its start and duration (which must not be negative).
@@ -221,7 +254,11 @@ public enum OTIOTimeline {
             }
             var trackGain = Volume.constant(parentGain)
             if let v = try volume(c, o) {
-                if case .object(let vo) = v.value {
+                if case .object(let vo) = v.value, let events = v.member("events", in: vo) {
+                    guard window == nil, parentGain == 1 else { throw v.fail("volume events on a track inside a nested stack are not supported") }
+                    trackGain = .events(Self.text(events.value))
+                    origins.append(("tracks[\(lanes.count)].volume", events.path))
+                } else if case .object(let vo) = v.value {
                     guard window == nil, parentGain == 1 else { throw v.fail("keyframes on a track inside a nested stack are not supported") }
                     var keys: [(Q, Double)] = []
                     for k in try v.required("keyframes", in: vo).array() {
@@ -249,7 +286,7 @@ public enum OTIOTimeline {
                 case "Clip", "Gap", "Stack":
                     let d = try itemDuration(child, co, kind: k)
                     items.append((child, co, k, t, d))
-                    t = t + d
+                    t = try t + d
                 case "Transition":
                     items.append((child, co, k, t, .zero))
                 default:
@@ -259,10 +296,10 @@ public enum OTIOTimeline {
             // What is rendered, in this track's time: its own trim, and inside a nested stack
             // the stack's window (in the stack's time, where the trimmed track starts at 0).
             // `visible.start` plays at output time `offset`.
-            let trimStart = trim?.start ?? .zero, trimEnd = trim.map { $0.start + $0.duration } ?? t
+            let trimStart = trim?.start ?? .zero, trimEnd = try trim.map { (r: (start: Q, duration: Q)) throws(MixdownError) -> Q in try r.start + r.duration } ?? t
             var visible = (start: trimStart, end: trimEnd)
             if let w = window {
-                visible = (trimStart + w.start, min(trimEnd, trimStart + w.start + w.duration))
+                visible = try (trimStart + w.start, min(trimEnd, trimStart + w.start + w.duration))
             }
             let laneA = lanes.count
             lanes.append((name: laneName(c, o), gain: trackGain, clips: []))
@@ -280,7 +317,7 @@ public enum OTIOTimeline {
                     }
                     let inOffset = try time(item.cursor.required("in_offset", in: item.members))
                     let outOffset = try time(item.cursor.required("out_offset", in: item.members))
-                    guard !(inOffset < .zero), !(outOffset < .zero), inOffset + outOffset > .zero else {
+                    guard !(inOffset < .zero), !(outOffset < .zero), try inOffset + outOffset > .zero else {
                         throw item.cursor.fail("in_offset and out_offset must not be negative, and not both 0")
                     }
                     guard !(a.duration < inOffset), !(b.duration < outOffset) else {
@@ -291,9 +328,9 @@ public enum OTIOTimeline {
                     // incoming one starts in_offset before it, on the other lane, and fades in.
                     guard var last = lanes[lane].clips.popLast() else { throw item.cursor.fail("the clip before it is not rendered (disabled?)") }
                     guard !last.scaled else { throw item.cursor.fail("a transition beside a time-warped clip is not supported") }
-                    last.duration = last.duration + outOffset
-                    last.sourceDuration = last.sourceDuration + outOffset
-                    last.fadeOut = inOffset + outOffset
+                    last.duration = try last.duration + outOffset
+                    last.sourceDuration = try last.sourceDuration + outOffset
+                    last.fadeOut = try inOffset + outOffset
                     lanes[lane].clips.append(last)
                     if laneB == nil {
                         laneB = lanes.count
@@ -310,10 +347,10 @@ public enum OTIOTimeline {
                     if let sr = item.cursor.member("source_range", in: so), sr.value != .null { inner = try range(sr) }
                     // The stack's own time: its window starts at its source range's start.
                     let innerStart = inner?.start ?? .zero
-                    let lo = max(visible.start, item.start), hi = min(visible.end, item.start + item.duration)
+                    let lo = max(visible.start, item.start), hi = try min(visible.end, item.start + item.duration)
                     guard lo < hi else { continue }
-                    let nestedWindow = (start: innerStart + (lo - item.start), duration: hi - lo)
-                    let nestedOffset = offset + (lo - visible.start)
+                    let nestedWindow = try (start: innerStart + (lo - item.start), duration: hi - lo)
+                    let nestedOffset = try offset + (lo - visible.start)
                     let g: Double
                     if case .constant(let v) = trackGain { g = v } else { throw item.cursor.fail("a nested stack on a track with volume keyframes is not supported") }
                     for (k, child) in try item.cursor.required("children", in: so).array().enumerated() {
@@ -327,14 +364,14 @@ public enum OTIOTimeline {
                     }
                     var clip = try self.clip(item.cursor, item.members, duration: item.duration)
                     // Placed in the output's time: the track's visible part starts at `offset`.
-                    var start = item.start, end = item.start + item.duration
+                    var start = item.start, end = try item.start + item.duration
                     if let (inOffset, outOffset) = pendingFadeIn {
-                        start = start - inOffset
-                        clip.sourceStart = clip.sourceStart - inOffset
-                        clip.sourceDuration = clip.sourceDuration + inOffset
-                        clip.fadeIn = inOffset + outOffset
+                        start = try start - inOffset
+                        clip.sourceStart = try clip.sourceStart - inOffset
+                        clip.sourceDuration = try clip.sourceDuration + inOffset
+                        clip.fadeIn = try inOffset + outOffset
                         guard !(clip.sourceStart < .zero) else {
-                            throw item.cursor.fail("the transition before it needs \(inOffset.seconds) s of media before its source range, which starts \((clip.sourceStart + inOffset).seconds) s into the file", at: "source_range")
+                            throw try item.cursor.fail("the transition before it needs \(inOffset.seconds) s of media before its source range, which starts \((clip.sourceStart + inOffset).seconds) s into the file", at: "source_range")
                         }
                         pendingFadeIn = nil
                     }
@@ -344,13 +381,13 @@ public enum OTIOTimeline {
                         guard !clip.scaled, clip.fadeIn == .zero, clip.fadeOut == .zero else {
                             throw item.cursor.fail("a time-warped clip or a crossfade cut by a source range is not supported")
                         }
-                        clip.sourceStart = clip.sourceStart + (lo - start)
-                        clip.sourceDuration = hi - lo
+                        clip.sourceStart = try clip.sourceStart + (lo - start)
+                        clip.sourceDuration = try hi - lo
                         start = lo
                         end = hi
                     }
-                    clip.at = offset + (start - visible.start)
-                    clip.duration = end - start
+                    clip.at = try offset + (start - visible.start)
+                    clip.duration = try end - start
                     lanes[lane].clips.append(clip)
                 }
             }
@@ -384,7 +421,7 @@ public enum OTIOTimeline {
                     for item in try child.required("children", in: co).array() {
                         let io = try members(item)
                         let k = try schema(item, io)
-                        if k != "Transition" { total = total + (try itemDuration(item, io, kind: k)) }
+                        if k != "Transition" { total = try total + (try itemDuration(item, io, kind: k)) }
                     }
                     longest = max(longest, total)
                 }
@@ -459,18 +496,29 @@ public enum OTIOTimeline {
                 }
             }
             let origin = available?.start ?? .zero
-            let fileStart = source.start - origin
+            let fileStart = try source.start - origin
             if let available {
-                guard !(fileStart < .zero), !(available.duration < fileStart + consumed) else {
-                    throw (sr ?? c).fail("\(source.start.seconds)-\((source.start + consumed).seconds) s lies outside its media's available range \(available.start.seconds)-\((available.start + available.duration).seconds) s")
+                guard !(fileStart < .zero), try !(available.duration < fileStart + consumed) else {
+                    throw try (sr ?? c).fail("\(source.start.seconds)-\((source.start + consumed).seconds) s lies outside its media's available range \(available.start.seconds)-\((available.start + available.duration).seconds) s")
                 }
             } else if fileStart < .zero {
                 throw (sr ?? c).fail("starts before its media")
             }
             var gain = 1.0
             if let v = try volume(c, o) { gain = try self.gain(v) }
-            return Placed(file: file, sourceStart: fileStart, sourceDuration: consumed, at: .zero, duration: duration, gain: gain,
-                          origin: sr?.path ?? c.path)
+            var placed = Placed(file: file, sourceStart: fileStart, sourceDuration: consumed, at: .zero, duration: duration, gain: gain,
+                                origin: sr?.path ?? c.path)
+            placed.exactPlace = try exactPlace(c, o)
+            return placed
+        }
+
+        /// `metadata.mixdown.at` and `.duration` ("n/d" seconds): a clip's exact place, which
+        /// Mixdown writes when OTIO's sums of values at one rate cannot say it.
+        func exactPlace(_ c: JSONCursor, _ o: JSONObject) throws(MixdownError) -> (at: Q, duration: Q)? {
+            guard let md = c.member("metadata", in: o), case .object(let m) = md.value,
+                  let mx = md.member("mixdown", in: m), case .object(let x) = mx.value,
+                  let at = mx.member("at", in: x), let d = mx.member("duration", in: x) else { return nil }
+            return (Q(try at.time(frameRate: nil)), Q(try d.time(frameRate: nil)))
         }
 
         /// `metadata.mixdown.source_duration` ("n/d" seconds): the exact media a warped clip
@@ -486,26 +534,33 @@ public enum OTIOTimeline {
         // MARK: The document
 
         /// Mixdown's document for the lanes: one track per lane, its clips as segments (the
-        /// warped ones scaled, last to first so no scale moves another's range), and its gains.
+        /// warped ones with their own timeline duration), and its gains.
         mutating func emit() throws(MixdownError) -> String {
             var tracks: [String] = []
             for lane in lanes where !lane.clips.isEmpty {
                 let ti = tracks.count
                 let clips = lane.clips.sorted { $0.at < $1.at }
-                // Unscaled positions: each warped clip first takes its media's length.
-                var shift = Q.zero
-                var segments: [String] = [], scales: [String] = []
-                for (j, c) in clips.enumerated() {
-                    let unscaledAt = c.at + shift
-                    segments.append("{\"file\": \(Self.quote(c.file)), \"source\": {\"start\": \"\(c.sourceStart.text)\", \"duration\": \"\(c.sourceDuration.text)\"}, \"at\": \"\(unscaledAt.text)\"}")
-                    origins.append(("tracks[\(ti)].segments[\(j)]", c.origin))
-                    if c.scaled {
-                        scales.append("{\"time_range\": {\"start\": \"\(unscaledAt.text)\", \"duration\": \"\(c.sourceDuration.text)\"}, \"to_duration\": \"\(c.duration.text)\"}")
-                        shift = shift + c.sourceDuration - c.duration
+                // A warped clip is a segment with its own timeline duration (scaled alone, so
+                // every clip keeps the exact place the timeline gives it).
+                var segments: [String] = []
+                for (j, var c) in clips.enumerated() {
+                    // Within a microsecond of where OTIO's values put it: the place Mixdown wrote
+                    // (farther, the clip was moved or trimmed since, and OTIO's values are taken).
+                    if let p = c.exactPlace, abs(p.at.seconds - c.at.seconds) <= 1e-6, abs(p.duration.seconds - c.duration.seconds) <= 1e-6 {
+                        if !c.scaled { c.sourceDuration = p.duration }
+                        (c.at, c.duration) = p
                     }
+                    segments.append("{\"file\": \(Self.quote(c.file)), \"source\": {\"start\": \"\(c.sourceStart.text)\", \"duration\": \"\(c.sourceDuration.text)\"}, \"at\": \"\(c.at.text)\""
+                                    + (c.scaled ? ", \"duration\": \"\(c.duration.text)\"}" : "}"))
+                    origins.append(("tracks[\(ti)].segments[\(j)]", c.origin))
                 }
                 var volume: [String] = []
                 switch lane.gain {
+                case .events(let text):
+                    guard clips.allSatisfy({ $0.gain == 1 && $0.fadeIn == .zero && $0.fadeOut == .zero }) else {
+                        throw .invalidDocument(file: file, location: clips[0].origin, reason: "track volume events with clip gains or crossfades are not supported")
+                    }
+                    volume.append(String(text.dropFirst().dropLast()))
                 case .keyframes(let keys):
                     guard clips.allSatisfy({ $0.gain == 1 && $0.fadeIn == .zero && $0.fadeOut == .zero }) else {
                         throw .invalidDocument(file: file, location: clips[0].origin, reason: "track volume keyframes with clip gains or crossfades are not supported")
@@ -517,30 +572,41 @@ public enum OTIOTimeline {
                 case .constant(let g):
                     for c in clips {
                         let level = g * c.gain
-                        let end = c.at + c.duration
-                        volume += Self.fade(from: c.at, length: c.fadeIn, to: level, rising: true)
+                        let end = try c.at + c.duration
+                        volume += try Self.fade(from: c.at, length: c.fadeIn, to: level, rising: true)
                         if c.fadeIn == .zero { volume.append("{\"volume\": \(level), \"at\": \"\(c.at.text)\"}") }
-                        volume += Self.fade(from: end - c.fadeOut, length: c.fadeOut, to: level, rising: false)
+                        volume += try Self.fade(from: end - c.fadeOut, length: c.fadeOut, to: level, rising: false)
                     }
                 }
                 tracks.append("{\"name\": \(Self.quote(lane.name)), \"segments\": [\(segments.joined(separator: ", "))]"
-                              + (scales.isEmpty ? "" : ", \"scale\": [\(scales.reversed().joined(separator: ", "))]")
                               + (volume.isEmpty ? "" : ", \"volume\": [\(volume.joined(separator: ", "))]") + "}")
             }
-            return "{\"version\": 1, \"tracks\": [\(tracks.joined(separator: ",\n"))]}"
+            return "{\"version\": 1, " + settings.map { $0 + ", " }.joined() + "\"tracks\": [\(tracks.joined(separator: ",\n"))]}"
         }
 
         /// An equal-power fade (sin rising, cos falling) as 16 linear ramps.
-        static func fade(from start: Q, length: Q, to level: Double, rising: Bool) -> [String] {
+        static func fade(from start: Q, length: Q, to level: Double, rising: Bool) throws(MixdownError) -> [String] {
             guard length > .zero else { return [] }
             let pieces: Int64 = 16
-            return (0..<pieces).map { k in
+            return try (0..<pieces).map { (k: Int64) throws(MixdownError) -> String in
                 func g(_ i: Int64) -> Double {
                     let x = Double.pi / 2 * Double(i) / Double(pieces)
                     return level * (rising ? sin(x) : cos(x))
                 }
-                let a = start + length * k / pieces, b = start + length * (k + 1) / pieces
+                let a = try start + length * k / pieces, b = try start + length * (k + 1) / pieces
                 return "{\"ramp\": {\"from\": \(g(k)), \"to\": \(g(k + 1)), \"start\": \"\(a.text)\", \"end\": \"\(b.text)\"}}"
+            }
+        }
+
+        /// A parsed value as JSON text again (numbers in Swift's shortest form, which reads back to the same Double).
+        static func text(_ v: JSONValue) -> String {
+            switch v {
+            case .null: "null"
+            case .bool(let b): b ? "true" : "false"
+            case .number(let x): x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : "\(x)"
+            case .string(let s): quote(s)
+            case .array(let a): "[" + a.map(text).joined(separator: ", ") + "]"
+            case .object(let o): "{" + o.members.map { quote($0.key) + ": " + text($0.value) }.joined(separator: ", ") + "}"
             }
         }
 

@@ -111,7 +111,35 @@ import Testing
          "ducking[0].ramp_down", "beyond the largest time"),
         (#"{"version": 1, "tracks": [{"segments": [{"file": "audio/a.wav", "at": "0", "source": {"start": "0", "duration": "1", "start": "1"}}]}]}"#,
          "tracks[0].segments[0].source.start", "given twice"),
+        (#"{"version": 1, "tracks": [{"segments": [{"file": "audio/a.wav", "at": "0", "duration": "9"}]}]}"#,
+         "tracks[0].segments[0].duration", "by 4.5: a scale must lie between 0.25 and 4"),
+        (#"{"version": 1, "tracks": [{"segments": [{"file": "audio/a.wav", "at": "0", "duration": "0"}]}]}"#,
+         "tracks[0].segments[0].duration", "must be longer than 0"),
+        (#"{"version": 1, "tracks": [{"segments": [{"file": "audio/a.wav", "at": "0", "duration": "2.5"}, {"file": "audio/b.wav", "at": "2.4"}]}]}"#,
+         "tracks[0].segments[1]", "overlaps tracks[0].segments[0]"),
+        (#"{"version": 1, "tracks": [{"segments": [{"empty": {"start": "0", "duration": "1"}, "duration": "2"}]}]}"#,
+         "tracks[0].segments[0]", "an empty edit takes only 'empty'"),
     ]
+
+    /// A segment's own `duration` scales it alone: it lands on exactly that range, its source
+    /// unchanged, and the segments after it stay where the document puts them.
+    @Test func aSegmentWithItsOwnDurationIsScaledAlone() throws {
+        let dir = try Self.directory()
+        let doc = try Self.load("""
+        {"version": 1, "tracks": [{"segments": [
+          {"file": "audio/a.wav", "source": {"start": "0.5", "duration": "1"}, "at": "1/3", "duration": "1001/1000"},
+          {"file": "audio/b.wav", "at": "1335/1000"},
+          {"file": "audio/a.wav", "at": "3", "duration": "1.5"}]}]}
+        """, in: dir)
+        let segments = doc.composition.tracks[0].placedSegments.filter { $0.source != nil }
+        #expect(segments.map(\.target) == [MediaTimeRange(start: MediaTime(value: 1, timescale: 3), duration: MediaTime(value: 1001, timescale: 1000)),
+                                            MediaTimeRange(start: MediaTime(value: 1335, timescale: 1000), duration: MediaTime(seconds: 1)),
+                                            MediaTimeRange(start: MediaTime(seconds: 3), duration: MediaTime(value: 3, timescale: 2))])
+        #expect(segments.map { $0.source!.range } == [MediaTimeRange(start: MediaTime(value: 1, timescale: 2), duration: MediaTime(seconds: 1)),
+                                                      MediaTimeRange(start: .zero, duration: MediaTime(seconds: 1)),
+                                                      MediaTimeRange(start: .zero, duration: MediaTime(seconds: 2))])
+        #expect(segments.map(\.isScaled) == [true, false, true])
+    }
 
     @Test(arguments: 0..<bad.count)
     func aBadDocumentNamesTheJSONPathAtFault(case i: Int) throws {
