@@ -77,6 +77,12 @@ import Testing
         (timeline([clip(range(0, 24, 0))]), "tracks[0].children[0].source_range.start_time.rate: a rate of 0.0: must be above 0"),
         (timeline([clip(range(0, 24, 25.5))]), "tracks[0].children[0].source_range.start_time.rate: a rate of 25.5 is neither a whole number nor an NTSC rate"),
         ("{\"OTIO_SCHEMA\": \"Timeline.1\", \"tracks\": {\"OTIO_SCHEMA\": \"Stack.1\", \"children\": []}}", "tracks: has no enabled audio clip to render"),
+        // Exact sums of times at three unrelated rates near 10^9 need more than 64 bits: refused, never wrapped.
+        (timeline([clip(range(0, 7, 999_999_937)), clip(range(0, 7, 999_999_929)), clip(range(0, 7, 999_999_893)), clip(range(0, 7, 999_999_797))]),
+         "tracks: its times, added exactly, leave 64 bits"),
+        // A window before the track that is not the CMX 3600 adapter's record timecode.
+        (timeline([clip(range(0, 24))]).replacingOccurrences(of: "\"name\": \"a\",", with: "\"name\": \"a\", \"source_range\": \(range(-48, 12)),"),
+         "tracks[0].source_range.start_time: starts 2.000000 s before the track and is not as long as it"),
     ]
 
     @Test(arguments: 0..<bad.count)
@@ -195,6 +201,42 @@ import Testing
                     #expect(c.time_scalar == nil, "\(name) '\(c.name)'")
                 }
             }
+        }
+    }
+
+    /// Editors' formats through the real adapters: a CMX 3600 EDL (otio-cmx3600-adapter; 23.976,
+    /// record timecode from 01:00:00:00, two audio channels whose record ins differ, a gap and a
+    /// dissolve) and a Final Cut Pro 7 XML sequence (otio-fcp-adapter; Audio Levels filters),
+    /// converted to OTIO and rendered; every frame checked by the scripts from the timecodes.
+    @Test(arguments: [("edl.py", "sound"), ("fcp.py", "sequence")])
+    func anEditorsFormatConvertedByItsAdapterRendersEndToEnd(script: String, name: String) throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
+        let dir = ScratchDir()
+        let made = try Self.runPython("tools/otio/\(script)", ["make", dir.path])
+        #expect(made.code == 0, "\(made.output)")
+        let r = try CLI.run(["render", "\(name).otio", "\(name).wav", "-q"], in: dir.path)
+        #expect(r.code == 0, "\(r.stderr)")
+        let checked = try Self.runPython("tools/otio/\(script)", ["check", dir.path])
+        #expect(checked.code == 0 && checked.output.hasSuffix("ok\n"), "\(checked.output)")
+    }
+
+    /// Audio Levels: a keyframed level is refused with its path; a level out of range too.
+    @Test func audioLevelsThatCannotBeRenderedAreRefused() throws {
+        let ws = try Workspace()
+        func levels(_ parameter: String) -> String {
+            Self.timeline([Self.clip(Self.range(0, 24)).replacingOccurrences(of: "\"name\": \"c\",", with:
+                "\"name\": \"c\", \"effects\": [{\"OTIO_SCHEMA\": \"Effect.1\", \"name\": \"Audio Levels\", \"metadata\": {\"fcp_xml\": {\"effectid\": \"audiolevels\", \"parameter\": \(parameter)}}}],")])
+        }
+        for (parameter, message) in [
+            ("{\"parameterid\": \"level\", \"value\": \"1\", \"keyframe\": [{\"when\": \"0\", \"value\": \"1\"}]}",
+             "tracks[0].children[0].effects[0].metadata.fcp_xml.parameter.keyframe: keyframed Audio Levels are not supported"),
+            ("[{\"parameterid\": \"pan\", \"value\": \"0\"}, {\"parameterid\": \"level\", \"value\": \"40\"}]",
+             "tracks[0].children[0].effects[0].metadata.fcp_xml.parameter[1].value: a level of 40.0: must lie between 0 and 16 (linear)"),
+        ] {
+            try levels(parameter).write(toFile: ws.file("t.otio"), atomically: true, encoding: .utf8)
+            let r = try CLI.run(["render", "t.otio", "out.wav"], in: ws.path)
+            #expect(r.code == 1 && r.stderr.contains("'t.otio': " + message), "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: ws.file("out.wav")))
         }
     }
 }

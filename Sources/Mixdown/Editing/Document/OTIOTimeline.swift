@@ -104,6 +104,8 @@ public enum OTIOTimeline {
         /// Generated document path → OTIO path, for errors found by the document reader.
         var origins: [(generated: String, otio: String)] = []
         private var lanes: [(name: String, gain: Volume, clips: [Placed])] = []
+        /// Each top-level audio track's record timecode (0 unless the CMX 3600 adapter gave one).
+        private var recordStarts: [Q] = []
 
         init(file: String) {
             self.file = file
@@ -145,6 +147,12 @@ public enum OTIOTimeline {
             }
             guard lanes.contains(where: { !$0.clips.isEmpty }) else {
                 throw top.fail("has no enabled audio clip to render", at: "tracks")
+            }
+            // Record timecodes: the earliest track starts the render.
+            if let first = recordStarts.min(), first > .zero {
+                for i in lanes.indices {
+                    for j in lanes[i].clips.indices { lanes[i].clips[j].at = try lanes[i].clips[j].at - first }
+                }
             }
             return try emit()
         }
@@ -234,6 +242,33 @@ public enum OTIOTimeline {
             return mx.member("volume", in: x)
         }
 
+        /// An FCP 7 XML "Audio Levels" filter as otio-fcp-adapter reads it (an Effect with
+        /// `metadata.fcp_xml.effectid` "audiolevels" and a parameter "level": a linear gain,
+        /// 1 = 0 dB, written as a string). Nil for any other effect; keyframed levels are refused.
+        func audioLevels(_ e: JSONCursor, _ o: JSONObject) throws(MixdownError) -> Double? {
+            guard let md = e.member("metadata", in: o), case .object(let m) = md.value,
+                  let fx = md.member("fcp_xml", in: m), case .object(let x) = fx.value,
+                  let id = fx.member("effectid", in: x), case .string("audiolevels") = id.value,
+                  let p = fx.member("parameter", in: x) else { return nil }
+            let parameters: [JSONCursor]
+            if case .array = p.value { parameters = try p.array() } else { parameters = [p] }
+            for q in parameters {
+                guard case .object(let qo) = q.value, let pid = q.member("parameterid", in: qo), case .string("level") = pid.value else { continue }
+                if q.member("keyframe", in: qo) != nil { throw q.fail("keyframed Audio Levels are not supported", at: "keyframe") }
+                let v = try q.required("value", in: qo)
+                var level: Double
+                switch v.value {
+                case .string(let text):
+                    guard let d = Double(text) else { throw v.fail("'\(text)' is not a level") }
+                    level = d
+                default: level = try v.number()
+                }
+                guard level >= 0, level <= 16 else { throw v.fail("a level of \(level): must lie between 0 and 16 (linear)") }
+                return level
+            }
+            throw p.fail("an Audio Levels filter without a 'level' parameter")
+        }
+
         func gain(_ c: JSONCursor) throws(MixdownError) -> Double {
             let v = try c.number()
             guard v >= 0, v <= 16 else { throw c.fail("a gain of \(v): must lie between 0 and 16 (linear)") }
@@ -296,6 +331,20 @@ public enum OTIOTimeline {
             // What is rendered, in this track's time: its own trim, and inside a nested stack
             // the stack's window (in the stack's time, where the trimmed track starts at 0).
             // `visible.start` plays at output time `offset`.
+            var offset = offset
+            if window == nil { recordStarts.append(.zero) }
+            if let r = trim, r.start < .zero, let sr = c.member("source_range", in: o) {
+                // The CMX 3600 adapter's record timecode: a window starting at -(the first record
+                // in) and as long as the track (OTIO itself finds no child inside it). Read as
+                // the whole track placed at its record time; the render starts at the earliest.
+                guard window == nil, r.duration == t else {
+                    throw sr.fail("starts \(String(format: "%.6f", -r.start.seconds)) s before the track and is not as long as it: a window with nothing in it", at: "start_time")
+                }
+                notes.lines.append("\(sr.path).start_time \(String(format: "%.6f", r.start.seconds)) s: a record timecode (the CMX 3600 adapter writes one); the track is placed at it, and the render starts at the earliest track")
+                offset = try offset - r.start
+                recordStarts[recordStarts.count - 1] = try Q.zero - r.start
+                trim = nil
+            }
             let trimStart = trim?.start ?? .zero, trimEnd = try trim.map { (r: (start: Q, duration: Q)) throws(MixdownError) -> Q in try r.start + r.duration } ?? t
             var visible = (start: trimStart, end: trimEnd)
             if let w = window {
@@ -470,6 +519,7 @@ public enum OTIOTimeline {
             // Media consumed: the clip's duration times the warp's scalar (OTIO's rule: a
             // LinearTimeWarp changes the rate media is read, not the clip's length).
             var consumed = duration
+            var levels = 1.0   // Final Cut 7 / Premiere XML Audio Levels, through the FCP adapter
             if let effects = c.member("effects", in: o) {
                 for e in try effects.array() {
                     let eo = try members(e)
@@ -490,6 +540,8 @@ public enum OTIOTimeline {
                         }
                     case "FreezeFrame":
                         throw e.fail("a FreezeFrame is not supported", at: "OTIO_SCHEMA")
+                    case "Effect" where try audioLevels(e, eo) != nil:
+                        levels *= try audioLevels(e, eo)!
                     default:
                         notes.lines.append("\(e.path): effect '\(k)' ignored")
                     }
@@ -504,8 +556,8 @@ public enum OTIOTimeline {
             } else if fileStart < .zero {
                 throw (sr ?? c).fail("starts before its media")
             }
-            var gain = 1.0
-            if let v = try volume(c, o) { gain = try self.gain(v) }
+            var gain = levels
+            if let v = try volume(c, o) { gain *= try self.gain(v) }
             var placed = Placed(file: file, sourceStart: fileStart, sourceDuration: consumed, at: .zero, duration: duration, gain: gain,
                                 origin: sr?.path ?? c.path)
             placed.exactPlace = try exactPlace(c, o)

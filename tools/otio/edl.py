@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""A CMX 3600 EDL, converted to OTIO by the real adapter (otio-cmx3600-adapter in
+tools/.venv) and rendered by Mixdown end to end.
+
+Usage: edl.py make DIR     writes DIR/sound.edl (23.976 fps, record timecode from
+                           01:00:00:00, two audio channels, cuts and a dissolve, sources
+                           named by "* FROM CLIP:"), DIR/sound.otio (read_from_file with
+                           rate=24000/1001, write_to_file) and DIR/sound.json (what the render
+                           must hold, computed here from the timecodes with exact fractions)
+       edl.py check DIR    checks DIR/sound.wav (rendered by mixdown) against sound.json
+The source is index.wav (make_timelines.material writes it: 8 kHz, frame k holds (k mod 65536) - 32768).
+"""
+import json
+import os
+import sys
+import wave
+from fractions import Fraction
+
+import numpy as np
+import opentimelineio as otio
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_timelines import material  # noqa: E402  (index.wav, dc25.wav, dc50.wav)
+
+RATE = Fraction(24000, 1001)   # what 23.976 means; Mixdown reads the adapter's 23.976 as this
+SR = 8000
+
+
+def tc(frames):
+    """A non-drop timecode at 24 frames per timecode second (23.976 counts like 24)."""
+    f = frames % 24
+    s = frames // 24
+    return f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}:{f:02d}"
+
+
+def out_frame(t):
+    """Seconds to an output frame at 8 kHz: half away from zero, Mixdown's documented rule."""
+    x = t * SR
+    f = x.numerator // x.denominator
+    return f + 1 if x - f >= Fraction(1, 2) else f
+
+
+HOUR = 3600 * 24
+# (channel, source in, duration, record in) in timecode frames; record from 01:00:00:00.
+# A1: three cuts with a gap; A2 starts 2 s later (its own record in), a cut then a dissolve.
+EVENTS = [
+    ("A", 240, 108, HOUR + 0),
+    ("A", 600, 50, HOUR + 108),
+    ("A", 1000, 37, HOUR + 200),        # after a 42-frame gap
+    ("A2", 300, 72, HOUR + 48),
+    ("A2", 900, 60, HOUR + 120),
+]
+DISSOLVE = ("A2", 1200, 48, 12)        # a 12-frame dissolve from the last A2 event into this one
+
+
+def make(work):
+    material(work)
+    lines = ["TITLE: SOUND CUT", "FCM: NON-DROP FRAME", ""]
+    n = 1
+    for ch, src, dur, rec in EVENTS:
+        lines += [f"{n:03d}  AX       {ch:<5} C        {tc(src)} {tc(src + dur)} {tc(rec)} {tc(rec + dur)}",
+                  "* FROM CLIP NAME: index.wav", "* FROM CLIP: index.wav", ""]
+        n += 1
+    ch, src, dur, length = DISSOLVE
+    prev = EVENTS[-1]
+    rec = prev[3] + prev[2]
+    # A dissolve: the outgoing source held for zero length at the cut, then the incoming over `length`.
+    lines += [f"{n:03d}  AX       {ch:<5} C        {tc(prev[1] + prev[2])} {tc(prev[1] + prev[2])} {tc(rec)} {tc(rec)}",
+              f"{n:03d}  AX       {ch:<5} D    {length:03d} {tc(src)} {tc(src + dur)} {tc(rec)} {tc(rec + dur)}",
+              "* FROM CLIP NAME: index.wav", "* FROM CLIP: index.wav", ""]
+    open(os.path.join(work, "sound.edl"), "w").write("\n".join(lines))
+    timeline = otio.adapters.read_from_file(os.path.join(work, "sound.edl"), rate=24000 / 1001)
+    otio.adapters.write_to_file(timeline, os.path.join(work, "sound.otio"))
+
+    # Expected: the render starts at the earliest record in (01:00:00:00); every cut's frames are
+    # its source frames, away from the dissolve.
+    start = min(e[3] for e in EVENTS)
+    clips = []
+    for ch, src, dur, rec in EVENTS + [(DISSOLVE[0], DISSOLVE[1], DISSOLVE[2], rec)]:
+        a = Fraction(rec - start) / RATE
+        clips.append({"channel": ch, "out_start": out_frame(a), "out_end": out_frame(a + Fraction(dur) / RATE),
+                      "source_start": out_frame(Fraction(src) / RATE)})
+    # CMX 3600: the dissolve starts at the D event's record in and lasts `length` frames (the
+    # outgoing source runs on under it).
+    cut = Fraction(rec - start) / RATE
+    dissolve = [out_frame(cut), out_frame(cut + Fraction(length) / RATE)]
+    end = max(c["out_end"] for c in clips)
+    json.dump({"frames": end, "clips": clips, "dissolve": dissolve}, open(os.path.join(work, "sound.json"), "w"))
+
+
+def check(work):
+    with wave.open(os.path.join(work, "sound.wav")) as w:
+        x = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.int64)
+        channels, rate = w.getnchannels(), w.getframerate()
+    e = json.load(open(os.path.join(work, "sound.json")))
+    failures = []
+    if (channels, rate) != (1, SR):
+        failures.append(f"{channels} channels at {rate} Hz")
+    if len(x) != e["frames"]:
+        failures.append(f"{len(x)} frames, the EDL {e['frames']}")
+    # Two tracks of index.wav mix into one channel: where both play, the frame is their sum.
+    want = np.zeros(e["frames"], dtype=np.int64)
+    covered = np.zeros(e["frames"], dtype=bool)
+    a, b = e["dissolve"]
+    for c in e["clips"]:
+        k = np.arange(c["out_start"], c["out_end"])
+        want[k] += ((c["source_start"] + (k - c["out_start"])) % 65536) - 32768
+        covered[k] = True
+    exact = covered.copy()
+    exact[a - 8:b + 8] = False
+    wrong = np.nonzero((x[:len(want)] != np.clip(want, -32768, 32767)) & exact[:len(x)])[0]
+    if len(wrong):
+        failures.append(f"{len(wrong)} frames are not their source frames (first at {wrong[0]}: {x[wrong[0]]} for {want[wrong[0]]})")
+    if (x[:len(covered)][~covered[:len(x)]] != 0).any():
+        failures.append("the gaps are not silent")
+    for f in failures:
+        print(f)
+    print(f"{len(e['clips'])} events on 2 channels, {len(x)} frames, {'ok' if not failures else 'FAILED'}")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    {"make": make, "check": check}[sys.argv[1]](sys.argv[2])
