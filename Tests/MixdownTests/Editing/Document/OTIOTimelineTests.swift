@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import Mixdown
+
+/// The OTIO reader and writer through the library (the CLI and the real client are tested in
+/// MixdownCLITests/OTIOTests): a timeline is a document like any other, for a render and for
+/// an export session, and a document written as OTIO reads back to the same segments.
+@Suite struct OTIOTimelineTests {
+    static func rt(_ value: Int, _ rate: String) -> String { "{\"OTIO_SCHEMA\": \"RationalTime.1\", \"value\": \(value), \"rate\": \(rate)}" }
+    static func range(_ start: Int, _ duration: Int, _ rate: String) -> String {
+        "{\"OTIO_SCHEMA\": \"TimeRange.1\", \"start_time\": \(rt(start, rate)), \"duration\": \(rt(duration, rate))}"
+    }
+
+    /// a.wav (3 s of a 300 Hz sine, 48 kHz stereo): a 36-frame cut at 23.976 from frame 12,
+    /// a 24-frame gap, a 24-frame cut from frame 0 at gain 0.5.
+    static let timeline = """
+    {"OTIO_SCHEMA": "Timeline.1", "name": "t", "tracks": {"OTIO_SCHEMA": "Stack.1", "children": [
+      {"OTIO_SCHEMA": "Track.1", "kind": "Audio", "name": "dialogue", "children": [
+        {"OTIO_SCHEMA": "Clip.2", "name": "a", "source_range": \(range(12, 36, "23.976")), "active_media_reference_key": "DEFAULT_MEDIA",
+         "media_references": {"DEFAULT_MEDIA": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "a.wav"}}},
+        {"OTIO_SCHEMA": "Gap.1", "source_range": \(range(0, 24, "23.976"))},
+        {"OTIO_SCHEMA": "Clip.2", "name": "b", "source_range": \(range(0, 24, "23.976")), "metadata": {"mixdown": {"volume": 0.5}},
+         "active_media_reference_key": "DEFAULT_MEDIA",
+         "media_references": {"DEFAULT_MEDIA": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "file://DIR/a.wav"}}}]}]}}
+    """
+
+    @Test func aTimelineIsADocumentForARenderAndAnExportSession() async throws {
+        let dir = TempDir()
+        let s = sine(300, frames: 144_000)
+        try writeFile(dir.file("a.wav"), [s, s])
+        try Self.timeline.replacingOccurrences(of: "DIR", with: dir.path).write(toFile: dir.file("t.otio"), atomically: true, encoding: .utf8)
+        let doc = try CompositionDocument(contentsOf: dir.file("t.otio"))
+        let ntsc = { (frames: Int64) in MediaTime(value: frames * 1001, timescale: 24_000) }
+        let segments = doc.composition.tracks[0].placedSegments.filter { $0.source != nil }
+        #expect(segments.map(\.target) == [MediaTimeRange(start: .zero, duration: ntsc(36)), MediaTimeRange(start: ntsc(60), duration: ntsc(24))])
+        #expect(segments.map { $0.source!.range.start } == [ntsc(12), .zero])
+        #expect(doc.translationNotes.contains("rate 23.976 read as 24000/1001 exactly"), "\(doc.translationNotes)")
+
+        _ = try doc.render(to: dir.file("render.wav")).run()
+        let session = try ExportSession(asset: .composition(doc.composition), preset: .wav16)
+        session.outputPath = dir.file("session.wav")
+        session.outputFormat = doc.outputFormat
+        session.audioMix = doc.audioMix
+        _ = try await session.export()
+        let a = try readFile(dir.file("render.wav")).planes, b = try readFile(dir.file("session.wav")).planes
+        // 84 frames at 24000/1001 are 168,168 frames at 48 kHz; the second cut at half gain.
+        #expect(a[0].count == 168_168)
+        #expect(a[0].enumerated().allSatisfy { f, x in abs(x - Self.expected(frame: f, sine: s)) <= 1.0 / 32_768 })
+        // The file render's default sample format is the source's (f32); the session's preset is 16-bit.
+        #expect(zip(a[0], b[0]).allSatisfy { abs($0 - $1) <= 1.0 / 32_768 } && a[0].count == b[0].count)
+    }
+
+    /// What the timeline puts on output frame f: frames round(t × 48000), halves away from zero.
+    static func expected(frame f: Int, sine s: [Float]) -> Float {
+        let cut1 = 72_072, gapEnd = 120_120   // 36 and 60 frames at 24000/1001
+        if f < cut1 { return s[f + 24_024] }  // from frame 12 (24,024 at 48 kHz)
+        if f < gapEnd { return 0 }
+        return 0.5 * s[f - gapEnd]
+    }
+
+    /// Written by `OTIOTimeline.json` and read back: the same segments, the same gains.
+    @Test func aDocumentWrittenAsOTIOReadsBackToTheSameSegments() throws {
+        let dir = TempDir()
+        let s = sine(300, frames: 96_000)
+        try writeFile(dir.file("a.wav"), [s, s])
+        let doc = try CompositionDocument(data: Data("""
+        {"version": 1, "time_pitch_algorithm": "varispeed", "tracks": [
+          {"name": "m", "segments": [{"file": "a.wav", "source": {"start": "0.25", "duration": "1"}, "at": "1/3"},
+                                     {"file": "a.wav", "at": "1.5"}],
+           "scale": [{"time_range": {"start": "0.5", "duration": "2"}, "to_duration": "2.0002619"}],
+           "volume": [{"ramp": {"from": 0, "to": 1, "start": "0", "duration": "1"}}]}]}
+        """.utf8), path: dir.file("doc.json"))
+        let text = try OTIOTimeline.json(for: doc, relativeTo: dir.path)
+        #expect(text.contains("\"target_url\": \"a.wav\"") && text.contains("LinearTimeWarp.1"))
+        let back = try CompositionDocument(data: Data(text.utf8), path: dir.file("doc.otio"))
+        let (x, y) = (doc.composition.tracks[0].placedSegments.filter { $0.source != nil }, back.composition.tracks[0].placedSegments.filter { $0.source != nil })
+        #expect(x.map(\.target) == y.map(\.target) && x.map { $0.source!.range } == y.map { $0.source!.range })
+        #expect(x.count == 4 && x.map(\.isScaled) == [false, true, true, false])
+        #expect(doc.audioMix.inputParameters.map(\.volume.events) == back.audioMix.inputParameters.map(\.volume.events))
+        #expect(back.timePitchAlgorithm == .varispeed)
+    }
+}
