@@ -13,14 +13,13 @@ The source is index.wav (make_timelines.material writes it: 8 kHz, frame k holds
 import json
 import os
 import sys
-import wave
 from fractions import Fraction
 
 import numpy as np
 import opentimelineio as otio
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_timelines import material  # noqa: E402  (index.wav, dc25.wav, dc50.wav)
+from make_timelines import begin_check, finish, frames, material  # noqa: E402
 
 RATE = Fraction(24000, 1001)   # what 23.976 means; Mixdown reads the adapter's 23.976 as this
 SR = 8000
@@ -31,13 +30,6 @@ def tc(frames):
     f = frames % 24
     s = frames // 24
     return f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}:{f:02d}"
-
-
-def out_frame(t):
-    """Seconds to an output frame at 8 kHz: half away from zero, Mixdown's documented rule."""
-    x = t * SR
-    f = x.numerator // x.denominator
-    return f + 1 if x - f >= Fraction(1, 2) else f
 
 
 HOUR = 3600 * 24
@@ -78,26 +70,18 @@ def make(work):
     clips = []
     for ch, src, dur, rec in EVENTS + [(DISSOLVE[0], DISSOLVE[1], DISSOLVE[2], rec)]:
         a = Fraction(rec - start) / RATE
-        clips.append({"channel": ch, "out_start": out_frame(a), "out_end": out_frame(a + Fraction(dur) / RATE),
-                      "source_start": out_frame(Fraction(src) / RATE)})
+        clips.append({"channel": ch, "out_start": frames(a, SR), "out_end": frames(a + Fraction(dur) / RATE, SR),
+                      "source_start": frames(Fraction(src) / RATE, SR)})
     # CMX 3600: the dissolve starts at the D event's record in and lasts `length` frames (the
     # outgoing source runs on under it).
     cut = Fraction(rec - start) / RATE
-    dissolve = [out_frame(cut), out_frame(cut + Fraction(length) / RATE)]
+    dissolve = [frames(cut, SR), frames(cut + Fraction(length) / RATE, SR)]
     end = max(c["out_end"] for c in clips)
     json.dump({"frames": end, "clips": clips, "dissolve": dissolve}, open(os.path.join(work, "sound.json"), "w"))
 
 
 def check(work):
-    with wave.open(os.path.join(work, "sound.wav")) as w:
-        x = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.int64)
-        channels, rate = w.getnchannels(), w.getframerate()
-    e = json.load(open(os.path.join(work, "sound.json")))
-    failures = []
-    if (channels, rate) != (1, SR):
-        failures.append(f"{channels} channels at {rate} Hz")
-    if len(x) != e["frames"]:
-        failures.append(f"{len(x)} frames, the EDL {e['frames']}")
+    x, e, failures = begin_check(work, "sound", SR)
     # Two tracks of index.wav mix into one channel: where both play, the frame is their sum.
     want = np.zeros(e["frames"], dtype=np.int64)
     covered = np.zeros(e["frames"], dtype=bool)
@@ -113,10 +97,7 @@ def check(work):
         failures.append(f"{len(wrong)} frames are not their source frames (first at {wrong[0]}: {x[wrong[0]]} for {want[wrong[0]]})")
     if (x[:len(covered)][~covered[:len(x)]] != 0).any():
         failures.append("the gaps are not silent")
-    for f in failures:
-        print(f)
-    print(f"{len(e['clips'])} events on 2 channels, {len(x)} frames, {'ok' if not failures else 'FAILED'}")
-    sys.exit(1 if failures else 0)
+    finish(failures, f"{len(e['clips'])} events on 2 channels, {len(x)} frames")
 
 
 if __name__ == "__main__":

@@ -13,14 +13,13 @@ The source is index.wav (make_timelines.material writes it: 8 kHz, frame k holds
 import json
 import os
 import sys
-import wave
 from fractions import Fraction
 
 import numpy as np
 import opentimelineio as otio
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_timelines import material  # noqa: E402
+from make_timelines import begin_check, finish, frames, material  # noqa: E402
 
 RATE = Fraction(24000, 1001)
 SR = 8000
@@ -28,12 +27,6 @@ SR = 8000
 CLIPS = [(0, 96, 240, 336, 0.5), (120, 180, 600, 660, None), (180, 227, 1000, 1047, 0.25)]
 
 RATE_XML = "<rate><timebase>24</timebase><ntsc>TRUE</ntsc></rate>"
-
-
-def out_frame(t):
-    x = t * SR
-    f = x.numerator // x.denominator
-    return f + 1 if x - f >= Fraction(1, 2) else f
 
 
 def make(work):
@@ -66,18 +59,13 @@ def make(work):
     open(os.path.join(work, "sequence.xml"), "w").write(xml)
     timeline = otio.adapters.read_from_file(os.path.join(work, "sequence.xml"))
     otio.adapters.write_to_file(timeline, os.path.join(work, "sequence.otio"))
-    clips = [{"out_start": out_frame(Fraction(a) / RATE), "out_end": out_frame(Fraction(b) / RATE),
-              "source_start": out_frame(Fraction(i) / RATE), "level": 1.0 if g is None else g} for a, b, i, _, g in CLIPS]
+    clips = [{"out_start": frames(Fraction(a) / RATE, SR), "out_end": frames(Fraction(b) / RATE, SR),
+              "source_start": frames(Fraction(i) / RATE, SR), "level": 1.0 if g is None else g} for a, b, i, _, g in CLIPS]
     json.dump({"frames": clips[-1]["out_end"], "clips": clips}, open(os.path.join(work, "sequence.json"), "w"))
 
 
 def check(work):
-    with wave.open(os.path.join(work, "sequence.wav")) as w:
-        x = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.int64)
-    e = json.load(open(os.path.join(work, "sequence.json")))
-    failures = []
-    if len(x) != e["frames"]:
-        failures.append(f"{len(x)} frames, the sequence {e['frames']}")
+    x, e, failures = begin_check(work, "sequence", SR)
     covered = np.zeros(len(x), dtype=bool)
     for n, c in enumerate(e["clips"]):
         k = np.arange(c["out_start"], min(c["out_end"], len(x)))
@@ -88,10 +76,7 @@ def check(work):
         covered[k] = True
     if (x[~covered] != 0).any():
         failures.append("the gap is not silent")
-    for f in failures:
-        print(f)
-    print(f"{len(e['clips'])} clips, {len(x)} frames, {'ok' if not failures else 'FAILED'}")
-    sys.exit(1 if failures else 0)
+    finish(failures, f"{len(e['clips'])} clips, {len(x)} frames")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import random
 import sys
 from fractions import Fraction
 
+import numpy as np
 import opentimelineio as otio
 
 RT, TR = otio.opentime.RationalTime, otio.opentime.TimeRange
@@ -33,6 +34,29 @@ def frames(t, rate):
     f = x.numerator // x.denominator
     rest = x - f
     return f + 1 if rest >= Fraction(1, 2) else f
+
+
+def finish(failures, summary):
+    """Prints each failure and the summary line (ending "ok" or "FAILED"); exits 0 or 1."""
+    for f in failures:
+        print(f)
+    print(f"{summary}, {'ok' if not failures else 'FAILED'}")
+    sys.exit(1 if failures else 0)
+
+
+def begin_check(work, name, rate):
+    """NAME.wav (a mono 16-bit render) as int64 samples, NAME.json (what it must hold) and the
+    failures found so far: the wrong channels or rate, the wrong length."""
+    with wave.open(os.path.join(work, f"{name}.wav")) as w:
+        x = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.int64)
+        channels, got = w.getnchannels(), w.getframerate()
+    e = json.load(open(os.path.join(work, f"{name}.json")))
+    failures = []
+    if (channels, got) != (1, rate):
+        failures.append(f"{channels} channels at {got} Hz")
+    if len(x) != e["frames"]:
+        failures.append(f"{len(x)} frames, the timeline {e['frames']}")
+    return x, e, failures
 
 
 def ref(path, frames_, rate):
