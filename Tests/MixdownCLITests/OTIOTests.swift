@@ -80,6 +80,8 @@ import Testing
         // Exact sums of times at three unrelated rates near 10^9 need more than 64 bits: refused, never wrapped.
         (timeline([clip(range(0, 7, 999_999_937)), clip(range(0, 7, 999_999_929)), clip(range(0, 7, 999_999_893)), clip(range(0, 7, 999_999_797))]),
          "tracks: its times, added exactly, leave 64 bits"),
+        (timeline([clip(range(0, 24)).replacingOccurrences(of: "\"name\": \"c\",", with: "\"name\": \"c\", \"effects\": [{\"OTIO_SCHEMA\": \"LinearTimeWarp.1\", \"time_scalar\": 1e300}],")]),
+         "tracks[0].children[0].effects[0].time_scalar: a time_scalar of 1e+300: a scale must lie between 0.25 and 4"),
         // A window before the track that is not the CMX 3600 adapter's record timecode.
         (timeline([clip(range(0, 24))]).replacingOccurrences(of: "\"name\": \"a\",", with: "\"name\": \"a\", \"source_range\": \(range(-48, 12)),"),
          "tracks[0].source_range.start_time: starts 2.000000 s before the track and is not as long as it"),

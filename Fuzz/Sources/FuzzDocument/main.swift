@@ -21,14 +21,30 @@ func makeFiles() {
     wav("fuzz-b.wav", rate: 44_100, channels: 1, frames: 22_050)
 }
 
-/// The composition document reader on any bytes: an error or a document, never a trap.
-/// A document that loads is planned too, and its explanation made.
+/// The composition document reader on any bytes (Mixdown's JSON, or an OpenTimelineIO
+/// timeline when they hold "OTIO_SCHEMA"; seeds of both): an error or a document, never a
+/// trap. A document that loads is planned too, its explanation made, and it is written as
+/// OTIO and read back, which must give the same segments.
 func fuzzDocument(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let bytes = Data(UnsafeBufferPointer(start: data, count: count))
     let dir = FileManager.default.currentDirectoryPath
     guard let doc = try? CompositionDocument(data: bytes, path: dir + "/fuzz.json") else { return 0 }
     if let plan = try? doc.render(to: dir + "/fuzz-out.wav").plan() {
         _ = plan.explanation
+    }
+    // Tracks that play something (a timeline without a clip is refused, and a track of empty
+    // edits alone becomes no lane: neither changes a render).
+    func played(_ d: CompositionDocument) -> [[MediaTimeRange]] {
+        d.composition.tracks.map { $0.placedSegments.filter { $0.source != nil }.map(\.target) }.filter { !$0.isEmpty }
+    }
+    if !played(doc).isEmpty, let text = try? OTIOTimeline.json(for: doc, relativeTo: dir) {
+        do {
+            let back = try CompositionDocument(data: Data(text.utf8), path: dir + "/fuzz.otio")
+            let a = played(doc), b = played(back)
+            precondition(a == b, "a document written as OTIO read back to other segments")
+        } catch {
+            preconditionFailure("a document written as OTIO does not read back: \(error)")
+        }
     }
     return 0
 }

@@ -65,10 +65,12 @@ public struct AudioMix: Sendable, Equatable {
         for span in spans {
             let downStart = max(.zero, span.start - rampDown)
             let upEnd = span.end + rampUp
+            // Without a ramp up, the restoring set lands on upEnd itself: an event there clashes too.
+            let restoresAtEnd = rampUp == .zero
             if let clash = existing.first(where: { e in
                 switch e {
-                case .set(_, let t): return t >= downStart && t < upEnd
-                case .ramp(_, _, let r): return r.start < upEnd && r.end > downStart
+                case .set(_, let t): return t >= downStart && (t < upEnd || (restoresAtEnd && t == upEnd))
+                case .ramp(_, _, let r): return (r.start < upEnd || (restoresAtEnd && r.start == upEnd)) && r.end > downStart
                 }
             }) {
                 throw .overlappingAutomation(first: clash.label,

@@ -65,7 +65,10 @@ public enum OTIOTimeline {
             let g = Int128(gcd(a.d, b.d))
             return try make(Int128(a.n) * (Int128(b.d) / g) + Int128(b.n) * (Int128(a.d) / g), Int128(a.d) / g * Int128(b.d))
         }
-        static func - (a: Q, b: Q) throws(MixdownError) -> Q { try a + Q(-b.n, b.d) }
+        static func - (a: Q, b: Q) throws(MixdownError) -> Q {
+            let g = Int128(gcd(a.d, b.d))
+            return try make(Int128(a.n) * (Int128(b.d) / g) - Int128(b.n) * (Int128(a.d) / g), Int128(a.d) / g * Int128(b.d))
+        }
         static func * (a: Q, k: Int64) throws(MixdownError) -> Q { try make(Int128(a.n) * Int128(k), Int128(a.d)) }
         static func / (a: Q, k: Int64) throws(MixdownError) -> Q { try make(Int128(a.n), Int128(a.d) * Int128(k)) }
         static func make(_ n: Int128, _ d: Int128) throws(MixdownError) -> Q {
@@ -103,7 +106,9 @@ public enum OTIOTimeline {
         var notes = Notes()
         /// Generated document path → OTIO path, for errors found by the document reader.
         var origins: [(generated: String, otio: String)] = []
-        private var lanes: [(name: String, gain: Volume, clips: [Placed])] = []
+        /// Each lane: its name, gain, clips, and where its track ends in output time (a trailing
+        /// gap lasts, as in OTIO, where a track is as long as its items).
+        private var lanes: [(name: String, gain: Volume, clips: [Placed], end: Q)] = []
         /// Each top-level audio track's record timecode (0 unless the CMX 3600 adapter gave one).
         private var recordStarts: [Q] = []
 
@@ -152,8 +157,12 @@ public enum OTIOTimeline {
             if let first = recordStarts.min(), first > .zero {
                 for i in lanes.indices {
                     for j in lanes[i].clips.indices { lanes[i].clips[j].at = try lanes[i].clips[j].at - first }
+                    lanes[i].end = max(.zero, try lanes[i].end - first)
                 }
             }
+            // A time read twice (a clip's length, then the clip) is noted once.
+            var seen = Set<String>()
+            notes.lines = notes.lines.filter { seen.insert($0).inserted }
             return try emit()
         }
 
@@ -351,7 +360,7 @@ public enum OTIOTimeline {
                 visible = try (trimStart + w.start, min(trimEnd, trimStart + w.start + w.duration))
             }
             let laneA = lanes.count
-            lanes.append((name: laneName(c, o), gain: trackGain, clips: []))
+            lanes.append((name: laneName(c, o), gain: trackGain, clips: [], end: visible.end > visible.start ? try offset + (visible.end - visible.start) : offset))
             var lane = laneA
             var laneB: Int?
             var pendingFadeIn: (Q, Q)?
@@ -383,7 +392,7 @@ public enum OTIOTimeline {
                     lanes[lane].clips.append(last)
                     if laneB == nil {
                         laneB = lanes.count
-                        lanes.append((name: lanes[laneA].name + " (B)", gain: trackGain, clips: []))
+                        lanes.append((name: lanes[laneA].name + " (B)", gain: trackGain, clips: [], end: .zero))
                     }
                     lane = lane == laneA ? laneB! : laneA
                     pendingFadeIn = (inOffset, outOffset)
@@ -530,6 +539,10 @@ public enum OTIOTimeline {
                         guard s > 0, s.isFinite else {
                             throw e.fail(s == 0 ? "a time_scalar of 0 (a freeze) is not supported" : "a time_scalar of \(s): reverse and non-finite speeds are not supported", at: "time_scalar")
                         }
+                        // Mixdown scales between 0.25 and 4 (the document refuses the rest too; here before any arithmetic on it).
+                        guard s >= 0.25 * (1 - 1e-9), s <= 4 * (1 + 1e-9) else {
+                            throw e.fail("a time_scalar of \(s): a scale must lie between 0.25 and 4", at: "time_scalar")
+                        }
                         if let exact = try exactSource(c, o) {
                             consumed = exact
                         } else {
@@ -589,12 +602,14 @@ public enum OTIOTimeline {
         /// warped ones with their own timeline duration), and its gains.
         mutating func emit() throws(MixdownError) -> String {
             var tracks: [String] = []
-            for lane in lanes where !lane.clips.isEmpty {
+            // A lane of gaps alone still lasts (a timeline is as long as its longest track).
+            for lane in lanes where !lane.clips.isEmpty || lane.end > .zero {
                 let ti = tracks.count
                 let clips = lane.clips.sorted { $0.at < $1.at }
                 // A warped clip is a segment with its own timeline duration (scaled alone, so
                 // every clip keeps the exact place the timeline gives it).
                 var segments: [String] = []
+                var clipsEnd = Q.zero
                 for (j, var c) in clips.enumerated() {
                     // Within a microsecond of where OTIO's values put it: the place Mixdown wrote
                     // (farther, the clip was moved or trimmed since, and OTIO's values are taken).
@@ -605,6 +620,12 @@ public enum OTIOTimeline {
                     segments.append("{\"file\": \(Self.quote(c.file)), \"source\": {\"start\": \"\(c.sourceStart.text)\", \"duration\": \"\(c.sourceDuration.text)\"}, \"at\": \"\(c.at.text)\""
                                     + (c.scaled ? ", \"duration\": \"\(c.duration.text)\"}" : "}"))
                     origins.append(("tracks[\(ti)].segments[\(j)]", c.origin))
+                    clipsEnd = max(clipsEnd, try c.at + c.duration)
+                }
+                // The track's trailing gap, as an empty edit to its end (more than a microsecond:
+                // a place Mixdown wrote exactly may differ from OTIO's sums by less).
+                if lane.end.seconds - clipsEnd.seconds > 1e-6 {
+                    segments.append("{\"empty\": {\"start\": \"\(clipsEnd.text)\", \"end\": \"\(lane.end.text)\"}}")
                 }
                 var volume: [String] = []
                 switch lane.gain {
@@ -617,7 +638,8 @@ public enum OTIOTimeline {
                     guard clips.allSatisfy({ $0.gain == 1 && $0.fadeIn == .zero && $0.fadeOut == .zero }) else {
                         throw .invalidDocument(file: file, location: clips[0].origin, reason: "track volume keyframes with clip gains or crossfades are not supported")
                     }
-                    volume.append("{\"volume\": \(keys[0].1), \"at\": \"0\"}")
+                    // The first value holds from 0 to the first keyframe (a ramp from 0 needs no set before it).
+                    if keys[0].0 > .zero || keys.count == 1 { volume.append("{\"volume\": \(keys[0].1), \"at\": \"0\"}") }
                     for (a, b) in zip(keys, keys.dropFirst()) {
                         volume.append("{\"ramp\": {\"from\": \(a.1), \"to\": \(b.1), \"start\": \"\(a.0.text)\", \"end\": \"\(b.0.text)\"}}")
                     }

@@ -119,6 +119,9 @@ import Testing
          "tracks[0].segments[1]", "overlaps tracks[0].segments[0]"),
         (#"{"version": 1, "tracks": [{"segments": [{"empty": {"start": "0", "duration": "1"}, "duration": "2"}]}]}"#,
          "tracks[0].segments[0]", "an empty edit takes only 'empty'"),
+        // Without a ramp up, the duck's restore lands on the voice's end: a ramp of the music's own there clashes (found by fuzzing; it used to fail only at render).
+        (#"{"version": 1, "tracks": [{"name": "m", "segments": [{"file": "audio/a.wav", "at": "0"}], "volume": [{"ramp": {"from": 1, "to": 0.5, "start": "1.5", "end": "2"}}]}, {"name": "v", "segments": [{"file": "audio/b.wav", "at": "0.5"}]}], "ducking": [{"track": "m", "while": "v", "level": 0.2, "ramp_down": "0.25", "ramp_up": "0"}]}"#,
+         "ducking[0]", "overlaps ducking of track 1 'm' under track 2 'v' from 0:00:00.250000 to 0:00:01.500000"),
     ]
 
     /// A segment's own `duration` scales it alone: it lands on exactly that range, its source

@@ -79,4 +79,49 @@ import Testing
         #expect(doc.audioMix.inputParameters.map(\.volume.events) == back.audioMix.inputParameters.map(\.volume.events))
         #expect(back.timePitchAlgorithm == .varispeed)
     }
+
+    /// Track keyframes (`metadata.mixdown.volume.keyframes`, times in the track's time):
+    /// linear between them, the first value held before the first, the last after the last;
+    /// a first keyframe at 0 included.
+    @Test(arguments: [0, 6])
+    func trackKeyframesAreLinearRampsBetweenThem(firstAt first: Int) throws {
+        let dir = TempDir()
+        try writeFile(dir.file("a.wav"), [sine(300, frames: 96_000)])
+        let keys = "[{\"time\": \(Self.rt(first, "24")), \"value\": 0.25}, {\"time\": \(Self.rt(12, "24")), \"value\": 1}, {\"time\": \(Self.rt(24, "24")), \"value\": 0.5}]"
+        let text = """
+        {"OTIO_SCHEMA": "Timeline.1", "tracks": {"OTIO_SCHEMA": "Stack.1", "children": [
+          {"OTIO_SCHEMA": "Track.1", "kind": "Audio", "name": "a", "metadata": {"mixdown": {"volume": {"keyframes": \(keys)}}}, "children": [
+            {"OTIO_SCHEMA": "Clip.2", "name": "a", "source_range": \(Self.range(0, 36, "24")), "active_media_reference_key": "DEFAULT_MEDIA",
+             "media_references": {"DEFAULT_MEDIA": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "a.wav"}}}]}]}}
+        """
+        let doc = try CompositionDocument(data: Data(text.utf8), path: dir.file("t.otio"))
+        let envelope = try doc.audioMix.inputParameters[0].volume.envelope(sampleRate: 48_000)
+        let a = Int64(first) * 2_000   // frames at 48 kHz of a keyframe at 24 fps
+        #expect(envelope.gain(atFrame: 0) == 0.25 && envelope.gain(atFrame: a) == 0.25)
+        #expect(abs(envelope.gain(atFrame: (a + 24_000) / 2) - 0.625) < 1e-6)
+        #expect(envelope.gain(atFrame: 24_000) == 1)
+        #expect(abs(envelope.gain(atFrame: 36_000) - 0.75) < 1e-6)
+        #expect(envelope.gain(atFrame: 48_000) == 0.5 && envelope.gain(atFrame: 70_000) == 0.5)
+    }
+
+    /// A track is as long as its items in OTIO: a trailing gap, and a track of gaps alone,
+    /// make the render that long (the silence is rendered, not cut off).
+    @Test func trailingGapsLastToTheEndOfTheTimeline() throws {
+        let dir = TempDir()
+        try writeFile(dir.file("a.wav"), [sine(300, frames: 96_000)])
+        let clip = "{\"OTIO_SCHEMA\": \"Clip.2\", \"name\": \"a\", \"source_range\": \(Self.range(0, 12, "24")), \"active_media_reference_key\": \"DEFAULT_MEDIA\", "
+            + "\"media_references\": {\"DEFAULT_MEDIA\": {\"OTIO_SCHEMA\": \"ExternalReference.1\", \"target_url\": \"a.wav\"}}}"
+        func load(_ second: String) throws -> CompositionDocument {
+            try CompositionDocument(data: Data("""
+            {"OTIO_SCHEMA": "Timeline.1", "tracks": {"OTIO_SCHEMA": "Stack.1", "children": [
+              {"OTIO_SCHEMA": "Track.1", "kind": "Audio", "name": "a", "children": [\(clip), {"OTIO_SCHEMA": "Gap.1", "source_range": \(Self.range(0, 6, "24"))}]}\(second)]}}
+            """.utf8), path: dir.file("t.otio"))
+        }
+        #expect(try load("").composition.duration == MediaTime(value: 3, timescale: 4))
+        let gaps = ", {\"OTIO_SCHEMA\": \"Track.1\", \"kind\": \"Audio\", \"name\": \"b\", \"children\": [{\"OTIO_SCHEMA\": \"Gap.1\", \"source_range\": \(Self.range(0, 48, "24"))}]}"
+        let long = try load(gaps)
+        #expect(long.composition.duration == MediaTime(seconds: 2))
+        let plan = try long.render(to: dir.file("o.wav")).plan()
+        #expect(plan.frames == 0..<96_000)
+    }
 }
