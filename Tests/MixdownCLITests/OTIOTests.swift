@@ -82,6 +82,8 @@ import Testing
          "tracks: its times, added exactly, leave 64 bits"),
         (timeline([clip(range(0, 24)).replacingOccurrences(of: "\"name\": \"c\",", with: "\"name\": \"c\", \"effects\": [{\"OTIO_SCHEMA\": \"LinearTimeWarp.1\", \"time_scalar\": 1e300}],")]),
          "tracks[0].children[0].effects[0].time_scalar: a time_scalar of 1e+300: a scale must lie between 0.25 and 4"),
+        (timeline([clip(range(0, 24)), "{\"OTIO_SCHEMA\": \"Gap.1\", \"source_range\": \(range(0, 1e12, 24))}"]),
+         "tracks[0].children[1].source_range.duration.value: 1000000000000.0 frames at 24.0: beyond the largest time Mixdown accepts, 1,000,000 hours"),
         // A window before the track that is not the CMX 3600 adapter's record timecode.
         (timeline([clip(range(0, 24))]).replacingOccurrences(of: "\"name\": \"a\",", with: "\"name\": \"a\", \"source_range\": \(range(-48, 12)),"),
          "tracks[0].source_range.start_time: starts 2.000000 s before the track and is not as long as it"),

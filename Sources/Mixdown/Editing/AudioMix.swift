@@ -54,7 +54,8 @@ public struct AudioMix: Sendable, Equatable {
         // The trigger's audible spans, merged where the ramps between them would meet.
         var spans: [(start: MediaTime, end: MediaTime)] = []
         for s in source.placedSegments where !s.isEmpty {
-            if let last = spans.last, s.target.start - last.end < rampDown + rampUp {
+            // Touching spans merge too (a segment split by a scale is still one stretch of audio).
+            if let last = spans.last, s.target.start - last.end <= rampDown + rampUp {
                 spans[spans.count - 1].end = max(last.end, s.target.end)
             } else {
                 spans.append((s.target.start, s.target.end))

@@ -217,20 +217,23 @@ public enum OTIOTimeline {
             guard let (num, den) = Self.exactRate(rate) else {
                 throw c.fail("a rate of \(rate) is neither a whole number nor an NTSC rate (k x 1000/1001)", at: "rate")
             }
-            guard value.isFinite, abs(value) < 1e12 else { throw c.fail("\(value) frames: out of range", at: "value") }
+            // Whole Doubles are exact below 2^53; and no time may pass Mixdown's limit, 1,000,000 hours.
+            guard value.isFinite, abs(value) < 9_007_199_254_740_992, abs(value) / rate <= 3.6e9 else {
+                throw c.fail("\(value) frames at \(rate): beyond the largest time Mixdown accepts, 1,000,000 hours", at: "value")
+            }
             let whole = value.rounded()
-            let milli: Int64
+            let milli: Int128
             if abs(value - whole) <= 1e-9 * max(1, abs(value)) {
-                milli = Int64(whole) * 1000
+                milli = Int128(Int64(whole)) * 1000
                 if value != whole { notes.lines.append("\(c.path).value \(value) at \(rate): read as the whole frame \(Int64(whole))") }
             } else {
-                milli = Int64((value * 1000).rounded(.toNearestOrAwayFromZero))
-                notes.lines.append("\(c.path).value \(value) at \(rate) is not a whole frame: rounded to \(Q(milli, 1000).text) frames")
+                milli = Int128(Int64((value * 1000).rounded(.toNearestOrAwayFromZero)))   // a Double that is not whole lies below 2^52: x 1000 fits
+                notes.lines.append("\(c.path).value \(value) at \(rate) is not a whole frame: rounded to \((try Q.make(milli, 1000)).text) frames")
             }
             if Double(num) != rate { if !notes.lines.contains(where: { $0.hasPrefix("rate \(rate)") }) {
                 notes.lines.append("rate \(rate) read as \(num)/\(den) exactly")
             } }
-            return try Q.make(Int128(milli) * Int128(den), 1000 * Int128(num))
+            return try Q.make(milli * Int128(den), 1000 * Int128(num))
         }
 
         /// A TimeRange: its start and duration (which must not be negative).

@@ -124,6 +124,25 @@ import Testing
          "ducking[0]", "overlaps ducking of track 1 'm' under track 2 'v' from 0:00:00.250000 to 0:00:01.500000"),
     ]
 
+    /// Ducking without ramps under a trigger whose audio a scale split in two (touching
+    /// segments): one duck across both, not a restore and a new duck at the same instant
+    /// (found by fuzzing: the render refused its own document's events).
+    @Test func aDuckWithoutRampsSpansTouchingSegments() throws {
+        let dir = try Self.directory()
+        let doc = try Self.load("""
+        {"version": 1, "tracks": [{"name": "m", "segments": [{"file": "audio/a.wav", "at": "0"}]},
+                                  {"name": "v", "segments": [{"file": "audio/b.wav", "source": {"start": "0", "duration": "0.5"}, "at": "0.1"}]}],
+         "scale": [{"time_range": {"start": "0", "duration": "0.3"}, "to_duration": "0.45"}],
+         "ducking": [{"track": "m", "while": "v", "level": 0.25}]}
+        """, in: dir)
+        #expect(doc.composition.tracks[1].placedSegments.filter { $0.source != nil }.count == 2)
+        let envelope = try doc.audioMix.inputParameters[0].volume.envelope(sampleRate: 48_000)
+        // The voice plays from 0.15 s to 0.15 + 0.3 + 0.3 = 0.75 s (its first 0.2 s scaled by 1.5).
+        #expect([envelope.gain(atFrame: 7_199), envelope.gain(atFrame: 7_200), envelope.gain(atFrame: 21_600),
+                 envelope.gain(atFrame: 35_999), envelope.gain(atFrame: 36_000)] == [1, 0.25, 0.25, 0.25, 1])
+        _ = try doc.render(to: dir.file("o.wav")).plan()
+    }
+
     /// A segment's own `duration` scales it alone: it lands on exactly that range, its source
     /// unchanged, and the segments after it stay where the document puts them.
     @Test func aSegmentWithItsOwnDurationIsScaledAlone() throws {
