@@ -47,6 +47,20 @@ public struct CompositionTrack: Sendable, Equatable {
         try place(segment)
     }
 
+    /// Places `range` of `asset` at `time` lasting `duration` on the timeline (scaled, when
+    /// that is not the range's length), moving nothing. The segment's target is exactly
+    /// (`time`, `duration`): unlike `scaleTimeRange`, no arithmetic rounds it, so a document
+    /// or timeline that gives a scaled segment's place reproduces it exactly.
+    public mutating func addSegment(_ range: MediaTimeRange, of asset: AudioAsset, at time: MediaTime,
+                                    duration: MediaTime) throws(MixdownError) {
+        let segment = try checkedSegment(range, of: asset, at: time)
+        guard duration.isNumeric, duration > .zero, duration.isWithinAcceptedRange else {
+            throw .invalidEdit(track: label, reason: "placing \(Self.describe(range)) of '\(asset.path)' at \(time.clockDescription) for \(duration.clockDescription): the duration must be longer than 0 and within the accepted range")
+        }
+        try checkTimelineRange(MediaTimeRange(start: time, duration: duration), "segment")
+        try place(CompositionSegment(source: segment.source, target: MediaTimeRange(start: time, duration: duration)))
+    }
+
     /// Places an empty edit (silence that counts toward the track's duration), moving nothing.
     public mutating func addEmptySegment(_ range: MediaTimeRange) throws(MixdownError) {
         try checkTimelineRange(range, "empty edit")

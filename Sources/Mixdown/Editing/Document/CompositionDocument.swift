@@ -279,12 +279,9 @@ public struct CompositionDocument: Sendable {
                 let s = segs[p.index].cursor
                 do {
                     if let asset = p.asset, let source = p.source {
-                        // In timeline order, so a scale here moves no later segment: none is placed yet.
-                        try composition[trackID: ids[ti]].addSegment(source, of: asset, at: p.range.start)
-                        if p.range.duration != source.duration {
-                            try composition[trackID: ids[ti]].scaleTimeRange(MediaTimeRange(start: p.range.start, duration: source.duration),
-                                                                             toDuration: p.range.duration)
-                        }
+                        // Exactly the place given: a scaled segment's own duration is not
+                        // rounded through scaleTimeRange's arithmetic.
+                        try composition[trackID: ids[ti]].addSegment(source, of: asset, at: p.range.start, duration: p.range.duration)
                     } else {
                         try composition[trackID: ids[ti]].addEmptySegment(p.range)
                     }

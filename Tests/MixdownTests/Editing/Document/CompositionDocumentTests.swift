@@ -143,6 +143,19 @@ import Testing
         _ = try doc.render(to: dir.file("o.wav")).plan()
     }
 
+    /// A segment's own place is kept exactly, even where scaleTimeRange's arithmetic would
+    /// round it (start + duration has no 32-bit timescale; found by fuzzing OTIO round trips).
+    @Test func aSegmentsOwnPlaceIsExact() throws {
+        let dir = try Self.directory()
+        let doc = try Self.load("""
+        {"version": 1, "tracks": [{"segments": [
+          {"file": "audio/a.wav", "source": {"start": "0", "duration": "0.3"}, "at": "36004713/359999999", "duration": "35284619/117600000"}]}]}
+        """, in: dir)
+        let target = doc.composition.tracks[0].placedSegments.last!.target
+        #expect(target.start == MediaTime(value: 36_004_713, timescale: 359_999_999))
+        #expect(target.duration == MediaTime(value: 35_284_619, timescale: 117_600_000))
+    }
+
     /// A segment's own `duration` scales it alone: it lands on exactly that range, its source
     /// unchanged, and the segments after it stay where the document puts them.
     @Test func aSegmentWithItsOwnDurationIsScaledAlone() throws {
