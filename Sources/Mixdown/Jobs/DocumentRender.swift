@@ -15,12 +15,8 @@ extension CompositionDocument {
     /// to `path`, atomically: the whole file, or nothing. File paths inside the timeline's
     /// directory are written relative to it. Reading the timeline back renders the same frames.
     public func writeOTIO(to path: String, overwrite: Bool) throws(MixdownError) {
-        if !overwrite && FileManager.default.fileExists(atPath: path) { throw .outputExists(path: path) }
         let directory = ((path as NSString).standardizingPath as NSString).deletingLastPathComponent
-        let base = directory.isEmpty ? FileManager.default.currentDirectoryPath : directory
-        let text = try OTIOTimeline.json(for: self, relativeTo: base)
-        do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            throw .outputNotWritable(path: path, reason: (error as NSError).localizedDescription)
-        }
+        let text = try OTIOTimeline.json(for: self, relativeTo: directory)
+        try TextFile.write(text, to: path, overwrite: overwrite)
     }
 }

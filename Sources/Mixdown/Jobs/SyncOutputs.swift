@@ -89,10 +89,7 @@ public struct SyncDocument: Sendable {
     }
 
     public func write(to path: String, overwrite: Bool) throws(MixdownError) {
-        if !overwrite && FileManager.default.fileExists(atPath: path) { throw .outputExists(path: path) }
-        do { try Data(json.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            throw .outputNotWritable(path: path, reason: (error as NSError).localizedDescription)
-        }
+        try TextFile.write(json, to: path, overwrite: overwrite)
     }
 
     static func track(name: String, segments: [String], scales: [String]) -> String {

@@ -129,10 +129,7 @@ public struct LagPlot: Sendable {
     /// Writes the SVG to `path` atomically (complete or absent); an existing file is
     /// replaced only with `overwrite`.
     public func write(to path: String, overwrite: Bool) throws(MixdownError) {
-        if !overwrite && FileManager.default.fileExists(atPath: path) { throw .outputExists(path: path) }
-        do { try Data(svg.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            throw .outputNotWritable(path: path, reason: (error as NSError).localizedDescription)
-        }
+        try TextFile.write(svg, to: path, overwrite: overwrite)
     }
 
     /// About six round ticks across [a, b].

@@ -52,20 +52,18 @@ extension OTIOTimeline {
                 Int64((Int128(q.n) * Int128(rate) * 2 + Int128(q.d)) / (2 * Int128(q.d)))
             }
             func rtAt(_ units: Int64) -> String { "{\"OTIO_SCHEMA\": \"RationalTime.1\", \"rate\": \(rate).0, \"value\": \(units).0}" }
+            func gap(_ units: Int64) -> String {
+                "{\"OTIO_SCHEMA\": \"Gap.1\", \"name\": \"\", \"source_range\": {\"OTIO_SCHEMA\": \"TimeRange.1\", \"start_time\": \(rtAt(0)), \"duration\": \(rtAt(units))}, "
+                    + "\"effects\": [], \"markers\": [], \"enabled\": true, \"metadata\": {}}"
+            }
             var children: [String] = []
             var at: Int64 = 0
             for s in segments {
                 let a = onGrid(Q(s.target.start)), b = onGrid(Q(s.target.end))
-                if at < a {
-                    children.append("{\"OTIO_SCHEMA\": \"Gap.1\", \"name\": \"\", \"source_range\": {\"OTIO_SCHEMA\": \"TimeRange.1\", \"start_time\": \(rtAt(0)), \"duration\": \(rtAt(a - at))}, "
-                        + "\"effects\": [], \"markers\": [], \"enabled\": true, \"metadata\": {}}")
-                }
+                if at < a { children.append(gap(a - at)) }
                 at = max(at, b)
                 guard let source = s.source, b > a else {
-                    if b > a {
-                        children.append("{\"OTIO_SCHEMA\": \"Gap.1\", \"name\": \"\", \"source_range\": {\"OTIO_SCHEMA\": \"TimeRange.1\", \"start_time\": \(rtAt(0)), \"duration\": \(rtAt(b - a))}, "
-                            + "\"effects\": [], \"markers\": [], \"enabled\": true, \"metadata\": {}}")
-                    }
+                    if b > a { children.append(gap(b - a)) }
                     continue
                 }
                 let info = source.asset.info
