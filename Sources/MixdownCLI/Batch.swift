@@ -103,6 +103,7 @@ struct Batch: ParsableCommand {
                 c.outputOptions.videoFrom = c.outputOptions.videoFrom.map(at)
                 c.common.overwrite = true
                 if c.explain { throw UsageError(message: "--explain renders nothing: not a batch job") }
+                if c.otio != nil { throw UsageError(message: "--otio writes a timeline beside the render: not a batch job") }
                 let doc = try CompositionDocument(contentsOf: c.document)
                 var job = try c.job(doc)
                 job.threads = 1
