@@ -536,6 +536,7 @@ public enum OTIOTimeline {
                 for e in try effects.array() {
                     let eo = try members(e)
                     let k = try schema(e, eo)
+                    let level = k == "Effect" ? try audioLevels(e, eo) : nil
                     switch k {
                     case "LinearTimeWarp":
                         let s = try e.required("time_scalar", in: eo).number()
@@ -556,8 +557,8 @@ public enum OTIOTimeline {
                         }
                     case "FreezeFrame":
                         throw e.fail("a FreezeFrame is not supported", at: "OTIO_SCHEMA")
-                    case "Effect" where try audioLevels(e, eo) != nil:
-                        levels *= try audioLevels(e, eo)!
+                    case "Effect" where level != nil:
+                        levels *= level!
                     default:
                         notes.lines.append("\(e.path): effect '\(k)' ignored")
                     }
