@@ -143,10 +143,10 @@ public func cRenderDocument(_ json: UnsafePointer<CChar>?, _ baseDirectory: Unsa
 
 @_cdecl("mixdown_drift_options_init")
 public func cDriftOptionsInit(_ options: UnsafeMutablePointer<mixdown_drift_options>?) {
-    let defaults = DriftEstimator(reference: "", recording: "")
-    options?.pointee = mixdown_drift_options(max_offset_seconds: defaults.maxOffset.approximateSeconds,
+    let defaults = SyncTuning()
+    options?.pointee = mixdown_drift_options(max_offset_seconds: defaults.pairSearch.approximateSeconds,
                                              max_drift_ppm: defaults.maxDriftPPM, window_spacing: defaults.windowSpacing,
-                                             min_confidence: FileAlign.defaultMinimumConfidence)
+                                             min_confidence: defaults.minimumConfidence)
 }
 
 @_cdecl("mixdown_estimate_drift")
@@ -156,15 +156,14 @@ public func cEstimateDrift(_ reference: UnsafePointer<CChar>?, _ recording: Unsa
         var estimator = DriftEstimator(reference: try CallBoundary.string(reference, "reference"),
                                        recording: try CallBoundary.string(recording, "recording"))
         let out = try CallBoundary.required(drift, "drift")
-        var minimum = FileAlign.defaultMinimumConfidence
         if let o = options?.pointee {
-            estimator.maxOffset = try MediaTime(microsecondsOf: o.max_offset_seconds, parameter: "max_offset_seconds")
-            estimator.maxDriftPPM = o.max_drift_ppm
-            estimator.windowSpacing = o.window_spacing
-            minimum = o.min_confidence
+            estimator.tuning.maxOffset = try MediaTime(microsecondsOf: o.max_offset_seconds, parameter: "max_offset_seconds")
+            estimator.tuning.maxDriftPPM = o.max_drift_ppm
+            estimator.tuning.windowSpacing = o.window_spacing
+            estimator.tuning.minimumConfidence = o.min_confidence
         }
         let e = try estimator.run()
-        try e.requireConfidence(minimum)
+        try e.requireConfidence(estimator.tuning.minimumConfidence)
         let offset = try MediaTime(microsecondsOf: e.offsetSeconds, parameter: "offset").reduced
         out.pointee = mixdown_drift(offset_num: offset.value, offset_den: Int64(offset.timescale), offset_seconds: e.offsetSeconds,
                                     ratio: e.ratio, ppm: e.ppm, confidence: e.confidence,

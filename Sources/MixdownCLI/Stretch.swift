@@ -119,7 +119,7 @@ struct Stretch: ParsableCommand {
         job.algorithm = a
         job.quality = q
         job.threads = t ?? job.threads
-        job.minimumConfidence = minConfidence
+        job.tuning.minimumConfidence = minConfidence
         job.resampler = try resamplerOption()
         if stream != nil { throw UsageError(message: "--stream: --align reads the first audio stream of both files") }
         try job.apply(outputOptions, common)

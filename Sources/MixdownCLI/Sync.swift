@@ -74,12 +74,12 @@ struct Sync: ParsableCommand {
     func job() throws -> SyncJob {
         var times = TimeParser { () throws(MixdownError) in try AudioFileInfo.read(path: reference).sampleRate }
         var job = SyncJob(reference: reference, recordings: recordings)
-        job.maxOffset = try times.parse(maxOffset, option: "--max-offset")
+        job.tuning.maxOffset = try times.parse(maxOffset, option: "--max-offset")
         job.devices = try device.map(Self.parseDevice)
-        job.maxDriftPPM = maxDrift
-        job.windowSpacing = spacing
+        job.tuning.maxDriftPPM = maxDrift
+        job.tuning.windowSpacing = spacing
         job.piecewise = piecewise
-        job.minimumConfidence = minConfidence
+        job.tuning.minimumConfidence = minConfidence
         job.plot = plot
         job.document = doc
         job.stems = stems

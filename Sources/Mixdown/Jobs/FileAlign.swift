@@ -2,7 +2,7 @@ import Foundation
 
 /// Puts a recording on a reference's clock (`mixdown stretch REC OUT --align REF`):
 /// estimates the offset and drift (`DriftEstimator`), refuses an estimate below
-/// `minimumConfidence` (nothing is written), then renders REC so that its time t lands on
+/// `tuning.minimumConfidence` (nothing is written), then renders REC so that its time t lands on
 /// output time offset + ratio · t: the start is padded with silence or trimmed, the rest
 /// stretched, and the output ends at the reference's exact length, at the reference's
 /// rate, with REC's channels. Then it measures the output against the reference and
@@ -21,11 +21,9 @@ public struct FileAlign: Sendable {
     public var quality: ResamplerQuality = .best
     /// Which resampler runs the varispeed and rate changes.
     public var resampler: ResamplerEngine = .auto
-    public var minimumConfidence = FileAlign.defaultMinimumConfidence
-    /// The confidence below which an estimate is refused unless told otherwise.
-    public static let defaultMinimumConfidence = 0.5
-    public var maxOffset = MediaTime(seconds: 60)
-    public var maxDriftPPM = 1000.0
+    /// The estimate's search (`maxOffset` nil: ±60 s), drift range, spacing, and the
+    /// confidence below which it is refused.
+    public var tuning = SyncTuning()
     /// How the file is written (a nil sample format keeps the recording's precision).
     public var settings = OutputSettings()
     /// An estimate already made (`mixdown sync --stems`): applied as it is, not measured again.
@@ -70,10 +68,9 @@ public struct FileAlign: Sendable {
             estimate = given
         } else {
             var estimator = DriftEstimator(reference: reference, recording: input)
-            estimator.maxOffset = maxOffset
-            estimator.maxDriftPPM = maxDriftPPM
+            estimator.tuning = tuning
             estimate = try estimator.run(progress: { progress?(0.3 * $0) }, cancellation: cancellation)
-            try estimate.requireConfidence(minimumConfidence)
+            try estimate.requireConfidence(tuning.minimumConfidence)
         }
         // Progress: the estimate 30 %, the write, the check 30 %; without an estimate to
         // make or a check to run, the write takes their share.

@@ -13,13 +13,11 @@ public struct SyncJob: Sendable {
     public var reference: String
     public var recordings: [String]
     public var devices: [SyncDevice] = []
-    /// Nil: 60 s for two files, any overlap for more.
-    public var maxOffset: MediaTime?
-    public var maxDriftPPM = 1000.0
-    public var windowSpacing = 10.0
+    /// The search, drift range, spacing and minimum confidence (`maxOffset` nil: 60 s for
+    /// two files, any overlap for more).
+    public var tuning = SyncTuning()
     /// Two files only: find where the drift changes.
     public var piecewise = false
-    public var minimumConfidence = FileAlign.defaultMinimumConfidence
     public var plot: String?
     public var document: String?
     /// Aligned stems into this directory, with `stemSettings` (type, overwrite).
@@ -62,17 +60,12 @@ public struct SyncJob: Sendable {
     }
 
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Outcome {
-        guard maxDriftPPM.isFinite, maxDriftPPM > 0, maxDriftPPM <= 10_000 else {
-            throw .invalidParameter(name: "--max-drift", value: "\(maxDriftPPM)", reason: "must lie above 0 and at most 10000 ppm")
-        }
+        try tuning.validate()
         if isPair { return try runPair(progress: progress, cancellation: cancellation) }
         if piecewise { throw .invalidParameter(name: "--piecewise", value: "with \(recordings.count) recordings", reason: "takes two files (REF REC)") }
         var job = EventSync(reference: reference, recordings: allRecordings)
         job.devices = devices
-        job.maxOffset = maxOffset
-        job.maxDriftPPM = maxDriftPPM
-        job.windowSpacing = windowSpacing
-        job.minimumConfidence = minimumConfidence
+        job.tuning = tuning
         try job.validate()
         var outputs = SyncStems(directory: stems ?? "")
         outputs.settings = stemSettings
@@ -98,14 +91,12 @@ public struct SyncJob: Sendable {
 
     private func runPair(progress: ((Double) -> Void)?, cancellation: CancellationToken?) throws(MixdownError) -> Outcome {
         var job = DriftEstimator(reference: reference, recording: recordings[0])
-        job.maxOffset = maxOffset ?? MediaTime(seconds: 60)
-        job.maxDriftPPM = maxDriftPPM
-        job.windowSpacing = windowSpacing
+        job.tuning = tuning
         job.piecewise = piecewise
         let estimate = try job.run(progress: progress, cancellation: cancellation)
         if let plot { try LagPlot(estimates: [estimate]).write(to: plot, overwrite: overwrite) }
         var failure: MixdownError?
-        do { try estimate.requireConfidence(minimumConfidence) } catch { failure = error }
+        do { try estimate.requireConfidence(tuning.minimumConfidence) } catch { failure = error }
         return Outcome(estimate: estimate, placements: [], stems: [], failure: failure)
     }
 }

@@ -107,9 +107,9 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
 /// Both files are mixed to mono, brought to the reference's rate (the recording through
 /// the resampler if its rate differs) and averaged down to about 8 kHz. A first
 /// pass (both files at once, one per core) keeps a 100 Hz energy envelope of each and the
-/// recording's one-second analysis windows, every `windowSpacing` seconds. Two coarse
+/// recording's one-second analysis windows, every `tuning.windowSpacing` seconds. Two coarse
 /// strategies then predict each window's lag: the envelopes (the search widening with
-/// `maxDriftPPM` until enough windows agree), and the signal itself (GCC-PHAT of a few
+/// `tuning.maxDriftPPM` until enough windows agree), and the signal itself (GCC-PHAT of a few
 /// excerpts, `SignalAligner`), for material whose envelope is flat. A second pass over the
 /// reference refines every prediction by normalised cross-correlation at the analysis
 /// rate, with parabolic interpolation of the peak, and a robust line (Theil–Sen, then
@@ -121,12 +121,9 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
 public struct DriftEstimator: Sendable {
     public var reference: String
     public var recording: String
-    /// The largest |offset| searched.
-    public var maxOffset = MediaTime(seconds: 60)
-    /// The largest |drift| searched, parts per million.
-    public var maxDriftPPM = 1000.0
-    /// Seconds of REC between analysis windows.
-    public var windowSpacing = 10.0
+    /// The search (`maxOffset` nil: ±60 s), the drift range and the window spacing; its
+    /// `minimumConfidence` is the caller's to apply (`DriftEstimate.requireConfidence`).
+    public var tuning = SyncTuning()
     /// Find where the drift changes (a device that re-synced its clock).
     public var piecewise = false
 
@@ -138,21 +135,14 @@ public struct DriftEstimator: Sendable {
     /// A window whose best normalised correlation is below this is "weak".
     static let minimumCorrelation = 0.2
 
-    func validate() throws(MixdownError) {
-        guard maxOffset.isNumeric, maxOffset >= .zero else {
-            throw .invalidParameter(name: "--max-offset", value: maxOffset.clockDescription, reason: "must be a time of 0 or more")
-        }
-        guard windowSpacing.isFinite, windowSpacing >= 1 else {
-            throw .invalidParameter(name: "--spacing", value: "\(windowSpacing)", reason: "must be at least 1 second")
-        }
-    }
+    func validate() throws(MixdownError) { try tuning.validate() }
 
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> DriftEstimate {
         let stopwatch = Stopwatch()
         let refInfo = try AudioFileInfo.read(path: reference)
         _ = try AudioFileInfo.read(path: recording)
         try validate()
-        let grid = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: windowSpacing)
+        let grid = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: tuning.windowSpacing)
         let files = try RecordingAnalysis.run(paths: [reference, recording], grid: grid, parallel: 2,
                                               cancellation: cancellation) { progress?(0.7 * $0) }
         let first = try estimate(files[0], files[1], grid: grid, cancellation: cancellation,
@@ -161,8 +151,8 @@ public struct DriftEstimator: Sendable {
         // with a window every spacing / 5 s (at least 1 s); only REC is read again, and the
         // progress bar, already full, stays so.
         let silent = first.windows.filter { $0.status == "silent" }.count
-        let finer = max(1, windowSpacing / 5)
-        guard first.windowsUsed < 3, 2 * silent > first.windows.count, finer < windowSpacing else { return first }
+        let finer = max(1, tuning.windowSpacing / 5)
+        guard first.windowsUsed < 3, 2 * silent > first.windows.count, finer < tuning.windowSpacing else { return first }
         let denser = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: finer)
         let rec = try RecordingAnalysis(path: recording, grid: denser, cancellation: cancellation) { _ in }
         let second = try estimate(files[0], rec, grid: denser, cancellation: cancellation, progress: nil, started: stopwatch)
@@ -178,11 +168,11 @@ public struct DriftEstimator: Sendable {
             throw .invalidParameter(name: "recording", value: "'\(rec.path)'", reason: "is too short to estimate a drift: at least \(Int(3 * grid.spacing)) s are needed")
         }
         let rate = grid.rate
-        let maxDrift = maxDriftPPM * 1e-6
+        let maxDrift = tuning.maxDriftPPM * 1e-6
 
         // Strategy 1: lags from the envelopes.
         let coarse = CoarseAligner(ref: ref.envelope, rec: rec.envelope, rate: grid.envelopeRate,
-                                   maxOffset: maxOffset.approximateSeconds, maxDrift: maxDrift)
+                                   maxOffset: tuning.pairSearch.approximateSeconds, maxDrift: maxDrift)
         let start = coarse.globalOffset()
         var byEnvelope: [(lag: Double, search: Double)?] = []
         var agreed: [(t: Double, lag: Double)] = []
@@ -201,7 +191,7 @@ public struct DriftEstimator: Sendable {
 
         // Strategy 2: lags from the signal (GCC-PHAT of a few excerpts); and its rival, the
         // same line moved to the excerpts' second-best match, which the winner must beat.
-        let signal = SignalAligner(reference: ref, recording: rec, grid: grid, maxOffset: maxOffset.approximateSeconds, maxDrift: maxDrift)
+        let signal = SignalAligner(reference: ref, recording: rec, grid: grid, maxOffset: tuning.pairSearch.approximateSeconds, maxDrift: maxDrift)
         let bySignal = signal.predictions(try signal.measure(cancellation: cancellation), times: times)
         let strategies = [byEnvelope, bySignal.best, bySignal.rival]
         let names = ["envelope", "signal", "signal"]

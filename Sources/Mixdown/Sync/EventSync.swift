@@ -62,15 +62,12 @@ public struct EventSync: Sendable {
     /// Every other recording, devices' clips included, in the order reported.
     public var recordings: [String]
     public var devices: [SyncDevice] = []
-    /// The largest |offset| searched between two recordings; nil (the default): 60 s
-    /// first, then, for the recordings that were not placed, any offset at which two
-    /// recordings overlap at all (a clip that starts an hour into the event). The wide
-    /// search reads REF once more at 2 kHz: about 1.5 s a pair-hour on this machine.
-    public var maxOffset: MediaTime?
-    public var maxDriftPPM = 1000.0
-    public var windowSpacing = 10.0
-    /// An estimate below this confidence does not place a recording.
-    public var minimumConfidence = 0.5
+    /// The search, the drift range, the window spacing and the confidence that places a
+    /// recording. `tuning.maxOffset` nil (the default): 60 s first, then, for the
+    /// recordings that were not placed, any offset at which two recordings overlap at all
+    /// (a clip that starts an hour into the event). The wide search reads REF once more at
+    /// 2 kHz: about 1.5 s a pair-hour on this machine.
+    public var tuning = SyncTuning()
     /// Pairs estimated at once (default: one per core).
     public var parallel = ProcessInfo.processInfo.activeProcessorCount
 
@@ -124,23 +121,19 @@ public struct EventSync: Sendable {
             }
         }
         for r in [reference] + recordings where !FileManager.default.fileExists(atPath: r) { throw .fileNotFound(path: r) }
-        var estimator = DriftEstimator(reference: reference, recording: reference)
-        if let maxOffset { estimator.maxOffset = maxOffset }
-        estimator.windowSpacing = windowSpacing
-        try estimator.validate()
+        try tuning.validate()
     }
 
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Result {
         let stopwatch = Stopwatch()
         try validate()
         let refInfo = try AudioFileInfo.read(path: reference)
-        let grid = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: windowSpacing)
+        let grid = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: tuning.windowSpacing)
         let paths = [reference] + recordings
         // Progress: first passes 60 %, pairs 40 % (a second round, if any, reuses the last part).
         let files = try RecordingAnalysis.run(paths: paths, grid: grid, parallel: parallel, cancellation: cancellation) { progress?(0.6 * $0) }
         var estimator = DriftEstimator(reference: reference, recording: reference)
-        estimator.maxDriftPPM = maxDriftPPM
-        estimator.windowSpacing = windowSpacing
+        estimator.tuning = tuning
 
         // Node 0 is REF. placed[i]: REF time = offset + ratio · (i's time), and the path.
         var placed: [Int: PlacedNode] = [0: PlacedNode(offset: 0, ratio: 1, via: [], estimate: nil)]
@@ -154,17 +147,17 @@ public struct EventSync: Sendable {
             // This round: every pending recording against every placed one not yet tried.
             let pairs = pending.flatMap { i in placed.keys.sorted().filter { !tried.contains([$0, i, wide ? 1 : 0]) }.map { [$0, i] } }
             guard !pairs.isEmpty else {
-                if !wide && maxOffset == nil && !pending.isEmpty { wide = true; continue }
+                if !wide && tuning.maxOffset == nil && !pending.isEmpty { wide = true; continue }
                 break
             }
             pairs.forEach { tried.insert($0 + [wide ? 1 : 0]) }
             let shares = ProgressShares(count: pairs.count) { p in progress?(round == 0 ? 0.6 + 0.4 * p : 0.9 + 0.1 * p) }
-            let base = estimator, limit = maxOffset, anyOverlap = wide
+            let base = estimator, limit = tuning.maxOffset, anyOverlap = wide
             let results = ParallelMap.run(count: pairs.count, parallel: parallel) { k throws(MixdownError) -> DriftEstimate in
                 let (a, b) = (pairs[k][0], pairs[k][1])
                 var job = base
                 // Any overlap: REC may start anywhere from REF's end back to its own length before REF.
-                job.maxOffset = limit ?? (anyOverlap ? MediaTime(seconds: Int64((files[a].duration + files[b].duration).rounded(.up)) + 1)
+                job.tuning.maxOffset = limit ?? (anyOverlap ? MediaTime(seconds: Int64((files[a].duration + files[b].duration).rounded(.up)) + 1)
                                                      : MediaTime(seconds: 60))
                 return try job.estimate(files[a], files[b], grid: grid, cancellation: cancellation,
                                         progress: { shares.set(k, $0) }, started: Stopwatch())
@@ -180,7 +173,7 @@ public struct EventSync: Sendable {
                     lastError[b] = e.description
                 case .success(let e):
                     do throws(MixdownError) {
-                        try e.requireConfidence(minimumConfidence)
+                        try e.requireConfidence(tuning.minimumConfidence)
                         if best[b].map({ e.confidence > $0.estimate.confidence }) ?? true { best[b] = (a, e) }
                     } catch {
                         if lastError[b] == nil || a == 0 { lastError[b] = error.description }
