@@ -158,7 +158,7 @@ public struct EventSync: Sendable {
                 var job = base
                 // Any overlap: REC may start anywhere from REF's end back to its own length before REF.
                 job.tuning.maxOffset = limit ?? (anyOverlap ? MediaTime(seconds: Int64((files[a].duration + files[b].duration).rounded(.up)) + 1)
-                                                     : MediaTime(seconds: 60))
+                                                     : SyncTuning.pairMaxOffset)
                 return try job.estimate(files[a], files[b], grid: grid, cancellation: cancellation,
                                         progress: { shares.set(k, $0) }, started: Stopwatch())
             }
