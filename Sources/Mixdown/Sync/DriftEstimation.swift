@@ -53,6 +53,9 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
     /// Which coarse strategy placed the windows: "envelope" (100 Hz energy envelopes) or
     /// "signal" (GCC-PHAT of excerpts, for material whose envelope is flat).
     public let coarse: String
+    /// 1, or −1 when REC's polarity is inverted against REF's (a microphone wired the other
+    /// way, an inverting preamp or filter): its matches are negative correlations.
+    public let polarity: Int
     /// Set when another offset (this one, seconds) fits about as well: the material repeats
     /// (a repeated bar, a steady tone) and the estimate is refused.
     public internal(set) var rivalOffsetSeconds: Double?
@@ -147,12 +150,14 @@ public struct DriftEstimator: Sendable {
                                               cancellation: cancellation) { progress?(0.7 * $0) }
         let first = try estimate(files[0], files[1], grid: grid, cancellation: cancellation,
                                  progress: { progress?(0.7 + 0.3 * $0) }, started: stopwatch)
-        // A mostly silent REC: too few windows held signal to agree on a line. Look again
+        // A mostly silent REC: too few windows held signal to agree on a line with
+        // confidence. Look again
         // with a window every spacing / 5 s (at least 1 s); only REC is read again, and the
         // progress bar, already full, stays so.
         let silent = first.windows.filter { $0.status == "silent" }.count
         let finer = max(1, tuning.windowSpacing / 5)
-        guard first.windowsUsed < 3, 2 * silent > first.windows.count, finer < tuning.windowSpacing else { return first }
+        guard first.windowsUsed < 3 || first.confidence < tuning.minimumConfidence, 2 * silent > first.windows.count,
+              finer < tuning.windowSpacing else { return first }
         let denser = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: finer)
         let rec = try RecordingAnalysis(path: recording, grid: denser, cancellation: cancellation) { _ in }
         let second = try estimate(files[0], rec, grid: denser, cancellation: cancellation, progress: nil, started: stopwatch)
@@ -215,57 +220,82 @@ public struct DriftEstimator: Sendable {
             }
         }
         requests.sort { FineAligner.searchStart($0.refStart, search: $0.search) < FineAligner.searchStart($1.refStart, search: $1.search) }
-        let stream = try AnalysisStream(path: ref.path, rate: grid.sampleRate, decimation: grid.decimation)
-        let fine = FineAligner(stream: stream, windowLength: grid.windowLength)
-        typealias Match = (lag: Double, correlation: Double)
-        var found = [[Match?]](repeating: [Match?](repeating: nil, count: times.count), count: strategies.count)
-        var ambiguous = [[Bool]](repeating: [Bool](repeating: false, count: times.count), count: strategies.count)
-        for (done, r) in requests.enumerated() {
-            if cancellation?.isCancelled == true { throw .cancelled }
-            // An ambiguous window (a drone's neighbouring period matches as well) places nothing.
-            if let m = try fine.match(rec.window(r.window), at: r.refStart, search: r.search, rate: rate) {
-                if m.ambiguous { ambiguous[r.strategy][r.window] = true } else {
-                    found[r.strategy][r.window] = ((m.position + Double(grid.windowLength) / 2) / rate - times[r.window], m.correlation)
-                }
-            }
-            if done % 16 == 0 { progress?(Double(done) / Double(requests.count)) }
-        }
-        for s in strategies.indices {
-            for k in times.indices { if let e = shared(s, k) { found[s][k] = found[e][k]; ambiguous[s][k] = ambiguous[e][k] } }
-        }
 
-        let fits = strategies.indices.map { s in
-            Fit.estimate(reference: ref.path, recording: rec.path,
-                         windows: times.indices.map { (times[$0], found[s][$0]?.lag, found[s][$0]?.correlation ?? 0, silent[$0], ambiguous[s][$0]) },
-                         piecewise: piecewise, minimumCorrelation: Self.minimumCorrelation, duration: rec.duration, referenceDuration: ref.duration,
-                         maxSlope: maxDrift,
-                         seconds: stopwatch.seconds, coarse: names[s])
+        /// Pass 2 with one measure: every strategy's fit.
+        func refine(_ measure: FineAligner.Measure, progress: ((Double) -> Void)?) throws(MixdownError) -> [DriftEstimate] {
+            let stream = try AnalysisStream(path: ref.path, rate: grid.sampleRate, decimation: grid.decimation)
+            let fine = FineAligner(stream: stream, windowLength: grid.windowLength, rate: rate, measure: measure)
+            // Every window's candidate places, per strategy: (lag, correlation).
+            var found = [[[(lag: Double, correlation: Double)]]](repeating: [[(lag: Double, correlation: Double)]](repeating: [], count: times.count),
+                                                                 count: strategies.count)
+            for (done, r) in requests.enumerated() {
+                if cancellation?.isCancelled == true { throw .cancelled }
+                found[r.strategy][r.window] = try fine.match(rec.window(r.window), at: r.refStart, search: r.search).map {
+                    ((($0.position + Double(grid.windowLength) / 2) / rate - times[r.window]), $0.correlation)
+                }
+                if done % 16 == 0 { progress?(Double(done) / Double(requests.count)) }
+            }
+            for s in strategies.indices {
+                for k in times.indices { if let e = shared(s, k) { found[s][k] = found[e][k] } }
+            }
+            return strategies.indices.map { s in
+                Fit.estimate(reference: ref.path, recording: rec.path,
+                             windows: times.indices.map { (times[$0], silent[$0], found[s][$0]) },
+                             jointly: measure == .lineClipped, piecewise: piecewise, minimumCorrelation: Self.minimumCorrelation,
+                             duration: rec.duration, referenceDuration: ref.duration, maxSlope: maxDrift,
+                             seconds: stopwatch.seconds, coarse: names[s])
+            }
         }
+        /// The most confident fit (the earlier strategy on a tie), with a rival line when
+        /// another fits about as well.
+        func choose(_ fits: [DriftEstimate]) -> DriftEstimate {
+            let winner = fits.indices.max { fits[$0].confidence < fits[$1].confidence || (fits[$0].confidence == fits[$1].confidence && $0 > $1) }!
+            var chosen = fits[winner]
+            chosen.rivalOffsetSeconds = chosen.rivalOffsetSeconds ?? Self.rival(of: winner, among: fits)
+            return chosen
+        }
+        func accepted(_ e: DriftEstimate) -> Bool { e.confidence >= tuning.minimumConfidence && e.rivalOffsetSeconds == nil }
+
+        // The plain correlation first: the most precise wherever it finds one answer. Where it
+        // does not (a steady tone that matches every period about as well), the line-clipped
+        // measure, with the line chosen across windows, reads REF again.
+        // The progress bar, full after the first, stays so through the second.
+        let plain = choose(try refine(.plain, progress: progress))
         progress?(1)
-        // The most confident fit wins, the earlier strategy on a tie.
-        let winner = fits.indices.max { fits[$0].confidence < fits[$1].confidence || (fits[$0].confidence == fits[$1].confidence && $0 > $1) }!
-        var chosen = fits[winner]
-        chosen.rivalOffsetSeconds = Self.rival(of: winner, among: fits, found: found)
-        return chosen
+        if accepted(plain) || piecewise { return plain }
+        let clipped = choose(try refine(.lineClipped, progress: nil))
+        debugSync(plain, clipped)
+        if accepted(clipped) { return clipped }
+        // Neither is trusted: the refusal that says most (a rival offset, else the higher confidence).
+        if clipped.rivalOffsetSeconds != nil && plain.rivalOffsetSeconds == nil && plain.confidence < tuning.minimumConfidence { return clipped }
+        return plain.confidence >= clipped.confidence || plain.rivalOffsetSeconds != nil ? plain : clipped
+    }
+
+    private func debugSync(_ fits: DriftEstimate...) {
+        guard ProcessInfo.processInfo.environment["MIXDOWN_DEBUG_SYNC"] != nil else { return }
+        for f in fits { FileHandle.standardError.write("fit \(f.coarse) off \(f.offsetSeconds) ppm \(f.ppm) conf \(f.confidence) used \(f.windowsUsed) rival \(String(describing: f.rivalOffsetSeconds))\n".data(using: .utf8)!) }
     }
 
     /// The offset of another fit that matches about as well as the winner: a different line
     /// (more than 2 ms away somewhere on REC) with at least half its confidence, which the
-    /// winner's windows do not beat in three quarters of the windows both matched. Periodic
+    /// winner's windows do not beat in three quarters of the windows both matched, or whose
+    /// correlations there add up to `Fit.rivalShare` of the winner's (an exact loop, where
+    /// every bar matches as well and the winner's lead is a matter of rounding). Periodic
     /// material (a repeated bar, a steady tone) leaves one; anything else, none.
-    static func rival(of winner: Int, among fits: [DriftEstimate], found: [[(lag: Double, correlation: Double)?]]) -> Double? {
+    static func rival(of winner: Int, among fits: [DriftEstimate]) -> Double? {
         let w = fits[winner]
         guard w.windowsUsed >= 3 else { return nil }
         for (s, f) in fits.enumerated() where s != winner && f.windowsUsed >= 3 && f.confidence >= 0.5 * w.confidence {
             let ends = [0.0, w.windows.last?.recordingTime ?? 0]
             guard ends.contains(where: { abs((f.offsetSeconds + (f.ratio - 1) * $0) - (w.offsetSeconds + (w.ratio - 1) * $0)) > 2 * Fit.agreement }) else { continue }
-            var compared = 0, beaten = 0
-            for k in found[winner].indices {
-                guard let a = found[winner][k], let b = found[s][k] else { continue }
+            var compared = 0, beaten = 0, winnerSum = 0.0, rivalSum = 0.0
+            for (a, b) in zip(w.windows, f.windows) where a.lag != nil && b.lag != nil {
                 compared += 1
+                winnerSum += a.correlation
+                rivalSum += b.correlation
                 if a.correlation > b.correlation { beaten += 1 }
             }
-            if compared >= 3 && 4 * beaten < 3 * compared { return f.offsetSeconds }
+            if compared >= 3 && (4 * beaten < 3 * compared || rivalSum >= Fit.rivalShare * winnerSum) { return f.offsetSeconds }
         }
         return nil
     }

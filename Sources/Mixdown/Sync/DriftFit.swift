@@ -38,6 +38,13 @@ enum Fit {
     /// through lags scattered by more is no estimate.
     static let agreement = 0.002
 
+    /// A candidate this close (seconds) to a line chosen across windows lies on it. Much
+    /// tighter than `agreement`: the line runs through matches themselves (a true match
+    /// lies within a few hundredths of a millisecond of it), and a window's 4 candidates
+    /// within a ±50 ms search then fall on a wrong line by chance about 4 % of the time,
+    /// not 16 %.
+    static let lineAgreement = 0.0005
+
     /// Robust line: Theil–Sen, then least squares on the points within 4 median absolute
     /// deviations (at least 0.2 ms, at most `agreement`), twice. Returns the line and which
     /// points it kept.
@@ -75,15 +82,139 @@ enum Fit {
         return segments(Array(p[..<best.index]), depth: depth - 1) + segments(Array(p[best.index...]), depth: depth - 1)
     }
 
-    /// The estimate from the windows (time order). Confidence: the share of the windows
-    /// with signal, not ambiguous, that the line puts inside REF which agree with it, times how clearly
-    /// they matched (median correlation / 0.5, at most 1).
-    static func estimate(reference: String, recording: String, windows w: [(t: Double, lag: Double?, correlation: Double, silent: Bool, ambiguous: Bool)],
-                         piecewise: Bool, minimumCorrelation: Double, duration: Double, referenceDuration: Double,
+    /// One window's evidence: its centre (REC seconds), whether it holds signal, and the
+    /// places it matched (lag in seconds, signed correlation), the clearest first.
+    typealias WindowMatches = (t: Double, silent: Bool, candidates: [(lag: Double, correlation: Double)])
+
+    /// A line through the windows' candidates: REF − REC lag = intercept + slope · t, the
+    /// polarity its matches share, and its support (the sum of |correlation| of each
+    /// window's clearest candidate of that polarity within `lineAgreement` of it).
+    struct Selection {
+        var line: Line
+        var polarity: Int
+        var support: Double
+    }
+
+    /// The line that the most windows support, and the best other line (more than
+    /// 2 × `agreement` away at the first or last window) with its support. Each window may sit on several lines (its candidates: a tone's neighbouring
+    /// periods), but the content that does not repeat supports one line only: deciding
+    /// across windows finds it where a window alone cannot. Hypotheses: lines through two
+    /// candidates of windows far apart (every pair for few windows, else strides of a half,
+    /// a third and a quarter of them), no steeper than `maxSlope`; the best is refitted by
+    /// least squares on its support, twice.
+    static func select(_ w: [WindowMatches], maxSlope: Double) -> (best: Selection, rival: Selection?)? {
+        let usable = w.indices.filter { !w[$0].candidates.isEmpty }
+        guard usable.count >= 2 else { return nil }
+        let first = w[usable.first!].t, last = w[usable.last!].t
+        func support(_ line: Line, _ polarity: Int) -> Double {
+            var total = 0.0
+            for k in usable {
+                let at = line.intercept + line.slope * w[k].t
+                var best = 0.0
+                for c in w[k].candidates where (c.correlation < 0 ? -1 : 1) == polarity && abs(c.lag - at) <= lineAgreement {
+                    best = max(best, abs(c.correlation))
+                }
+                total += best
+            }
+            return total
+        }
+        /// Least squares through each window's best candidate on the line.
+        func refit(_ s: Selection) -> Selection {
+            var s = s
+            for _ in 0..<2 {
+                var points: [(Double, Double)] = []
+                for k in usable {
+                    let at = s.line.intercept + s.line.slope * w[k].t
+                    let on = w[k].candidates.filter { ($0.correlation < 0 ? -1 : 1) == s.polarity && abs($0.lag - at) <= lineAgreement }
+                    if let c = on.max(by: { abs($0.correlation) < abs($1.correlation) }) { points.append((w[k].t, c.lag)) }
+                }
+                guard let line = points.count >= 2 ? leastSquares(points) : nil, abs(line.slope) <= maxSlope else { break }
+                let refitted = Selection(line: line, polarity: s.polarity, support: support(line, s.polarity))
+                guard refitted.support >= s.support else { break }
+                s = refitted
+            }
+            return s
+        }
+        var pairs: [(Int, Int)] = []
+        let m = usable.count
+        if m <= 40 {
+            for i in 0..<m { for j in (i + 1)..<m { pairs.append((usable[i], usable[j])) } }
+        } else {
+            for i in 0..<m { for step in [m / 2, m / 3, m / 4] where i + step < m { pairs.append((usable[i], usable[i + step])) } }
+        }
+        var hypotheses: [Selection] = []
+        for (i, j) in pairs where w[j].t > w[i].t {
+            // The candidates that could be the window's: at least half as clear as its best.
+            let ci = w[i].candidates.filter { abs($0.correlation) >= 0.5 * abs(w[i].candidates[0].correlation) }
+            let cj = w[j].candidates.filter { abs($0.correlation) >= 0.5 * abs(w[j].candidates[0].correlation) }
+            for a in ci {
+                for b in cj where (a.correlation < 0) == (b.correlation < 0) {
+                    let slope = (b.lag - a.lag) / (w[j].t - w[i].t)
+                    guard abs(slope) <= maxSlope else { continue }
+                    let line = (slope: slope, intercept: a.lag - slope * w[i].t)
+                    let polarity = a.correlation < 0 ? -1 : 1
+                    hypotheses.append(Selection(line: line, polarity: polarity, support: support(line, polarity)))
+                }
+            }
+        }
+        guard let top = hypotheses.max(by: { $0.support < $1.support }) else { return nil }
+        let best = refit(top)
+        func distinct(_ s: Selection) -> Bool {
+            let apart = { (t: Double) -> Bool in
+                abs((s.line.intercept + s.line.slope * t) - (best.line.intercept + best.line.slope * t)) > 2 * agreement
+            }
+            return apart(first) || apart(last)
+        }
+        let rival = hypotheses.filter(distinct).max(by: { $0.support < $1.support }).map(refit)
+        return (best, rival.flatMap { distinct($0) ? $0 : nil })
+    }
+
+    /// A rival line with at least this share of the best line's support matches about as
+    /// well: the material repeats and no offset can be trusted.
+    static let rivalShare = 0.9
+
+    /// The estimate from the windows (time order). `jointly` (and not `piecewise`): the line
+    /// is chosen across windows (`select`) and each window takes its candidate on it;
+    /// otherwise each window takes its clearest candidate, and a window whose next candidate
+    /// is about as clear (95 %) is ambiguous. Confidence: the share of the windows with signal, not
+    /// ambiguous, that the line puts inside REF which agree with it, times how clearly
+    /// they matched (median |correlation| / 0.5, at most 1).
+    static func estimate(reference: String, recording: String, windows all: [WindowMatches],
+                         jointly: Bool, piecewise: Bool, minimumCorrelation: Double, duration: Double, referenceDuration: Double,
                          maxSlope: Double = .infinity, seconds: Double, coarse: String) -> DriftEstimate {
-        let candidates = w.indices.filter { !w[$0].silent && w[$0].lag != nil && w[$0].correlation >= minimumCorrelation }
+        // Only clear candidates count.
+        let all: [WindowMatches] = all.map { m in
+            let clear = m.silent ? [] : m.candidates.filter { abs($0.correlation) >= minimumCorrelation }
+            return (m.t, m.silent, clear)
+        }
+        let selection = jointly && !piecewise ? select(all, maxSlope: maxSlope) : nil
+        // Each window's lag: its candidate on the chosen line, else its clearest.
+        var w: [(t: Double, lag: Double?, correlation: Double, silent: Bool, ambiguous: Bool)] = all.map { m in
+            guard let top = m.candidates.first else { return (m.t, nil, 0, m.silent, false) }
+            let ambiguous = m.candidates.count > 1 && abs(m.candidates[1].correlation) >= 0.95 * abs(top.correlation)
+            if let s = selection?.best {
+                let at = s.line.intercept + s.line.slope * m.t
+                let on = m.candidates.filter { ($0.correlation < 0 ? -1 : 1) == s.polarity && abs($0.lag - at) <= lineAgreement }
+                if let c = on.max(by: { abs($0.correlation) < abs($1.correlation) }) { return (m.t, c.lag, abs(c.correlation), false, false) }
+                return (m.t, top.lag, abs(top.correlation), false, ambiguous)
+            }
+            return (m.t, ambiguous ? nil : top.lag, abs(top.correlation), false, ambiguous)
+        }
+        let polarity: Int
+        if let s = selection?.best {
+            polarity = s.polarity
+        } else {
+            let signed = all.compactMap { $0.candidates.first?.correlation }
+            polarity = signed.filter { $0 < 0 }.count * 2 > signed.count ? -1 : 1
+        }
+        // Windows off the chosen line do not enter the fit.
+        let onLine: (Int) -> Bool = { i in
+            guard let s = selection?.best, let lag = w[i].lag else { return true }
+            return abs(lag - (s.line.intercept + s.line.slope * w[i].t)) <= lineAgreement
+        }
+        let candidates = w.indices.filter { !w[$0].silent && w[$0].lag != nil && !w[$0].ambiguous && onLine($0) }
         let audible = w.filter { !$0.silent }.count
-        var status = w.map { $0.silent ? "silent" : $0.ambiguous ? "ambiguous" : "weak" }
+        var status = w.map { $0.silent ? "silent" : $0.ambiguous ? "ambiguous" : $0.lag == nil ? "weak" : "outlier" }
         var residual = [Double?](repeating: nil, count: w.count)
         var groups: [[Int]] = [candidates]
         if piecewise && candidates.count >= 16 {
@@ -99,8 +230,6 @@ enum Fit {
                 defer { start += piece.count }
                 return Array(kept[start..<(start + piece.count)])
             }
-            let keptSet = Set(kept)
-            for i in candidates where !keptSet.contains(i) { status[i] = "outlier" }
         }
         var fitted: [(indices: [Int], line: Fit.Line)] = []
         for g in groups {
@@ -110,6 +239,9 @@ enum Fit {
                 status[i] = r.inliers[j] ? "used" : "outlier"
             }
             fitted.append((g, r.line))
+        }
+        if let line = fitted.first?.line {
+            for i in w.indices where status[i] == "outlier" { residual[i] = w[i].lag.map { $0 - (line.intercept + line.slope * w[i].t) } }
         }
         // Windows the line puts outside REF (a recording that starts before it or runs on
         // after it) had nothing to match: they count neither for nor against the estimate.
@@ -125,13 +257,18 @@ enum Fit {
         let maxResidual = usedResiduals.map(abs).max() ?? 0
         var confidence = 0.0
         // Ambiguous windows (a drone's neighbouring period matched as well) are no evidence
-        // either way: they do not count against the line.
-        let inside = audible - status.filter { $0 == "outside" || $0 == "ambiguous" }.count
+        // either way, up to half of the windows: when most windows match several places, the
+        // few that match one may be matching a repeat too, and the rest count against them.
+        let outside = status.filter { $0 == "outside" }.count, ambiguous = status.filter { $0 == "ambiguous" }.count
+        let inside = max(audible - outside - ambiguous, (audible - outside + 1) / 2)
         // A line steeper than the drift searched was not searched for: it is no estimate.
         let steep = fitted.contains { abs($0.line.slope) > maxSlope }
-        if used.count >= 3 && inside > 0 && !steep {
+        // A line chosen across windows passes through two of them by construction: only the
+        // others are evidence for it.
+        let given = selection == nil ? 0 : 2
+        if used.count >= 3 + given / 2 && inside > given && !steep {
             let clarity = min(1, median(used.map { w[$0].correlation }) / 0.5)
-            confidence = Double(used.count) / Double(inside) * clarity
+            confidence = Double(used.count - given) / Double(inside - given) * clarity
         }
         // Segments: boundaries where neighbouring lines cross, else half-way between windows.
         var segs: [DriftEstimate.Segment] = []
@@ -161,7 +298,10 @@ enum Fit {
                              ppm: (ratio - 1) * 1e6, confidence: confidence, windowsUsed: used.count,
                              windowsRejected: w.count - used.count, residualRMSMilliseconds: rms * 1000,
                              residualMaxMilliseconds: maxResidual * 1000, segments: piecewise ? segs : nil,
-                             windows: windows, seconds: seconds, coarse: coarse, rivalOffsetSeconds: nil)
+                             windows: windows, seconds: seconds, coarse: coarse, polarity: polarity,
+                             rivalOffsetSeconds: selection.flatMap { s in
+                                 s.rival.flatMap { $0.support >= rivalShare * s.best.support ? $0.line.intercept : nil }
+                             })
     }
 
     private static func boundary(_ a: Line, _ b: Line, after: Double, before: Double) -> Double {

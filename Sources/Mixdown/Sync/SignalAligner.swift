@@ -128,7 +128,8 @@ struct SignalAligner {
                 let block = buffer[min(buffer.count, blockStart - bufferStart)...]
                 let x = PhaseTransform.BlockSearch.spectrum(of: block, size: size, table: table)
                 for k in stretch.members {
-                    let c = pending[k].search.correlate(x)
+                    // |correlation|: a recording of inverted polarity peaks as clearly, negative.
+                    let c = pending[k].search.correlate(x).map(abs)
                     let usable = min(hop, c.count)
                     guard let m = (0..<usable).max(by: { c[$0] < c[$1] }) else { continue }
                     var candidates: [(value: Double, lag: Double, time: Double)] = []

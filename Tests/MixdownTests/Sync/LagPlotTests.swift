@@ -21,7 +21,7 @@ import Testing
         let used = 30 - outliers.count - silent.count
         return DriftEstimate(reference: "ref.wav", recording: "/x/\(name)", offsetSeconds: offset, ratio: ratio, ppm: ppm,
                              confidence: 0.9, windowsUsed: used, windowsRejected: 30 - used, residualRMSMilliseconds: 0.01,
-                             residualMaxMilliseconds: 0.02, segments: nil, windows: windows, seconds: 1, coarse: "envelope", rivalOffsetSeconds: nil)
+                             residualMaxMilliseconds: 0.02, segments: nil, windows: windows, seconds: 1, coarse: "envelope", polarity: 1, rivalOffsetSeconds: nil)
     }
 
     final class Counter: NSObject, XMLParserDelegate {

@@ -153,6 +153,77 @@ import Testing
         }
     }
 
+    // Steady tones under noise. The devices differ as in the field: REF (the camera) is
+    // reverberant; REC is band-limited (sox's `sinc 150-5000`, which also inverts its
+    // polarity), has its own hiss, runs 200 ppm slow at 44.1 kHz. A plain correlation is
+    // ruled by the tone, which matches every one of its periods about as well: before the
+    // line-clipped match and the choice across windows, each of these was refused.
+
+    /// A sum of sines (Hz) at `peak` dBFS, 300 s at 48 kHz.
+    static func chord(_ frequencies: [Double], peak: Int, rate: Int = 48_000, seconds: Int = 300, in dir: TempDir, name: String) throws -> String {
+        var parts: [String] = []
+        for (k, f) in frequencies.enumerated() {
+            let part = dir.file("\(name)\(k).wav")
+            try sox(["-n", "-r", "\(rate)", "-c", "1", part, "synth", "\(seconds)", "sine", String(format: "%.2f", f), "vol", String(format: "%.3f", 1 / Double(k + 1))])
+            parts.append(part)
+        }
+        try sox((parts.count > 1 ? ["-m"] : []) + parts + [dir.file("\(name).wav"), "gain", "-n", "\(peak)"])
+        return dir.file("\(name).wav")
+    }
+
+    /// cam.wav (reverberant) and rec.wav (band-limited, hiss, `recordingExtra` mixed in
+    /// after its chain, on its own clock) from `world`.
+    static func tonalPair(_ world: String, recordingExtra: String? = nil, in dir: TempDir) throws -> (cam: String, rec: String) {
+        try sox([world, "-b", "16", dir.file("cam.wav"), "trim", "20", "240", "reverb", "50", "60", "100"])
+        try sox(["-n", "-r", "44100", "-c", "1", dir.file("self.wav"), "synth", "230", "whitenoise", "gain", "-n", "-50"])
+        try sox([world, "-r", "44100", "-b", "16", dir.file("dry.wav"), "trim", "\(20 + offset)", "230",
+                 "speed", String(format: "%.7f", 1 + ppm / 1e6), "sinc", "150-5000", "gain", "-n", "-6"])
+        try sox(["-m", dir.file("dry.wav"), dir.file("self.wav")] + (recordingExtra.map { [$0] } ?? []) + ["-b", "16", dir.file("rec.wav")])
+        return (dir.file("cam.wav"), dir.file("rec.wav"))
+    }
+
+    @Test(.enabled(if: sox != nil)) func aChordAbovePinkNoiseIsPlacedByTheNoise() throws {
+        let dir = TempDir()
+        // Pink noise peaking at -20 dBFS (about -32 dBFS rms); a chord of C2, G2, C3 peaking
+        // at -12 dBFS (about -19 dBFS rms): the tones lie about 12 dB above the noise.
+        try Self.sox(["-n", "-r", "48000", "-c", "1", dir.file("pink.wav"), "synth", "300", "pinknoise", "gain", "-n", "-20"])
+        let tones = try Self.chord([65.41, 98.0, 130.81], peak: -12, in: dir, name: "chord")
+        try Self.sox(["-m", dir.file("pink.wav"), tones, dir.file("world.wav")])
+        let (cam, rec) = try Self.tonalPair(dir.file("world.wav"), in: dir)
+        let e = try DriftEstimator(reference: cam, recording: rec).run()
+        Self.expectPlaced(e, "chord over pink noise")
+        #expect(e.polarity == -1, "sox's sinc inverts REC")
+    }
+
+    @Test(.enabled(if: sox != nil)) func humOnTheRecorderOnlyDoesNotHideTheRoom() throws {
+        let dir = TempDir()
+        try Self.sox(["-n", "-r", "48000", "-c", "1", dir.file("world.wav"), "synth", "300", "pinknoise", "lowpass", "3000", "highpass", "40", "gain", "-n", "-20"])
+        // The recorder's own mains hum: 50 Hz and its harmonics, well above the room on REC.
+        // (about -6 dBFS rms against the room's -18 on REC: +12 dB).
+        let hum = try Self.chord([50, 100, 150, 200, 250, 350], peak: -1, rate: 44_100, seconds: 230, in: dir, name: "hum")
+        let (cam, rec) = try Self.tonalPair(dir.file("world.wav"), recordingExtra: hum, in: dir)
+        let e = try DriftEstimator(reference: cam, recording: rec).run()
+        Self.expectPlaced(e, "hum on REC only")
+    }
+
+    @Test(.enabled(if: sox != nil)) func aPureToneIsRefused() throws {
+        let dir = TempDir()
+        // Nothing but a 50 Hz tone (and REC's hiss): every period fits, or nothing does;
+        // either way no offset may be given with confidence.
+        let tone = try Self.chord([50], peak: -6, in: dir, name: "tone")
+        let (cam, rec) = try Self.tonalPair(tone, in: dir)
+        let e = try DriftEstimator(reference: cam, recording: rec).run()
+        #expect {
+            try e.requireConfidence(0.5)
+        } throws: { error in
+            switch error {
+            case MixdownError.ambiguousAlignment(_, _, let offsets, _): return offsets.count == 2 && abs(offsets[0] - offsets[1]) >= 0.004
+            case MixdownError.lowConfidence: return true
+            default: return false
+            }
+        }
+    }
+
     /// Zeroes a 16-bit mono WAV outside `seconds` from each of `keeping`.
     static func gate(_ path: String, keeping starts: [Double], seconds: Double) throws {
         var data = try Data(contentsOf: URL(fileURLWithPath: path))

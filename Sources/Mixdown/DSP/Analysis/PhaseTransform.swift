@@ -135,6 +135,11 @@ public enum PhaseTransform {
             precondition(re.count == size && im.count == size)
             mx_fft(&re, &im, size, inverse ? 1 : 0, wr, wi, size)
         }
+
+        /// The same on `size` values the caller owns at `re` and `im`.
+        func transform(_ re: UnsafeMutablePointer<Double>, _ im: UnsafeMutablePointer<Double>, inverse: Bool) {
+            mx_fft(re, im, size, inverse ? 1 : 0, wr, wi, size)
+        }
     }
 
     /// The best lag of `c`, interpolated, and the best value farther than `exclusion`
