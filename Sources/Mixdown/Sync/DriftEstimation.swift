@@ -98,6 +98,7 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
         var s = String(format: "REC's time 0 is REF's %@%@; REC's clock runs %.3f ppm %@ (stretch it by %.9f); %d of %d windows agree (confidence %.2f), residual %.3f ms rms, %.3f ms max",
                        sign, at, abs(ppm), speed, ratio, windowsUsed, windowsUsed + windowsRejected, confidence,
                        residualRMSMilliseconds, residualMaxMilliseconds)
+        if polarity < 0 { s += "; REC's polarity is inverted" }
         if let segments, segments.count > 1 {
             s += "; the drift changes: " + segments.map { String(format: "%.1f-%.1f s: %+.3f ppm", $0.start, $0.end, $0.ppm) }.joined(separator: ", ")
         }

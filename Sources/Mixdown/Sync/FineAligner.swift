@@ -22,7 +22,8 @@ final class FineAligner {
     static let lowestFrequency = 30.0
 
     enum Measure {
-        /// Normalised cross-correlation; places are its positive peaks.
+        /// Normalised cross-correlation; places are its peaks of the sign of the largest |c|
+        /// (negative: the window's polarity is inverted).
         case plain
         /// `LineClippedCorrelation`; places are peaks of |c|, signed (negative: REC's
         /// polarity is inverted).
@@ -87,8 +88,13 @@ final class FineAligner {
         let width = Int(Self.peakWidth * rate)
         if measure == .plain {
             let a = Array(UnsafeBufferPointer(start: rec, count: length))
-            let c = CrossCorrelation.normalised(a, x, lags: lags, centred: false).map { max(0, $0) }
-            return Self.peaks(c, width: width).map { Candidate(position: Double(lo) + $0.index, correlation: $0.value) }
+            let c = CrossCorrelation.normalised(a, x, lags: lags, centred: false)
+            // The peaks of the sign of the largest |c|: an inverted recording (or a window whose
+            // filters turn it over) is placed on its negative peak, not on a side lobe beside it.
+            let sign: Double = (c.max() ?? 0) >= -(c.min() ?? 0) ? 1 : -1
+            return Self.peaks(c.map { max(0, sign * $0) }, width: width).map {
+                Candidate(position: Double(lo) + $0.index, correlation: sign * $0.value)
+            }
         }
         let used = Self.excerptLength(window: length, lags: lags)
         let correlator = correlators[lags] ?? LineClippedCorrelation(excerptLength: used, lags: lags, lowestFrequency: Self.lowestFrequency / rate)

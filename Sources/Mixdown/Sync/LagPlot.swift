@@ -67,13 +67,17 @@ public struct LagPlot: Sendable {
                 s += upper.mark(p.minutes, p.drift, used: p.used, colour: c)
                 s += lower.mark(p.minutes, max(-rLimit, min(rLimit, p.residual)), used: p.used, colour: c)
             }
-            // Silent windows and windows outside REF had nothing to match: not rejections.
-            let rejected = e.windows.filter { !["used", "silent", "outside"].contains($0.status) }.count
+            // The crosses: windows with a lag the fit rejected. Silent windows and windows
+            // outside REF had nothing to match; ambiguous and weak ones have no lag to draw.
+            let rejected = e.windows.filter { $0.lag != nil && !["used", "silent", "outside"].contains($0.status) }.count
+            let ambiguous = e.windows.filter { $0.lag == nil && $0.status == "ambiguous" }.count
             let ly = Double(height) - legendHeight + 20.0 * Double(i) + 8
             s += "<circle cx=\"\(Panel.f(left + 6))\" cy=\"\(Panel.f(ly - 4))\" r=\"4\" fill=\"\(c)\"/>\n"
-            let text = String(format: "%@: offset %+.6f s, %+.3f ppm, %d windows used, %d rejected (×), residual %.3f ms rms",
-                              (e.recording as NSString).lastPathComponent, e.offsetSeconds, e.ppm, e.windowsUsed, rejected,
-                              e.residualRMSMilliseconds)
+            var text = String(format: "%@: offset %+.6f s, %+.3f ppm, %d windows used, %d rejected (×)",
+                              (e.recording as NSString).lastPathComponent, e.offsetSeconds, e.ppm, e.windowsUsed, rejected)
+            if ambiguous > 0 { text += ", \(ambiguous) ambiguous" }
+            text += String(format: ", residual %.3f ms rms", e.residualRMSMilliseconds)
+            if e.polarity < 0 { text += ", polarity inverted" }
             s += "<text x=\"\(Panel.f(left + 16))\" y=\"\(Panel.f(ly))\">\(Self.escape(text))</text>\n"
         }
         s += "</svg>\n"
