@@ -28,6 +28,8 @@ struct Stretch: ParsableCommand {
     var align: String?
     @Option(name: .customLong("min-confidence"), parsing: .unconditional, help: "With --align: refuse an estimate below this confidence (0 to 1).")
     var minConfidence = 0.5
+    @Flag(name: .customLong("keep-polarity"), help: "With --align: keep the input's polarity as recorded (by default an input found inverted against the reference is turned over).")
+    var keepPolarity = false
     @Option(parsing: .unconditional, help: "auto, varispeed, wsola or rubberband.")
     var algorithm = "auto"
     @Option(parsing: .unconditional, help: "best, medium or fastest (resampler filter; Rubber Band: best = R3, else R2).")
@@ -51,6 +53,7 @@ struct Stretch: ParsableCommand {
             throw UsageError(message: "give exactly one of --ratio, --to-duration, --to-frames, --match, --align")
         }
         if let align { return .align(try alignJob(reference: align)) }
+        if keepPolarity { throw UsageError(message: "--keep-polarity: only with --align (a plain stretch never changes the polarity)") }
         let target: FileStretch.Target
         if let ratio {
             target = .ratio(try StretchRatio(parsing: ratio))
@@ -120,6 +123,7 @@ struct Stretch: ParsableCommand {
         job.quality = q
         job.threads = t ?? job.threads
         job.tuning.minimumConfidence = minConfidence
+        job.keepPolarity = keepPolarity
         job.resampler = try resamplerOption()
         if stream != nil { throw UsageError(message: "--stream: --align reads the first audio stream of both files") }
         try job.apply(outputOptions, common)
@@ -135,7 +139,7 @@ struct Stretch: ParsableCommand {
             print(String(format: "aligned %@ to %@: offset %+.6f s, %+.3f ppm (confidence %.2f), %@; %lld frames to %@ in %.2f s; measured against the reference: offset %+.3f ms, %+.3f ppm, largest lag %.3f ms",
                          report.input, report.reference, report.offsetSeconds, report.ppm, report.confidence, report.algorithm.rawValue,
                          report.outputFrames, report.output, report.seconds, report.residualOffsetMilliseconds ?? .nan, report.residualPPM ?? .nan,
-                         report.residualMaxLagMilliseconds ?? .nan))
+                         report.residualMaxLagMilliseconds ?? .nan) + (report.polarityCorrected ? "; its polarity was inverted against the reference's and is turned over" : ""))
         }
     }
 }

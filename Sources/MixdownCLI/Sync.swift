@@ -41,6 +41,8 @@ struct Sync: ParsableCommand {
     var stems: String?
     @Option(parsing: .unconditional, help: "The stems' file type (default wav).")
     var type = "wav"
+    @Flag(name: .customLong("keep-polarity"), help: "Write the --stems with their polarity as recorded (by default a recording found inverted against REF is turned over).")
+    var keepPolarity = false
     @Flag(name: .customLong("keep-going"), help: "Write the outputs of the recordings that were placed even if one was not (exit status still 1).")
     var keepGoing = false
     @Flag(help: "Replace the --plot, --doc and --stems files if they exist.")
@@ -64,7 +66,9 @@ struct Sync: ParsableCommand {
                     let dev = p.device.map { " [\($0)]" } ?? ""
                     print("\(p.recording)\(dev)\(via): " + (p.estimate?.summary ?? "not placed: \(p.error ?? "")"))
                 }
-                for r in outcome.stems { print("wrote \(r.output): \(r.outputFrames) frames at \(r.sampleRate) Hz") }
+                for r in outcome.stems {
+                    print("wrote \(r.output): \(r.outputFrames) frames at \(r.sampleRate) Hz" + (r.polarityCorrected ? ", polarity turned over to match REF" : ""))
+                }
             }
         }
         if let failure = outcome.failure { throw failure }
@@ -84,6 +88,8 @@ struct Sync: ParsableCommand {
         job.document = doc
         job.stems = stems
         job.stemSettings.type = try parseType(type)
+        if keepPolarity && stems == nil { throw UsageError(message: "--keep-polarity: only with --stems (the estimate itself reports the polarity either way)") }
+        job.keepPolarity = keepPolarity
         job.keepGoing = keepGoing
         job.overwrite = overwrite
         return job

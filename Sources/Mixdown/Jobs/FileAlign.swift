@@ -30,6 +30,10 @@ public struct FileAlign: Sendable {
     public var estimate: DriftEstimate?
     /// Measure the output against the reference afterwards (a second read of both).
     public var verify = true
+    /// Write the recording with its polarity as recorded. Without it, a recording whose
+    /// polarity the estimate found inverted against REF's is turned over (every sample
+    /// negated, exactly), so that it sums with REF instead of cancelling it.
+    public var keepPolarity = false
 
     public init(input: String, reference: String, output: String) {
         self.input = input
@@ -47,6 +51,9 @@ public struct FileAlign: Sendable {
         public let ratio: Double
         public let ppm: Double
         public let confidence: Double
+        /// The output's samples were negated: the recording's polarity was inverted against
+        /// the reference's and `keepPolarity` was off.
+        public let polarityCorrected: Bool
         public let outputFrames: Int64
         public let sampleRate: Int
         public let channels: Int
@@ -93,10 +100,12 @@ public struct FileAlign: Sendable {
         let available = Double(rec.frames - recStart) * frameRatio
         let last = min(ref.frames, first + Int64(available.rounded(.down)))
         var items: [TrackPlayer.Item] = []
+        let invert = estimate.polarity < 0 && !keepPolarity
         if last > first && recStart < rec.frames {
             let count = last - first, path = input, quality = self.quality, threads = settings.threads, engine = resampler
             let range = recStart..<rec.frames
-            items.append(TrackPlayer.Item(frames: first..<last) { () throws(MixdownError) -> AudioNode in
+            // The recording on REF's clock, before any polarity correction.
+            @Sendable func makeNode() throws(MixdownError) -> AudioNode {
                 let source = ReadAhead(input: try FileSource(path: path, range: range))
                 switch chosen {
                 case .varispeed, .auto:
@@ -116,6 +125,10 @@ public struct FileAlign: Sendable {
                         ? try WSOLAStretch(input: base, ratio: ratio, outputFrames: count)
                         : try FileStretch.rubberBand(makeInput: atRate, ratio: ratio, outputFrames: count, quality: quality)
                 }
+            }
+            items.append(TrackPlayer.Item(frames: first..<last) { () throws(MixdownError) -> AudioNode in
+                let node = try makeNode()
+                return invert ? GainAutomation(input: node, envelope: .inverted) : node
             })
         }
         let player = TrackPlayer(format: format, length: ref.frames, items: items, label: "'\(input)'")
@@ -130,7 +143,7 @@ public struct FileAlign: Sendable {
         }
         let worst = check.map { c in c.windows.filter { $0.status == "used" }.compactMap { $0.lag.map(abs) }.max() ?? .nan }
         var report = Report(input: input, reference: reference, output: output, algorithm: chosen, offsetSeconds: t0, ratio: r,
-                      ppm: estimate.ppm, confidence: estimate.confidence, outputFrames: ref.frames, sampleRate: ref.sampleRate,
+                      ppm: estimate.ppm, confidence: estimate.confidence, polarityCorrected: invert, outputFrames: ref.frames, sampleRate: ref.sampleRate,
                       channels: format.channelCount, residualOffsetMilliseconds: check.map { $0.offsetSeconds * 1000 },
                       residualPPM: check?.ppm, residualMaxLagMilliseconds: worst.map { $0 * 1000 }, seconds: job.seconds)
         report.removedStaleTemporaryFiles = done.removedStaleTemporaryFiles

@@ -23,6 +23,8 @@ public struct SyncJob: Sendable {
     /// Aligned stems into this directory, with `stemSettings` (type, overwrite).
     public var stems: String?
     public var stemSettings = OutputSettings()
+    /// Write the stems with their polarity as recorded (`SyncStems.keepPolarity`).
+    public var keepPolarity = false
     public var keepGoing = false
     /// Replace the plot, document and stems if they exist.
     public var overwrite = false
@@ -70,6 +72,7 @@ public struct SyncJob: Sendable {
         var outputs = SyncStems(directory: stems ?? "")
         outputs.settings = stemSettings
         outputs.settings.overwrite = overwrite
+        outputs.keepPolarity = keepPolarity
         // Refuse unusable outputs before the analysis.
         if stems != nil { try outputs.checkDirectory() }
         for path in [plot, document].compactMap({ $0 }) where !overwrite && FileManager.default.fileExists(atPath: path) {

@@ -136,6 +136,9 @@ public struct SyncStems: Sendable {
     public var directory: String
     /// How the stems are written; `settings.type` (default wav) also names their extension.
     public var settings = OutputSettings()
+    /// Write each stem with its polarity as recorded; without it, a recording found
+    /// inverted against REF is turned over (`FileAlign.keepPolarity`).
+    public var keepPolarity = false
 
     public init(directory: String) { self.directory = directory }
 
@@ -180,6 +183,7 @@ public struct SyncStems: Sendable {
             job.verify = false
             job.algorithm = .varispeed
             job.settings = settings
+            job.keepPolarity = keepPolarity
             reports.append(try job.run(progress: { progress?((Double(k) + $0) / Double(stems.count)) }, cancellation: cancellation))
         }
         return reports

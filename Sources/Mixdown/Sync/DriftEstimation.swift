@@ -55,7 +55,7 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
     public let coarse: String
     /// 1, or −1 when REC's polarity is inverted against REF's (a microphone wired the other
     /// way, an inverting preamp or filter): its matches are negative correlations.
-    public let polarity: Int
+    public internal(set) var polarity: Int
     /// Set when another offset (this one, seconds) fits about as well: the material repeats
     /// (a repeated bar, a steady tone) and the estimate is refused.
     public internal(set) var rivalOffsetSeconds: Double?

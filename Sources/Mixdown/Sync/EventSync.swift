@@ -47,6 +47,8 @@ struct PlacedNode {
     /// Indices of the recordings it was placed through.
     var via: [Int]
     var estimate: DriftEstimate?
+    /// −1 when its polarity is inverted against REF's (the product along the path).
+    var polarity = 1
 }
 
 /// Places every recording of an event on the reference's clock (`mixdown sync REF REC
@@ -184,7 +186,8 @@ public struct EventSync: Sendable {
                 let j = placed[via.from]!
                 let o = j.offset + j.ratio * via.estimate.offsetSeconds, r = j.ratio * via.estimate.ratio
                 placed[b] = PlacedNode(offset: o, ratio: r, via: via.from == 0 ? [] : j.via + [via.from],
-                                 estimate: Self.composed(via.estimate, offset: o, ratio: r, through: j, reference: reference))
+                                 estimate: Self.composed(via.estimate, offset: o, ratio: r, through: j, reference: reference),
+                                 polarity: j.polarity * via.estimate.polarity)
             }
             round += 1
         }
@@ -223,6 +226,7 @@ public struct EventSync: Sendable {
                                  correlation: w.correlation, residual: w.residual, status: w.status)
         }
         c.rivalOffsetSeconds = nil
+        c.polarity = j.polarity * e.polarity
         return c
     }
 

@@ -17,6 +17,8 @@ public struct GainEnvelope: Sendable, Equatable {
 
     /// Unity gain everywhere.
     public static let unity = GainEnvelope(segments: [.init(start: 0, end: .max, startGain: 1, step: 0)])
+    /// −1 everywhere: the polarity turned over, every sample negated exactly.
+    public static let inverted = GainEnvelope(segments: [.init(start: 0, end: .max, startGain: -1, step: 0)])
 
     /// Index of the segment holding frame `f` (f >= 0).
     public func segmentIndex(containing f: Int64) -> Int {
