@@ -128,6 +128,13 @@ import Testing
         #expect(render.code == 0, "\(render.stderr)")
         #expect(try AudioFileInfo.read(path: ws.file("mix.wav")).frames == AudioFileInfo.read(path: ws.file("ref.wav")).frames)
         #expect(try AudioFileInfo.read(path: ws.file("stems/a.wav")).frames == AudioFileInfo.read(path: ws.file("ref.wav")).frames)
+        // In --json, the recording that was not placed was placed through nothing.
+        let j = try CLI.run(["sync", "ref.wav", "a.wav", "other.wav", "--json"], in: ws.path)
+        #expect(j.code == 1)
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [[String: Any]])
+        #expect(list.map { $0["recording"] as? String } == ["a.wav", "other.wav"])
+        #expect(list[0]["placed_via"] as? String == "reference")
+        #expect(list[1]["placed_via"] is NSNull && list[1]["error"] is String)
     }
 
     @Test(.enabled(if: sox != nil)) func badDevicesAndStemsAreNamedWithExit1AndNothingWritten() throws {

@@ -265,16 +265,10 @@ public struct DriftEstimator: Sendable {
         progress?(1)
         if accepted(plain) || piecewise { return plain }
         let clipped = choose(try refine(.lineClipped, progress: nil))
-        debugSync(plain, clipped)
         if accepted(clipped) { return clipped }
         // Neither is trusted: the refusal that says most (a rival offset, else the higher confidence).
         if clipped.rivalOffsetSeconds != nil && plain.rivalOffsetSeconds == nil && plain.confidence < tuning.minimumConfidence { return clipped }
         return plain.confidence >= clipped.confidence || plain.rivalOffsetSeconds != nil ? plain : clipped
-    }
-
-    private func debugSync(_ fits: DriftEstimate...) {
-        guard ProcessInfo.processInfo.environment["MIXDOWN_DEBUG_SYNC"] != nil else { return }
-        for f in fits { FileHandle.standardError.write("fit \(f.coarse) off \(f.offsetSeconds) ppm \(f.ppm) conf \(f.confidence) used \(f.windowsUsed) rival \(String(describing: f.rivalOffsetSeconds))\n".data(using: .utf8)!) }
     }
 
     /// The offset of another fit that matches about as well as the winner: a different line

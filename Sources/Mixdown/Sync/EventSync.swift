@@ -29,13 +29,14 @@ public struct Placement: Sendable, Encodable {
 
     enum Keys: String, CodingKey { case recording, device, placedVia = "placed_via", error }
 
-    /// Today's `sync --json` fields, then device, placed_via and error.
+    /// Today's `sync --json` fields, then device, placed_via (null when not placed) and error.
     public func encode(to encoder: Encoder) throws {
         if let estimate { try estimate.encode(to: encoder) }
         var c = encoder.container(keyedBy: Keys.self)
         if estimate == nil { try c.encode(recording, forKey: .recording) }
         try c.encode(device, forKey: .device)
-        try c.encode(placedVia.isEmpty ? "reference" : placedVia.joined(separator: " > "), forKey: .placedVia)
+        // null for a recording that was not placed: it was placed through nothing.
+        try c.encode(estimate == nil ? nil : placedVia.isEmpty ? "reference" : placedVia.joined(separator: " > "), forKey: .placedVia)
         try c.encode(error, forKey: .error)
     }
 }
