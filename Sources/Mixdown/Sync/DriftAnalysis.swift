@@ -100,22 +100,30 @@ struct CoarseAligner {
     let maxDrift: Double
 
     /// REF time minus REC time near REC's start: the best of three two-minute stretches
-    /// of REC (start, a third, two thirds) searched over ±(maxOffset + drift).
-    func globalOffset() -> Double {
+    /// of REC (start, a third, two thirds) searched over ±(maxOffset + drift); and a rival:
+    /// another stretch's lag (or, for a REC shorter than four minutes, either half's) more
+    /// than a second away that matched at least 90 % as well (REC holds the same sound
+    /// twice, as a recording of REF looped would).
+    func globalOffsets() -> (best: Double, rival: Double?) {
         let length = min(rec.count, Int(120 * rate))
-        var best: (lag: Double, value: Double) = (0, -1)
+        var found: [(lag: Double, value: Double)] = []
         for start in [0, rec.count / 3, 2 * rec.count / 3] where start + length <= rec.count {
             let t = Double(start) / rate
             let span = maxOffset + maxDrift * t + 1
-            if let f = lag(from: start, count: length, around: 0, span: span), f.correlation > best.value {
-                best = (f.lag, f.correlation)
+            if let f = lag(from: start, count: length, around: 0, span: span) { found.append((f.lag, f.correlation)) }
+        }
+        guard let best = found.max(by: { $0.value < $1.value }) else { return (0, nil) }
+        // Halves of a short REC too, so that a REC of two copies shows both.
+        let half = min(length, rec.count / 2)
+        if half < length && half >= Int(10 * rate) {
+            for start in [0, rec.count - half] {
+                if let f = lag(from: start, count: half, around: 0, span: maxOffset + maxDrift * Double(start) / rate + 1) { found.append((f.lag, f.correlation)) }
             }
         }
-        return best.lag
+        let rival = found.filter { abs($0.lag - best.lag) > 1 && $0.value >= 0.9 * best.value }.max { $0.value < $1.value }
+        return (best.lag, rival?.lag)
     }
 
-    /// The lag (seconds) of REC's 20 s of envelope centred on REC time `t`, searched within
-    /// `centre ± span`, and its normalised correlation.
     func lag(at t: Double, around centre: Double, span: Double) -> (lag: Double, correlation: Double)? {
         let half = Int(10 * rate)
         let mid = Int((t * rate).rounded())

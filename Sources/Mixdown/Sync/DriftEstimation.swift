@@ -179,28 +179,38 @@ public struct DriftEstimator: Sendable {
         // Strategy 1: lags from the envelopes.
         let coarse = CoarseAligner(ref: ref.envelope, rec: rec.envelope, rate: grid.envelopeRate,
                                    maxOffset: tuning.pairSearch.approximateSeconds, maxDrift: maxDrift)
-        let start = coarse.globalOffset()
-        var byEnvelope: [(lag: Double, search: Double)?] = []
-        var agreed: [(t: Double, lag: Double)] = []
-        for c in times {
-            // Until enough windows agree, search the whole drift range; then around the line.
-            var centre = start
-            var span = maxDrift * rec.duration + 0.25
-            if agreed.count >= 8, let line = Fit.theilSen(agreed.suffix(48).map { ($0.t, $0.lag) }) {
-                centre = line.intercept + line.slope * c
-                span = 0.25
+        /// Every window's envelope lag, tracking the line that starts at `start`.
+        func envelopeLags(from start: Double) -> [(lag: Double, search: Double)?] {
+            var lags: [(lag: Double, search: Double)?] = []
+            var agreed: [(t: Double, lag: Double)] = []
+            for c in times {
+                // Until enough windows agree, search the whole drift range; then around the line.
+                var centre = start
+                var span = maxDrift * rec.duration + 0.25
+                if agreed.count >= 8, let line = Fit.theilSen(agreed.suffix(48).map { ($0.t, $0.lag) }) {
+                    centre = line.intercept + line.slope * c
+                    span = 0.25
+                }
+                let found = coarse.lag(at: c, around: centre, span: span)
+                lags.append(found.map { ($0.lag, FineAligner.defaultSearch) })
+                if let f = found, f.correlation >= 0.3, abs(f.lag - centre) < span { agreed.append((c, f.lag)) }
             }
-            let found = coarse.lag(at: c, around: centre, span: span)
-            byEnvelope.append(found.map { ($0.lag, FineAligner.defaultSearch) })
-            if let f = found, f.correlation >= 0.3, abs(f.lag - centre) < span { agreed.append((c, f.lag)) }
+            return lags
         }
+        let starts = coarse.globalOffsets()
+        let byEnvelope = envelopeLags(from: starts.best)
 
         // Strategy 2: lags from the signal (GCC-PHAT of a few excerpts); and its rival, the
         // same line moved to the excerpts' second-best match, which the winner must beat.
         let signal = SignalAligner(reference: ref, recording: rec, grid: grid, maxOffset: tuning.pairSearch.approximateSeconds, maxDrift: maxDrift)
         let bySignal = signal.predictions(try signal.measure(cancellation: cancellation), times: times)
-        let strategies = [byEnvelope, bySignal.best, bySignal.rival]
-        let names = ["envelope", "signal", "signal"]
+        var strategies = [byEnvelope, bySignal.best, bySignal.rival]
+        var names = ["envelope", "signal", "signal"]
+        // A second place where REC's envelope matches as well: a rival the winner must beat.
+        if let other = starts.rival {
+            strategies.append(envelopeLags(from: other))
+            names.append("envelope")
+        }
 
         // Pass 2: refine every prediction against REF, streamed once, in order of where
         // each search starts. A prediction within 2 ms of an earlier strategy's shares its match.
@@ -250,7 +260,8 @@ public struct DriftEstimator: Sendable {
         /// The most confident fit (the earlier strategy on a tie), with a rival line when
         /// another fits about as well.
         func choose(_ fits: [DriftEstimate]) -> DriftEstimate {
-            let winner = fits.indices.max { fits[$0].confidence < fits[$1].confidence || (fits[$0].confidence == fits[$1].confidence && $0 > $1) }!
+            // The envelope's second start is only ever a rival: it never wins.
+            let winner = fits.indices.prefix(3).max { fits[$0].confidence < fits[$1].confidence || (fits[$0].confidence == fits[$1].confidence && $0 > $1) }!
             var chosen = fits[winner]
             chosen.rivalOffsetSeconds = chosen.rivalOffsetSeconds ?? Self.rival(of: winner, among: fits)
             return chosen
@@ -275,7 +286,9 @@ public struct DriftEstimator: Sendable {
     /// (more than 2 ms away somewhere on REC) with at least half its confidence, which the
     /// winner's windows do not beat in three quarters of the windows both matched, or whose
     /// correlations there add up to `Fit.rivalShare` of the winner's (an exact loop, where
-    /// every bar matches as well and the winner's lead is a matter of rounding). Periodic
+    /// every bar matches as well and the winner's lead is a matter of rounding); or which
+    /// places another part of REC, at least half as many windows, about as confidently (a
+    /// recording of REF looped twice fits both copies). Periodic
     /// material (a repeated bar, a steady tone) leaves one; anything else, none.
     static func rival(of winner: Int, among fits: [DriftEstimate]) -> Double? {
         let w = fits[winner]
@@ -291,6 +304,10 @@ public struct DriftEstimator: Sendable {
                 if a.correlation > b.correlation { beaten += 1 }
             }
             if compared >= 3 && (4 * beaten < 3 * compared || rivalSum >= Fit.rivalShare * winnerSum) { return f.offsetSeconds }
+            // Another part of REC matches elsewhere as well as the winner's part matches:
+            // REC holds the sound twice (REF looped).
+            if 2 * compared < min(w.windowsUsed, f.windowsUsed) && 2 * f.windowsUsed >= w.windowsUsed
+                && f.confidence >= Fit.rivalShare * w.confidence { return f.offsetSeconds }
         }
         return nil
     }

@@ -263,10 +263,10 @@ enum Fit {
         let inside = max(audible - outside - ambiguous, (audible - outside + 1) / 2)
         // A line steeper than the drift searched was not searched for: it is no estimate.
         let steep = fitted.contains { abs($0.line.slope) > maxSlope }
-        // A line chosen across windows passes through two of them by construction: only the
-        // others are evidence for it.
-        let given = selection == nil ? 0 : 2
-        if used.count >= 3 + given / 2 && inside > given && !steep {
+        // A line is two numbers: any two windows fit one, so only the others are evidence
+        // for it (with few windows, a drone's periods line up by chance).
+        let given = 2
+        if used.count >= 3 && inside > given && !steep {
             let clarity = min(1, median(used.map { w[$0].correlation }) / 0.5)
             confidence = Double(used.count - given) / Double(inside - given) * clarity
         }

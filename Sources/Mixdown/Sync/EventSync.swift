@@ -231,9 +231,10 @@ public struct EventSync: Sendable {
         return c
     }
 
-    /// One drift for the clips of a device: least squares with a common slope and one
-    /// intercept per clip through every used window (slope 0 for REF's own device). nil
-    /// when no clip has two used windows.
+    /// One drift and one polarity for the clips of a device: least squares with a common
+    /// slope and one intercept per clip through every used window (slope 0 for REF's own
+    /// device), and the polarity most used windows found. nil when no clip has two used
+    /// windows.
     static func shareDrift(_ clips: [(Int, DriftEstimate)], fixedRatio: Bool) -> [(Int, DriftEstimate)]? {
         let points = clips.map { (_, e) in
             e.windows.filter { $0.status == "used" && $0.lag != nil }.map { ($0.recordingTime, $0.lag!) }
@@ -245,6 +246,10 @@ public struct EventSync: Sendable {
         }
         guard fixedRatio || stt > 0 else { return nil }
         let slope = fixedRatio ? 0 : stl / stt
+        // One device, one wiring: the polarity most of its used windows found (REF's own
+        // device: REF's, 1).
+        let votes = clips.reduce(0) { $0 + $1.1.polarity * $1.1.windowsUsed }
+        let polarity = fixedRatio || votes >= 0 ? 1 : -1
         return zip(clips, points).map { clip, p in
             let (i, e) = clip
             guard !p.isEmpty else { return (i, e) }
@@ -261,6 +266,7 @@ public struct EventSync: Sendable {
             shared.residualMaxMilliseconds = (residuals.map(abs).max() ?? 0) * 1000
             shared.segments = nil
             shared.rivalOffsetSeconds = nil
+            shared.polarity = polarity
             return (i, shared)
         }
     }

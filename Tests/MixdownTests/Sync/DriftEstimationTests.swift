@@ -134,4 +134,18 @@ import Testing
         #expect(silent.allSatisfy { $0.recordingTime > 120 && $0.recordingTime < 180 })
         #expect(abs(e.ppm - 100) < 2)
     }
+
+    @Test func aRecordingOfTheReferenceLoopedTwiceIsRefusedNamingBothCopies() throws {
+        let dir = TempDir()
+        var pair = SyncTestPair(reference: dir.file("ref.wav"), recording: dir.file("rec.wav"))
+        pair.duration = 50
+        _ = try pair.run()
+        let (info, planes) = try readFile(pair.reference)
+        try writeFile(dir.file("twice.wav"), planes.map { $0 + $0 }, sampleRate: info.sampleRate)
+        // Both copies lie within the ±60 s search: REC's time 0 is REF's 0, or REF's -50 s.
+        let e = try DriftEstimator(reference: pair.reference, recording: dir.file("twice.wav")).run()
+        let offsets = [e.offsetSeconds, try #require(e.rivalOffsetSeconds)].sorted()
+        #expect(abs(offsets[0] + 50) < 0.001 && abs(offsets[1]) < 0.001, "\(offsets)")
+        #expect(throws: MixdownError.self) { try e.requireConfidence(0.5) }
+    }
 }

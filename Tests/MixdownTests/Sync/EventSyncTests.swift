@@ -114,4 +114,27 @@ import Testing
         let stems = SyncStems(directory: dir.file("a.wav"))
         #expect(throws: MixdownError.invalidEvent(parameter: "--stems '\(dir.file("a.wav"))'", reason: "is a file, not a directory")) { try stems.checkDirectory() }
     }
+
+    @Test func aDevicesClipsShareOneDriftAndOnePolarity() throws {
+        // Two clips of one device, 100 ppm slow: one found inverted in 20 windows, the other
+        // upright in 3 (a few eq'd windows can turn over): the device is wired one way.
+        func clip(offset: Double, polarity: Int, used: Int) -> DriftEstimate {
+            let windows = (0..<used).map { k -> DriftEstimate.Window in
+                let t = 5 + 10 * Double(k)
+                return .init(recordingTime: t, lag: offset + 100e-6 * t, correlation: 0.9, residual: 0, status: "used")
+            }
+            return DriftEstimate(reference: "ref.wav", recording: "clip\(offset).wav", offsetSeconds: offset, ratio: 1.0001, ppm: 100,
+                                 confidence: 0.9, windowsUsed: used, windowsRejected: 0, residualRMSMilliseconds: 0,
+                                 residualMaxMilliseconds: 0, segments: nil, windows: windows, seconds: 1, coarse: "envelope",
+                                 polarity: polarity, rivalOffsetSeconds: nil)
+        }
+        let shared = try #require(EventSync.shareDrift([(1, clip(offset: 3, polarity: -1, used: 20)), (2, clip(offset: 90, polarity: 1, used: 3))],
+                                                       fixedRatio: false))
+        #expect(shared.map(\.1.polarity) == [-1, -1])
+        #expect(shared.allSatisfy { abs($0.1.ppm - 100) < 1e-6 })
+        #expect(abs(shared[0].1.offsetSeconds - 3) < 1e-9 && abs(shared[1].1.offsetSeconds - 90) < 1e-9)
+        // REF's own device keeps REF's clock and REF's polarity.
+        let withReference = try #require(EventSync.shareDrift([(1, clip(offset: 3, polarity: -1, used: 20))], fixedRatio: true))
+        #expect(withReference[0].1.polarity == 1 && withReference[0].1.ratio == 1)
+    }
 }
