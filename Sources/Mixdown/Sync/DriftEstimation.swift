@@ -136,6 +136,9 @@ public struct DriftEstimator: Sendable {
         self.recording = recording
     }
 
+    /// A plain-correlation estimate at least this confident is kept without a second look.
+    static let clearConfidence = 0.8
+
     /// A window whose best normalised correlation is below this is "weak".
     static let minimumCorrelation = 0.2
 
@@ -269,14 +272,16 @@ public struct DriftEstimator: Sendable {
         func accepted(_ e: DriftEstimate) -> Bool { e.confidence >= tuning.minimumConfidence && e.rivalOffsetSeconds == nil }
 
         // The plain correlation first: the most precise wherever it finds one answer. Where it
-        // does not (a steady tone that matches every period about as well), the line-clipped
-        // measure, with the line chosen across windows, reads REF again.
+        // does not, or only barely (a steady tone that matches every period about as well), the
+        // line-clipped measure, with the line chosen across windows, reads REF again, and the
+        // more confident of the two is kept.
         // The progress bar, full after the first, stays so through the second.
         let plain = choose(try refine(.plain, progress: progress))
         progress?(1)
-        if accepted(plain) || piecewise { return plain }
+        if (accepted(plain) && plain.confidence >= Self.clearConfidence) || piecewise { return plain }
         let clipped = choose(try refine(.lineClipped, progress: nil))
-        if accepted(clipped) { return clipped }
+        if accepted(clipped) && (!accepted(plain) || clipped.confidence > plain.confidence) { return clipped }
+        if accepted(plain) { return plain }
         // Neither is trusted: the refusal that says most (a rival offset, else the higher confidence).
         if clipped.rivalOffsetSeconds != nil && plain.rivalOffsetSeconds == nil && plain.confidence < tuning.minimumConfidence { return clipped }
         return plain.confidence >= clipped.confidence || plain.rivalOffsetSeconds != nil ? plain : clipped
