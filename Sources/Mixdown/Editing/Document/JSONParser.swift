@@ -20,14 +20,22 @@ struct JSONParser {
     private enum Step { case key(String), index(Int) }
 
     private let bytes: [UInt8]
+    /// Read `Infinity`, `-Infinity` and `NaN` as numbers (the dialect opentimelineio writes).
+    private let nonFinite: Bool
     private var i = 0
     private var path: [Step] = []
 
-    private init(_ bytes: [UInt8]) { self.bytes = bytes }
+    private init(_ bytes: [UInt8], nonFinite: Bool) {
+        self.bytes = bytes
+        self.nonFinite = nonFinite
+    }
 
-    /// Parses one JSON value filling all of `bytes` (whitespace around it allowed).
-    static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
-        var p = JSONParser(bytes)
+    /// Parses one JSON value filling all of `bytes` (whitespace around it allowed). With
+    /// `nonFinite`, the bare words `Infinity`, `-Infinity` and `NaN` are numbers, as
+    /// opentimelineio writes them for non-finite floats (Python's json dialect); without
+    /// it (Mixdown's own documents), they are errors like any other word.
+    static func parse(_ bytes: [UInt8], nonFinite: Bool = false) throws(Failure) -> JSONValue {
+        var p = JSONParser(bytes, nonFinite: nonFinite)
         // A UTF-8 byte order mark is tolerated, as most readers do.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3 }
         p.skipSpace()
@@ -75,6 +83,10 @@ struct JSONParser {
         case UInt8(ascii: "t"): try literal("true"); return .bool(true)
         case UInt8(ascii: "f"): try literal("false"); return .bool(false)
         case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "I") where nonFinite: try literal("Infinity"); return .number(.infinity)
+        case UInt8(ascii: "N") where nonFinite: try literal("NaN"); return .number(.nan)
+        case UInt8(ascii: "-") where nonFinite && i + 1 < bytes.count && bytes[i + 1] == UInt8(ascii: "I"):
+            try literal("-Infinity"); return .number(-.infinity)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
         default: throw fail("unexpected \(describeByte()) where a value should be")
         }

@@ -104,6 +104,8 @@ struct JSONCursor {
 
     func number() throws(MixdownError) -> Double {
         guard case .number(let n) = value else { throw fail("must be a number, not \(value.kind)") }
+        // Only an OTIO file can hold one (its reader accepts Infinity and NaN for metadata).
+        guard n.isFinite else { throw fail("must be a finite number, not \(n)") }
         return n
     }
 

@@ -123,7 +123,9 @@ public enum OTIOTimeline {
 
         mutating func translate(_ bytes: [UInt8]) throws(MixdownError) -> String {
             let root: JSONValue
-            do { root = try JSONParser.parse(bytes) } catch {
+            // opentimelineio writes Infinity and NaN for non-finite floats (in metadata Mixdown
+            // never reads): accepted here, and refused wherever a time or a level is one.
+            do { root = try JSONParser.parse(bytes, nonFinite: true) } catch {
                 throw .invalidDocument(file: file, location: error.location, reason: "is not valid JSON (line \(error.line), column \(error.column)): \(error.reason)")
             }
             let top = JSONCursor(value: root, path: "", file: file)
@@ -681,6 +683,7 @@ public enum OTIOTimeline {
             switch v {
             case .null: "null"
             case .bool(let b): b ? "true" : "false"
+            case .number(let x) where !x.isFinite: quote(x.isNaN ? "NaN" : x > 0 ? "Infinity" : "-Infinity")
             case .number(let x): x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : "\(x)"
             case .string(let s): quote(s)
             case .array(let a): "[" + a.map(text).joined(separator: ", ") + "]"

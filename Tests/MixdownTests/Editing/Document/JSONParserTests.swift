@@ -82,4 +82,22 @@ import Testing
         text += ", \"k4321\": 0}"
         #expect(failure(Array(text.utf8))?.location == "k4321")
     }
+
+    /// opentimelineio's dialect: Infinity, -Infinity and NaN are numbers where asked for,
+    /// and errors in Mixdown's own documents.
+    @Test func nonFiniteWordsAreNumbersOnlyInTheOTIODialect() throws {
+        let text = "{\"a\": Infinity, \"b\": [-Infinity, NaN], \"c\": -1.5}"
+        let v = try JSONParser.parse(Array(text.utf8), nonFinite: true)
+        guard case .object(let o) = v, case .number(let a)? = o["a"], case .array(let b)? = o["b"],
+              case .number(let b0) = b[0], case .number(let b1) = b[1], case .number(let c)? = o["c"] else {
+            Issue.record("not the expected shape: \(v)")
+            return
+        }
+        #expect(a == .infinity && b0 == -.infinity && b1.isNaN && c == -1.5)
+        let strict = failure(Array(text.utf8))
+        #expect(strict?.location == "a" && strict?.reason == "unexpected 'I' where a value should be")
+        #expect(failure(Array("[-Infinity]".utf8))?.reason == "a number needs digits after '-'")
+        // A word that only starts like one is still an error.
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array("[Inf]".utf8), nonFinite: true) }
+    }
 }

@@ -124,4 +124,32 @@ import Testing
         let plan = try long.render(to: dir.file("o.wav")).plan()
         #expect(plan.frames == 0..<96_000)
     }
+
+    /// opentimelineio writes non-finite floats in metadata as Infinity and NaN (its own
+    /// big_int.otio sample has them): the timeline renders; a time that is one is refused.
+    @Test func nonFiniteMetadataIsReadAndANonFiniteTimeIsRefused() throws {
+        let dir = TempDir()
+        try writeFile(dir.file("a.wav"), [sine(300, frames: 96_000)])
+        func text(_ rate: String) -> String {
+            """
+            {"OTIO_SCHEMA": "Timeline.1", "metadata": {"max": Infinity, "min": -Infinity, "undefined": NaN},
+             "tracks": {"OTIO_SCHEMA": "Stack.1", "children": [
+              {"OTIO_SCHEMA": "Track.1", "kind": "Audio", "name": "a", "children": [
+                {"OTIO_SCHEMA": "Clip.2", "name": "a", "source_range": \(Self.range(0, 12, rate)), "metadata": {"nan": NaN},
+                 "active_media_reference_key": "DEFAULT_MEDIA",
+                 "media_references": {"DEFAULT_MEDIA": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "a.wav"}}}]}]}}
+            """
+        }
+        let doc = try CompositionDocument(data: Data(text("24").utf8), path: dir.file("t.otio"))
+        #expect(doc.composition.duration == MediaTime(value: 1, timescale: 2))
+        #expect {
+            try CompositionDocument(data: Data(text("NaN").utf8), path: dir.file("t.otio"))
+        } throws: { error in
+            "\(error)".contains("source_range") && "\(error)".contains("must be a finite number, not nan")
+        }
+        // Mixdown's own documents stay strict.
+        #expect(throws: MixdownError.self) {
+            try CompositionDocument(data: Data("{\"tracks\": [], \"x\": NaN}".utf8), path: dir.file("d.json"))
+        }
+    }
 }
