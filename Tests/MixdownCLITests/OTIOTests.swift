@@ -86,7 +86,7 @@ import Testing
          "tracks[0].children[1].source_range.duration.value: 1000000000000.0 frames at 24.0: beyond the largest time Mixdown accepts, 1,000,000 hours"),
         // A window before the track that is not the CMX 3600 adapter's record timecode.
         (timeline([clip(range(0, 24))]).replacingOccurrences(of: "\"name\": \"a\",", with: "\"name\": \"a\", \"source_range\": \(range(-48, 12)),"),
-         "tracks[0].source_range.start_time: starts 2.000000 s before the track and is not as long as it"),
+         "tracks[0].source_range.start_time: lies wholly before the track (2.000000 s before it, 0.500000 s long) and is not as long as the track"),
     ]
 
     @Test(arguments: 0..<bad.count)

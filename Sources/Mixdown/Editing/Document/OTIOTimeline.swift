@@ -347,12 +347,14 @@ public enum OTIOTimeline {
             // `visible.start` plays at output time `offset`.
             var offset = offset
             if window == nil { recordStarts.append(.zero) }
-            if let r = trim, r.start < .zero, let sr = c.member("source_range", in: o) {
-                // The CMX 3600 adapter's record timecode: a window starting at -(the first record
-                // in) and as long as the track (OTIO itself finds no child inside it). Read as
-                // the whole track placed at its record time; the render starts at the earliest.
+            if let r = trim, r.start < .zero, try !(r.start + r.duration > .zero), let sr = c.member("source_range", in: o) {
+                // A window wholly before the track's first item. The CMX 3600 adapter writes its
+                // record timecode so: a window starting at -(the first record in) and as long as
+                // the track (OTIO itself finds no child inside it). Read as the whole track
+                // placed at its record time; the render starts at the earliest. A window that
+                // reaches into the track (-7 frames for 9) is OTIO's own: silence, then the track.
                 guard window == nil, r.duration == t else {
-                    throw sr.fail("starts \(String(format: "%.6f", -r.start.seconds)) s before the track and is not as long as it: a window with nothing in it", at: "start_time")
+                    throw sr.fail("lies wholly before the track (\(String(format: "%.6f", -r.start.seconds)) s before it, \(String(format: "%.6f", r.duration.seconds)) s long) and is not as long as the track, as a CMX 3600 record timecode is: a window with nothing in it", at: "start_time")
                 }
                 notes.lines.append("\(sr.path).start_time \(String(format: "%.6f", r.start.seconds)) s: a record timecode (the CMX 3600 adapter writes one); the track is placed at it, and the render starts at the earliest track")
                 offset = try offset - r.start

@@ -152,4 +152,32 @@ import Testing
             try CompositionDocument(data: Data("{\"tracks\": [], \"x\": NaN}".utf8), path: dir.file("d.json"))
         }
     }
+
+    /// A track window that starts before the track: OTIO's semantics (checked with
+    /// opentimelineio 0.17: `transformed_time` puts clip frame 100 at timeline frame 7 in
+    /// both, and the timeline lasts 9 and 16 frames). (-7, 9) shows clip frames 0-1 at
+    /// timeline frames 7-8; (-7, 16) the whole 9-frame clip at 7-15. Not a CMX 3600 record
+    /// timecode, which lies wholly before the track.
+    @Test(arguments: [(9, 2), (16, 9)])
+    func aTrackWindowBeforeTheTrackIsSilenceThenTheTrack(window: Int, shown: Int) throws {
+        let dir = TempDir()
+        // Each 24 fps frame of the source (2,000 samples) holds its own value: frame k is k / 1000.
+        let source = (0..<(200 * 2_000)).map { Float($0 / 2_000) / 1_000 }
+        try writeFile(dir.file("a.wav"), [source])
+        let text = """
+        {"OTIO_SCHEMA": "Timeline.1", "tracks": {"OTIO_SCHEMA": "Stack.1", "children": [
+          {"OTIO_SCHEMA": "Track.1", "kind": "Audio", "name": "a", "source_range": \(Self.range(-7, window, "24")), "children": [
+            {"OTIO_SCHEMA": "Clip.2", "name": "a", "source_range": \(Self.range(100, 9, "24")), "active_media_reference_key": "DEFAULT_MEDIA",
+             "media_references": {"DEFAULT_MEDIA": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "a.wav"}}}]}]}}
+        """
+        let doc = try CompositionDocument(data: Data(text.utf8), path: dir.file("t.otio"))
+        _ = try doc.render(to: dir.file("o.wav")).run()
+        let out = try readFile(dir.file("o.wav")).planes[0]
+        #expect(out.count == window * 2_000)
+        for frame in 0..<window {
+            let expected: Float = frame >= 7 && frame < 7 + shown ? Float(100 + frame - 7) / 1_000 : 0
+            #expect(out[(frame * 2_000)..<((frame + 1) * 2_000)].allSatisfy { $0 == expected }, "timeline frame \(frame)")
+        }
+        #expect(!doc.translationNotes.contains("record timecode"))
+    }
 }
