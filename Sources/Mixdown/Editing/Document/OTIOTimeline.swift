@@ -377,32 +377,60 @@ public enum OTIOTimeline {
                     let ty = try item.cursor.member("transition_type", in: item.members)?.string() ?? "SMPTE_Dissolve"
                     guard ty == "SMPTE_Dissolve" else { throw item.cursor.fail("transition type '\(ty)': only SMPTE_Dissolve is read", at: "transition_type") }
                     let before = index > 0 ? items[index - 1] : nil, after = index + 1 < items.count ? items[index + 1] : nil
-                    guard let a = before, a.kind == "Clip", let b = after, b.kind == "Clip" else {
-                        throw item.cursor.fail("a transition at the edge of a track, or beside a gap: it needs a clip on each side")
-                    }
                     let inOffset = try time(item.cursor.required("in_offset", in: item.members))
                     let outOffset = try time(item.cursor.required("out_offset", in: item.members))
                     guard !(inOffset < .zero), !(outOffset < .zero), try inOffset + outOffset > .zero else {
                         throw item.cursor.fail("in_offset and out_offset must not be negative, and not both 0")
                     }
-                    guard !(a.duration < inOffset), !(b.duration < outOffset) else {
-                        throw item.cursor.fail("overlaps more than its clips: in_offset \(inOffset.seconds) s of a \(a.duration.seconds) s clip, out_offset \(outOffset.seconds) s of a \(b.duration.seconds) s clip")
+                    // A side with no clip is a gap or the track's edge: the dissolve is a fade
+                    // from or to silence (Avid writes every fade so), over the same span and
+                    // with the same equal-power curve as a crossfade.
+                    let clipBefore = before?.kind == "Clip", clipAfter = after?.kind == "Clip"
+                    func silentSide(_ side: (cursor: JSONCursor, members: JSONObject, kind: String, start: Q, duration: Q)?,
+                                    needs offset: Q, _ name: String) throws(MixdownError) {
+                        if let g = side {
+                            guard g.kind == "Gap" else { throw item.cursor.fail("a transition beside a nested stack is not supported") }
+                            guard !(g.duration < offset) else {
+                                throw item.cursor.fail("\(name) \(offset.seconds) s reaches past the \(g.duration.seconds) s gap beside it")
+                            }
+                        } else if offset > .zero {
+                            throw item.cursor.fail("\(name) \(offset.seconds) s reaches past the \(index == 0 ? "start" : "end") of the track")
+                        }
                     }
+                    guard clipBefore || clipAfter else { throw item.cursor.fail("a transition between two gaps fades nothing: it needs a clip on one side") }
+                    if let a = before, clipBefore, a.duration < inOffset {
+                        throw item.cursor.fail("overlaps more than its clips: in_offset \(inOffset.seconds) s of a \(a.duration.seconds) s clip")
+                    }
+                    if let b = after, clipAfter, b.duration < outOffset {
+                        throw item.cursor.fail("overlaps more than its clips: out_offset \(outOffset.seconds) s of a \(b.duration.seconds) s clip")
+                    }
+                    if !clipBefore { try silentSide(before, needs: inOffset, "in_offset") }
+                    if !clipAfter { try silentSide(after, needs: outOffset, "out_offset") }
                     guard window == nil else { throw item.cursor.fail("a transition inside a nested stack is not supported") }
-                    // The outgoing clip runs on out_offset after the cut and fades out; the
-                    // incoming one starts in_offset before it, on the other lane, and fades in.
-                    guard var last = lanes[lane].clips.popLast() else { throw item.cursor.fail("the clip before it is not rendered (disabled?)") }
-                    guard !last.scaled else { throw item.cursor.fail("a transition beside a time-warped clip is not supported") }
-                    last.duration = try last.duration + outOffset
-                    last.sourceDuration = try last.sourceDuration + outOffset
-                    last.fadeOut = try inOffset + outOffset
-                    lanes[lane].clips.append(last)
-                    if laneB == nil {
-                        laneB = lanes.count
-                        lanes.append((name: lanes[laneA].name + " (B)", gain: trackGain, clips: [], end: .zero))
+                    if clipBefore {
+                        // The outgoing clip runs on out_offset after the cut and fades out.
+                        guard var last = lanes[lane].clips.popLast() else { throw item.cursor.fail("the clip before it is not rendered (disabled?)") }
+                        guard !last.scaled else { throw item.cursor.fail("a transition beside a time-warped clip is not supported") }
+                        last.duration = try last.duration + outOffset
+                        last.sourceDuration = try last.sourceDuration + outOffset
+                        last.fadeOut = try inOffset + outOffset
+                        lanes[lane].clips.append(last)
+                        if !clipAfter { notes.lines.append("\(item.cursor.path): a dissolve into a gap, rendered as a fade-out") }
+                    } else {
+                        notes.lines.append("\(item.cursor.path): a dissolve from a gap, rendered as a fade-in")
                     }
-                    lane = lane == laneA ? laneB! : laneA
-                    pendingFadeIn = (inOffset, outOffset)
+                    if clipAfter {
+                        // The incoming clip starts in_offset before the cut and fades in: on the
+                        // other lane when it overlaps an outgoing clip.
+                        if clipBefore {
+                            if laneB == nil {
+                                laneB = lanes.count
+                                lanes.append((name: lanes[laneA].name + " (B)", gain: trackGain, clips: [], end: .zero))
+                            }
+                            lane = lane == laneA ? laneB! : laneA
+                        }
+                        pendingFadeIn = (inOffset, outOffset)
+                    }
                 case "Gap":
                     if pendingFadeIn != nil { throw item.cursor.fail("a transition before a gap") }
                 case "Stack":

@@ -180,4 +180,42 @@ import Testing
         }
         #expect(!doc.translationNotes.contains("record timecode"))
     }
+
+    /// Avid's fades: a dissolve beside filler (a Gap, here one of zero length at the start)
+    /// or at the track's edge is a fade from or to silence, with the crossfade's
+    /// equal-power curve: silence before it, full level after, sin(45°) at the cut.
+    @Test func aDissolveBesideAGapIsAFade() throws {
+        let dir = TempDir()
+        try writeFile(dir.file("a.wav"), [[Float](repeating: 0.5, count: 240_000)])
+        func dissolve(_ i: Int, _ o: Int) -> String {
+            "{\"OTIO_SCHEMA\": \"Transition.1\", \"transition_type\": \"SMPTE_Dissolve\", \"in_offset\": \(Self.rt(i, "24")), \"out_offset\": \(Self.rt(o, "24"))}"
+        }
+        let clip = "{\"OTIO_SCHEMA\": \"Clip.2\", \"name\": \"a\", \"source_range\": \(Self.range(24, 48, "24")), \"active_media_reference_key\": \"DEFAULT_MEDIA\", "
+            + "\"media_references\": {\"DEFAULT_MEDIA\": {\"OTIO_SCHEMA\": \"ExternalReference.1\", \"target_url\": \"a.wav\"}}}"
+        func gap(_ n: Int) -> String { "{\"OTIO_SCHEMA\": \"Gap.1\", \"source_range\": \(Self.range(0, n, "24"))}" }
+        // Timeline frames: gap 0-23, a 12-frame fade-in centred on 24 (18-30), the clip to 72,
+        // a 12-frame fade-out from 66 to 72 into a gap of 24 frames (to 96), then a zero-length
+        // gap and a fade-in that starts at its cut (in_offset 0) over 12 frames: 96-108.
+        let children = [gap(24), dissolve(6, 6), clip, dissolve(12, 0), gap(24), gap(0), dissolve(0, 12), clip]
+        let text = """
+        {"OTIO_SCHEMA": "Timeline.1", "tracks": {"OTIO_SCHEMA": "Stack.1", "children": [
+          {"OTIO_SCHEMA": "Track.1", "kind": "Audio", "name": "a", "children": [\(children.joined(separator: ", "))]}]}}
+        """
+        let doc = try CompositionDocument(data: Data(text.utf8), path: dir.file("t.otio"))
+        _ = try doc.render(to: dir.file("o.wav")).run()
+        let g = try readFile(dir.file("o.wav")).planes[0].map { $0 / 0.5 }
+        let f = 2_000   // samples per 24 fps frame
+        #expect(g.count == 144 * f)
+        #expect(g[0..<(18 * f)].allSatisfy { $0 == 0 })
+        #expect(abs(g[24 * f] - 0.70711) < 0.002)
+        #expect(zip(g[(18 * f)..<(30 * f)], g[(18 * f + 1)..<(30 * f + 1)]).allSatisfy { $0 <= $1 + 1e-6 })
+        #expect(g[(30 * f)..<(60 * f)].allSatisfy { abs($0 - 1) < 1e-6 })
+        #expect(abs(g[66 * f] - 0.70711) < 0.002 && g[72 * f] == 0)
+        #expect(g[(72 * f)..<(96 * f)].allSatisfy { $0 == 0 })
+        #expect(g[96 * f] < 0.01 && abs(g[102 * f] - 0.70711) < 0.002)
+        #expect(g[(108 * f)..<(144 * f)].allSatisfy { abs($0 - 1) < 1e-6 })
+        #expect(doc.translationNotes.filter { $0.contains("dissolve") } == ["tracks[0].children[1]: a dissolve from a gap, rendered as a fade-in",
+                                                                               "tracks[0].children[3]: a dissolve into a gap, rendered as a fade-out",
+                                                                               "tracks[0].children[6]: a dissolve from a gap, rendered as a fade-in"])
+    }
 }
