@@ -97,6 +97,9 @@ public enum OTIOTimeline {
         var origin: String
         /// The exact place Mixdown wrote beside OTIO's values (used while they agree to 1 µs).
         var exactPlace: (at: Q, duration: Q)?
+        /// How far (less than a frame) the clip runs past its media's available range: the
+        /// clip ends that much early, and silence fills its place.
+        var overrun: Q = .zero
         var scaled: Bool { sourceDuration != duration }
     }
 
@@ -481,6 +484,12 @@ public enum OTIOTimeline {
                     }
                     clip.at = try offset + (start - visible.start)
                     clip.duration = try end - start
+                    // A clip whose end is played stops where its media does (less than a frame early).
+                    let itemEnd = try item.start + item.duration
+                    if clip.overrun > .zero && hi == itemEnd && clip.fadeOut == .zero {
+                        clip.duration = try clip.duration - clip.overrun
+                        clip.sourceDuration = try clip.sourceDuration - clip.overrun
+                    }
                     lanes[lane].clips.append(clip)
                 }
             }
@@ -598,8 +607,20 @@ public enum OTIOTimeline {
             }
             let origin = available?.start ?? .zero
             let fileStart = try source.start - origin
+            var overrun = Q.zero
             if let available {
-                guard !(fileStart < .zero), try !(available.duration < fileStart + consumed) else {
+                // A 29.97 sequence over 23.976 media can ask for a fraction of a frame past the
+                // media's end: editors play silence (or hold the last frame) there.
+                let past = try fileStart + consumed - available.duration
+                if past > .zero, consumed == duration, let sr, let frame = try frameLength(sr), past < frame {
+                    overrun = past
+                    notes.lines.append("\(sr.path): runs \(String(format: "%.6f", past.seconds)) s (less than a frame) past its media's available range: silence there")
+                } else {
+                    guard !(fileStart < .zero), !(past > .zero) else {
+                        throw try (sr ?? c).fail("\(source.start.seconds)-\((source.start + consumed).seconds) s lies outside its media's available range \(available.start.seconds)-\((available.start + available.duration).seconds) s")
+                    }
+                }
+                guard !(fileStart < .zero) else {
                     throw try (sr ?? c).fail("\(source.start.seconds)-\((source.start + consumed).seconds) s lies outside its media's available range \(available.start.seconds)-\((available.start + available.duration).seconds) s")
                 }
             } else if fileStart < .zero {
@@ -610,7 +631,17 @@ public enum OTIOTimeline {
             var placed = Placed(file: file, sourceStart: fileStart, sourceDuration: consumed, at: .zero, duration: duration, gain: gain,
                                 origin: sr?.path ?? c.path)
             placed.exactPlace = try exactPlace(c, o)
+            placed.overrun = overrun
             return placed
+        }
+
+        /// One frame of a source range's duration rate, seconds (nil when it is not a
+        /// RationalTime with a rate).
+        func frameLength(_ sr: JSONCursor) throws(MixdownError) -> Q? {
+            guard case .object(let o) = sr.value, let d = sr.member("duration", in: o), case .object(let dobj) = d.value,
+                  let r = d.member("rate", in: dobj), case .number(let rate) = r.value, rate > 0,
+                  let (num, den) = Self.exactRate(rate) else { return nil }
+            return try Q.make(Int128(den), Int128(num))
         }
 
         /// `metadata.mixdown.at` and `.duration` ("n/d" seconds): a clip's exact place, which

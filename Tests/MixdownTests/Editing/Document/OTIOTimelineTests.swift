@@ -218,4 +218,34 @@ import Testing
                                                                                "tracks[0].children[3]: a dissolve into a gap, rendered as a fade-out",
                                                                                "tracks[0].children[6]: a dissolve from a gap, rendered as a fade-in"])
     }
+
+    /// A 30 fps sequence over media whose available range is 47 frames at 24 fps (1.958333 s)
+    /// asks for 59 frames (1.966667 s): a quarter of a frame past the media. Rendered with
+    /// silence for it and noted; a clip a frame or more past its media is still refused.
+    @Test func anOverrunOfLessThanAFrameIsSilence() throws {
+        let dir = TempDir()
+        try writeFile(dir.file("a.wav"), [[Float](repeating: 0.5, count: 96_000)])
+        func text(_ frames: Int) -> String {
+            let available = "{\"OTIO_SCHEMA\": \"TimeRange.1\", \"start_time\": \(Self.rt(0, "24")), \"duration\": \(Self.rt(47, "24"))}"
+            return """
+            {"OTIO_SCHEMA": "Timeline.1", "tracks": {"OTIO_SCHEMA": "Stack.1", "children": [
+              {"OTIO_SCHEMA": "Track.1", "kind": "Audio", "name": "a", "children": [
+                {"OTIO_SCHEMA": "Clip.2", "name": "a", "source_range": \(Self.range(0, frames, "30")), "active_media_reference_key": "DEFAULT_MEDIA",
+                 "media_references": {"DEFAULT_MEDIA": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "a.wav", "available_range": \(available)}}},
+                {"OTIO_SCHEMA": "Gap.1", "source_range": \(Self.range(0, 3, "30"))}]}]}}
+            """
+        }
+        let doc = try CompositionDocument(data: Data(text(59).utf8), path: dir.file("t.otio"))
+        _ = try doc.render(to: dir.file("o.wav")).run()
+        let out = try readFile(dir.file("o.wav")).planes[0]
+        // 62 frames at 30 fps; the media's 1.958333 s are 94,000 samples.
+        #expect(out.count == 99_200)
+        #expect(out[..<94_000].allSatisfy { $0 == 0.5 } && out[94_000...].allSatisfy { $0 == 0 })
+        #expect(doc.translationNotes.contains("tracks[0].children[0].source_range: runs 0.008333 s (less than a frame) past its media's available range: silence there"))
+        #expect {
+            try CompositionDocument(data: Data(text(61).utf8), path: dir.file("t.otio"))
+        } throws: { error in
+            "\(error)".contains("tracks[0].children[0].source_range: 0.0-2.033333333333333 s lies outside its media's available range 0.0-1.9583333333333333 s")
+        }
+    }
 }
