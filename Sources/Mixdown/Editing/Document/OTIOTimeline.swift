@@ -181,8 +181,9 @@ public enum OTIOTimeline {
         /// The schema's name ("Clip" of "Clip.2"), refusing an unknown one where `wanted` is given.
         func schema(_ c: JSONCursor, _ o: JSONObject) throws(MixdownError) -> String {
             guard let s = c.member("OTIO_SCHEMA", in: o) else { throw c.fail("has no OTIO_SCHEMA") }
-            let name = try s.string()
-            return String(name.split(separator: ".").first ?? "")
+            let name = String(try s.string().split(separator: ".").first ?? "")
+            // OTIO's legacy name for a Track, which opentimelineio still reads as one.
+            return name == "Sequence" ? "Track" : name
         }
 
         func expect(_ c: JSONCursor, _ o: JSONObject, _ wanted: String) throws(MixdownError) {
@@ -292,10 +293,11 @@ public enum OTIOTimeline {
             return v
         }
 
-        mutating func track(_ c: JSONCursor, offset: Q, window: (start: Q, duration: Q)?, parentGain: Double) throws(MixdownError) {
+        mutating func track(_ c: JSONCursor, offset: Q, window: (start: Q, duration: Q)?, parentGain: Double,
+                            defaultKind: String = "Video") throws(MixdownError) {
             let o = try members(c)
             try expect(c, o, "Track")
-            let kind = try c.member("kind", in: o)?.string() ?? "Video"
+            let kind = try c.member("kind", in: o)?.string() ?? defaultKind
             guard kind == "Audio" else {
                 notes.lines.append("\(c.path): a \(kind) track, ignored")
                 return
@@ -335,14 +337,14 @@ public enum OTIOTimeline {
                 let co = try members(child)
                 let k = try schema(child, co)
                 switch k {
-                case "Clip", "Gap", "Stack":
+                case "Clip", "Gap", "Stack", "Track":
                     let d = try itemDuration(child, co, kind: k)
                     items.append((child, co, k, t, d))
                     t = try t + d
                 case "Transition":
                     items.append((child, co, k, t, .zero))
                 default:
-                    throw child.fail("an unknown schema '\(k)' (a track holds Clip, Gap, Transition and Stack)", at: "OTIO_SCHEMA")
+                    throw child.fail("an unknown schema '\(k)' (a track holds Clip, Gap, Transition, Stack and Track)", at: "OTIO_SCHEMA")
                 }
             }
             // What is rendered, in this track's time: its own trim, and inside a nested stack
@@ -436,11 +438,13 @@ public enum OTIOTimeline {
                     }
                 case "Gap":
                     if pendingFadeIn != nil { throw item.cursor.fail("a transition before a gap") }
-                case "Stack":
+                case "Stack", "Track":
+                    // A Track directly inside a Track is a Stack of one (as opentimelineio reads
+                    // it); its own source range trims it inside, so the window starts at 0.
                     guard pendingFadeIn == nil else { throw item.cursor.fail("a transition into a nested stack is not supported") }
                     let so = item.members
                     var inner: (start: Q, duration: Q)?
-                    if let sr = item.cursor.member("source_range", in: so), sr.value != .null { inner = try range(sr) }
+                    if item.kind == "Stack", let sr = item.cursor.member("source_range", in: so), sr.value != .null { inner = try range(sr) }
                     // The stack's own time: its window starts at its source range's start.
                     let innerStart = inner?.start ?? .zero
                     let lo = max(visible.start, item.start), hi = try min(visible.end, item.start + item.duration)
@@ -449,16 +453,23 @@ public enum OTIOTimeline {
                     let nestedOffset = try offset + (lo - visible.start)
                     let g: Double
                     if case .constant(let v) = trackGain { g = v } else { throw item.cursor.fail("a nested stack on a track with volume keyframes is not supported") }
-                    for (k, child) in try item.cursor.required("children", in: so).array().enumerated() {
-                        _ = k
-                        try track(child, offset: nestedOffset, window: nestedWindow, parentGain: g)
+                    if item.kind == "Track" {
+                        notes.lines.append("\(item.cursor.path): a Track inside a Track, read as a Stack of one")
+                        try track(item.cursor, offset: nestedOffset, window: nestedWindow, parentGain: g, defaultKind: "Audio")
+                    } else {
+                        for child in try item.cursor.required("children", in: so).array() {
+                            try track(child, offset: nestedOffset, window: nestedWindow, parentGain: g)
+                        }
                     }
                 default:
                     guard try enabled(item.cursor, item.members) else {
                         if pendingFadeIn != nil { throw item.cursor.fail("a transition into a disabled clip") }
                         continue
                     }
-                    var clip = try self.clip(item.cursor, item.members, duration: item.duration)
+                    guard var clip = try self.clip(item.cursor, item.members, duration: item.duration) else {
+                        if pendingFadeIn != nil { throw item.cursor.fail("a transition into a generator clip is not supported") }
+                        continue
+                    }
                     // Placed in the output's time: the track's visible part starts at `offset`.
                     var start = item.start, end = try item.start + item.duration
                     if let (inOffset, outOffset) = pendingFadeIn {
@@ -515,6 +526,15 @@ public enum OTIOTimeline {
                 let path = try self.path(url)
                 do { return Q(try AudioAsset(path: path).duration) } catch { throw url.fail("\(error)") }
             }
+            if kind == "Track" {
+                var total = Q.zero
+                for item in try c.required("children", in: o).array() {
+                    let io = try members(item)
+                    let k = try schema(item, io)
+                    if k != "Transition" { total = try total + (try itemDuration(item, io, kind: k)) }
+                }
+                return total
+            }
             if kind == "Stack" {
                 var longest = Q.zero
                 for child in try c.required("children", in: o).array() {
@@ -555,9 +575,16 @@ public enum OTIOTimeline {
             return s.hasPrefix("/") || base.isEmpty ? s : base + "/" + s
         }
 
-        mutating func clip(_ c: JSONCursor, _ o: JSONObject, duration: Q) throws(MixdownError) -> Placed {
+        /// The clip as placed media; nil for a generator (bars and tone, a countdown leader),
+        /// which renders as silence of its length, noted.
+        mutating func clip(_ c: JSONCursor, _ o: JSONObject, duration: Q) throws(MixdownError) -> Placed? {
             guard let ref = try reference(c, o) else { throw c.fail("has no media reference", at: "media_reference") }
             let kind = try schema(ref.cursor, ref.members)
+            if kind == "GeneratorReference" {
+                let generator = (try? ref.cursor.member("generator_kind", in: ref.members)?.string()).flatMap { $0 } ?? "a generator"
+                notes.lines.append("\(ref.cursor.path): \(generator) (a GeneratorReference): rendered as silence of the clip's length")
+                return nil
+            }
             if kind == "MissingReference" {
                 let name = try c.member("name", in: o)?.string() ?? c.path
                 throw ref.cursor.fail("clip '\(name)' has a MissingReference: its media is not linked")
@@ -601,7 +628,9 @@ public enum OTIOTimeline {
                     case "Effect" where level != nil:
                         levels *= level!
                     default:
-                        notes.lines.append("\(e.path): effect '\(k)' ignored")
+                        // Named by its effect_name where it has one ("Audio Levels", "Reverb"), else its schema.
+                        let name = (try? e.member("effect_name", in: eo)?.string()).flatMap { $0 }.flatMap { $0.isEmpty ? nil : $0 } ?? k
+                        notes.lines.append("\(e.path): effect '\(name)' ignored")
                     }
                 }
             }

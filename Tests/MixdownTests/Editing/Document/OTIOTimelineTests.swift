@@ -248,4 +248,39 @@ import Testing
             "\(error)".contains("tracks[0].children[0].source_range: 0.0-2.033333333333333 s lies outside its media's available range 0.0-1.9583333333333333 s")
         }
     }
+
+    /// Smaller gaps of the reader: a Track directly inside a Track (OTIO's nested_example)
+    /// is a Stack of one; the legacy `Sequence.1` is a Track; a GeneratorReference (bars and
+    /// tone) is silence of its length, noted; an ignored effect is named by its effect_name.
+    @Test(arguments: ["Track.1", "Sequence.1"])
+    func nestedTracksGeneratorsAndLegacySequencesAreRead(outer: String) throws {
+        let dir = TempDir()
+        let source = (0..<(100 * 2_000)).map { Float($0 / 2_000) / 1_000 }
+        try writeFile(dir.file("a.wav"), [source])
+        func clip(_ start: Int, _ n: Int, effects: String = "[]") -> String {
+            "{\"OTIO_SCHEMA\": \"Clip.2\", \"name\": \"a\", \"source_range\": \(Self.range(start, n, "24")), \"effects\": \(effects), \"active_media_reference_key\": \"DEFAULT_MEDIA\", "
+                + "\"media_references\": {\"DEFAULT_MEDIA\": {\"OTIO_SCHEMA\": \"ExternalReference.1\", \"target_url\": \"a.wav\"}}}"
+        }
+        let bars = "{\"OTIO_SCHEMA\": \"Clip.2\", \"name\": \"tone\", \"source_range\": \(Self.range(0, 6, "24")), \"active_media_reference_key\": \"DEFAULT_MEDIA\", "
+            + "\"media_references\": {\"DEFAULT_MEDIA\": {\"OTIO_SCHEMA\": \"GeneratorReference.1\", \"generator_kind\": \"SMPTEBars\"}}}"
+        let reverb = "[{\"OTIO_SCHEMA\": \"Effect.1\", \"name\": \"\", \"effect_name\": \"Reverb\"}]"
+        let inner = "{\"OTIO_SCHEMA\": \"Track.1\", \"name\": \"inner\", \"children\": [\(clip(24, 12, effects: reverb))]}"
+        let text = """
+        {"OTIO_SCHEMA": "Timeline.1", "tracks": {"OTIO_SCHEMA": "Stack.1", "children": [
+          {"OTIO_SCHEMA": "\(outer)", "kind": "Audio", "name": "a", "children": [\(clip(0, 12)), \(inner), \(bars), \(clip(50, 6))]}]}}
+        """
+        let doc = try CompositionDocument(data: Data(text.utf8), path: dir.file("t.otio"))
+        _ = try doc.render(to: dir.file("o.wav")).run()
+        let out = try readFile(dir.file("o.wav")).planes[0]
+        // Timeline frames: 0-11 source 0-11; 12-23 source 24-35 (the inner track); 24-29 the
+        // generator's silence; 30-35 source 50-55.
+        #expect(out.count == 36 * 2_000)
+        for frame in 0..<36 {
+            let expected: Float = frame < 12 ? Float(frame) / 1_000 : frame < 24 ? Float(frame + 12) / 1_000 : frame < 30 ? 0 : Float(frame + 20) / 1_000
+            #expect(out[(frame * 2_000)..<((frame + 1) * 2_000)].allSatisfy { $0 == expected }, "timeline frame \(frame)")
+        }
+        #expect(doc.translationNotes.contains("tracks[0].children[1]: a Track inside a Track, read as a Stack of one"))
+        #expect(doc.translationNotes.contains("tracks[0].children[2].media_references.DEFAULT_MEDIA: SMPTEBars (a GeneratorReference): rendered as silence of the clip's length"))
+        #expect(doc.translationNotes.contains("tracks[0].children[1].children[0].effects[0]: effect 'Reverb' ignored"))
+    }
 }
