@@ -26,11 +26,15 @@ struct Render: ParsableCommand {
     var resampler: String?
     @Option(parsing: .unconditional, help: "Resampler quality: best, medium, fastest. Overrides the document.")
     var quality: String?
+    @Option(name: .customLong("media"), parsing: .singleValue, help: "A timeline's media that is not where it says is looked up in this directory by its file name, then by its clip name (repeatable).")
+    var media: [String] = []
+    @Option(name: .customLong("relink"), parsing: .singleValue, help: "OLD_PREFIX=NEW_PREFIX: a timeline's media path that starts with OLD_PREFIX is looked for under NEW_PREFIX (repeatable).")
+    var relink: [String] = []
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var common: RenderOptions
 
     func run() throws {
-        let doc = try CompositionDocument(contentsOf: document)
+        let doc = try CompositionDocument(contentsOf: document, relinking: relinking())
         if let otio {
             guard !explain else { throw UsageError(message: "--explain and --otio: give one") }
             // Checked before anything is written: an output the render could not make writes no timeline either.
@@ -59,6 +63,26 @@ struct Render: ParsableCommand {
                          report.seconds, report.realtimeFactor,
                          report.truncatedByFileLengthLimit ? "; stopped at the file length limit (\(report.fileBytes) bytes)" : ""))
         }
+    }
+
+    /// --media and --relink as the library's relinking; a directory that is not one, or a
+    /// rule without '=', is refused before anything is read.
+    func relinking() throws -> MediaRelinking {
+        var r = MediaRelinking()
+        for d in media {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: d, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw UsageError(message: "--media '\(d)': not a directory")
+            }
+            r.directories.append(d)
+        }
+        for rule in relink {
+            guard let eq = rule.firstIndex(of: "="), eq != rule.startIndex else {
+                throw UsageError(message: "--relink '\(rule)': must be OLD_PREFIX=NEW_PREFIX")
+            }
+            r.prefixes.append(.init(old: String(rule[..<eq]), new: String(rule[rule.index(after: eq)...])))
+        }
+        return r
     }
 
     /// The library job the options describe, for the document `doc` (read from `document`).

@@ -93,6 +93,46 @@ import Testing
          "tracks[0].source_range.start_time: lies wholly before the track (2.000000 s before it, 0.500000 s long) and is not as long as the track"),
     ]
 
+    /// An editor's export on another machine: a path on the editor's disk found by its file
+    /// name under --media, a MissingReference found by its clip name, an Avid MXF folder
+    /// moved by --relink. The render is the same bytes as the timeline with local paths;
+    /// --explain says how each was found; an unresolved one names the clip and every place
+    /// looked at, and writes nothing.
+    @Test func mediaOnTheEditorsMachineIsRelinked() throws {
+        let ws = try Workspace()
+        try FileManager.default.createDirectory(atPath: ws.file("media"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: ws.file("in.wav"), toPath: ws.file("media/take1.wav"))
+        try FileManager.default.copyItem(atPath: ws.file("in.wav"), toPath: ws.file("media/take2.wav"))
+        func clip(_ name: String, _ start: Int, _ reference: String) -> String {
+            "{\"OTIO_SCHEMA\": \"Clip.2\", \"name\": \"\(name)\", \"source_range\": \(Self.range(Double(start), 24)), \"active_media_reference_key\": \"DEFAULT_MEDIA\", "
+                + "\"media_references\": {\"DEFAULT_MEDIA\": \(reference)}}"
+        }
+        func external(_ url: String) -> String { "{\"OTIO_SCHEMA\": \"ExternalReference.1\", \"target_url\": \"\(url)\"}" }
+        let missing = "{\"OTIO_SCHEMA\": \"MissingReference.1\"}"
+        let away = Self.timeline([clip("take1", 0, external("file:///Macintosh%20HD/Users/ed/Media/take1.wav")), clip("take2", 48, missing),
+                                  clip("A001C003", 96, external("/Volumes/Avid MediaFiles/MXF/1/in.wav"))])
+        let local = Self.timeline([clip("take1", 0, external("in.wav")), clip("take2", 48, external("in.wav")), clip("A001C003", 96, external("in.wav"))])
+        try away.write(toFile: ws.file("away.otio"), atomically: true, encoding: .utf8)
+        try local.write(toFile: ws.file("local.otio"), atomically: true, encoding: .utf8)
+        let options = ["--media", "media", "--relink", "/Volumes/Avid MediaFiles/MXF/1=\(ws.path)"]
+        let explain = try CLI.run(["render", "away.otio", "--explain"] + options, in: ws.path)
+        #expect(explain.code == 0, "\(explain.stderr)")
+        #expect(explain.stdout.contains("note: tracks[0].children[0].media_references.DEFAULT_MEDIA: clip 'take1' found by its file name in 'media': 'media/take1.wav'"), "\(explain.stdout)")
+        #expect(explain.stdout.contains("note: tracks[0].children[1].media_references.DEFAULT_MEDIA: clip 'take2' found by its clip name in 'media': 'media/take2.wav'"))
+        #expect(explain.stdout.contains("note: tracks[0].children[2].media_references.DEFAULT_MEDIA: clip 'A001C003' relinked by prefix '/Volumes/Avid MediaFiles/MXF/1' to '\(ws.path)/in.wav'"))
+        #expect(try CLI.run(["render", "away.otio", "away.wav", "-q"] + options, in: ws.path).code == 0)
+        #expect(try CLI.run(["render", "local.otio", "local.wav", "-q"], in: ws.path).code == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: ws.file("away.wav"))) == Data(contentsOf: URL(fileURLWithPath: ws.file("local.wav"))))
+        // Without the directory the MissingReference cannot be found: named, and nothing written.
+        let unresolved = try CLI.run(["render", "away.otio", "x.wav", "--relink", "/Volumes/Avid MediaFiles/MXF/1=\(ws.path)"], in: ws.path)
+        #expect(unresolved.code == 1)
+        #expect(unresolved.stderr.contains("'away.otio': tracks[0].children[0].media_references.DEFAULT_MEDIA: clip 'take1': its media was not found; looked at '/Macintosh HD/Users/ed/Media/take1.wav'"),
+                "\(unresolved.stderr)")
+        let bad = try CLI.run(["render", "away.otio", "x.wav", "--media", "nowhere"], in: ws.path)
+        #expect(bad.code != 0 && bad.stderr.contains("--media 'nowhere': not a directory"))
+        #expect(!ws.contents.contains("x.wav"))
+    }
+
     @Test(arguments: 0..<bad.count)
     func aBadTimelineIsRefusedWithThePathAtFault(case i: Int) throws {
         let ws = try Workspace()

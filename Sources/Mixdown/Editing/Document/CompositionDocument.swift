@@ -41,8 +41,10 @@ public struct CompositionDocument: Sendable {
         return settings
     }
 
-    /// Reads and checks the document at `path`; the files it names must exist.
-    public init(contentsOf path: String) throws(MixdownError) {
+    /// Reads and checks the document at `path`; the files it names must exist. An
+    /// OpenTimelineIO timeline's media that is not where it says is looked for with
+    /// `relinking` (`--media`, `--relink`).
+    public init(contentsOf path: String, relinking: MediaRelinking = MediaRelinking()) throws(MixdownError) {
         var st = stat()
         guard stat(path, &st) == 0 else {
             throw errno == ENOENT || errno == ENOTDIR ? .fileNotFound(path: path) : .unreadableFile(path: path, reason: String(cString: strerror(errno)))
@@ -64,21 +66,21 @@ public struct CompositionDocument: Sendable {
             if n == 0 { break }
             bytes.append(contentsOf: chunk[..<n])
         }
-        try self.init(bytes: bytes, path: path)
+        try self.init(bytes: bytes, path: path, relinking: relinking)
     }
 
     /// Reads a document from `data`; `path` names it in messages and anchors relative paths.
-    public init(data: Data, path: String) throws(MixdownError) {
-        try self.init(bytes: [UInt8](data), path: path)
+    public init(data: Data, path: String, relinking: MediaRelinking = MediaRelinking()) throws(MixdownError) {
+        try self.init(bytes: [UInt8](data), path: path, relinking: relinking)
     }
 
     /// What reading an OpenTimelineIO timeline noted: Doubles that were not exact and how
     /// they were rounded, tracks and effects ignored (`--explain` prints them).
     public internal(set) var translationNotes: [String] = []
 
-    init(bytes: [UInt8], path: String) throws(MixdownError) {
+    init(bytes: [UInt8], path: String, relinking: MediaRelinking = MediaRelinking()) throws(MixdownError) {
         if OTIOTimeline.isOTIO(bytes) {
-            let (document, notes) = try OTIOTimeline.document(bytes: bytes, path: path)
+            let (document, notes) = try OTIOTimeline.document(bytes: bytes, path: path, relinking: relinking)
             self = document
             translationNotes = notes.lines
             return

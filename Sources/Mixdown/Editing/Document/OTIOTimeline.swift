@@ -27,8 +27,9 @@ public enum OTIOTimeline {
     }
 
     /// Reads the timeline in `bytes`; `path` names it in messages and anchors relative paths.
-    public static func document(bytes: [UInt8], path: String) throws(MixdownError) -> (document: CompositionDocument, notes: Notes) {
+    public static func document(bytes: [UInt8], path: String, relinking: MediaRelinking = MediaRelinking()) throws(MixdownError) -> (document: CompositionDocument, notes: Notes) {
         var reader = Reader(file: path)
+        reader.relinking = relinking
         let json: String
         do { json = try reader.translate(bytes) } catch {
             // Q's overflow knows no place: it is the tracks' times.
@@ -107,6 +108,8 @@ public enum OTIOTimeline {
         let file: String
         let base: String
         var notes = Notes()
+        /// Where to look for media that is not where the timeline says.
+        var relinking = MediaRelinking()
         /// Generated document path → OTIO path, for errors found by the document reader.
         var origins: [(generated: String, otio: String)] = []
         /// Each lane: its name, gain, clips, and where its track ends in output time (a trailing
@@ -585,12 +588,27 @@ public enum OTIOTimeline {
                 notes.lines.append("\(ref.cursor.path): \(generator) (a GeneratorReference): rendered as silence of the clip's length")
                 return nil
             }
+            let clipName = try c.member("name", in: o)?.string() ?? ""
+            let given: String?
             if kind == "MissingReference" {
-                let name = try c.member("name", in: o)?.string() ?? c.path
-                throw ref.cursor.fail("clip '\(name)' has a MissingReference: its media is not linked")
+                guard !relinking.directories.isEmpty else {
+                    throw ref.cursor.fail("clip '\(clipName.isEmpty ? c.path : clipName)' has a MissingReference: its media is not linked (--media DIR looks it up by the clip's name)")
+                }
+                given = nil
+            } else {
+                guard kind == "ExternalReference" else { throw ref.cursor.fail("a \(kind): only ExternalReference media is read", at: "OTIO_SCHEMA") }
+                given = try path(ref.cursor.required("target_url", in: ref.members))
             }
-            guard kind == "ExternalReference" else { throw ref.cursor.fail("a \(kind): only ExternalReference media is read", at: "OTIO_SCHEMA") }
-            let file = try path(ref.cursor.required("target_url", in: ref.members))
+            var file = given ?? ""
+            if !relinking.isEmpty {
+                switch relinking.resolve(path: given, clip: clipName) {
+                case .found(let path, let how):
+                    file = path
+                    if let how { notes.lines.append("\(ref.cursor.path): clip '\(clipName)' \(how)") }
+                case .notFound(let tried):
+                    throw ref.cursor.fail("clip '\(clipName.isEmpty ? c.path : clipName)': its media was not found; looked at \(tried.map { "'\($0)'" }.joined(separator: ", "))")
+                }
+            }
             var available: (start: Q, duration: Q)?
             if let ar = ref.cursor.member("available_range", in: ref.members), ar.value != .null { available = try range(ar) }
             let sr = c.member("source_range", in: o).flatMap { $0.value == .null ? nil : $0 }
