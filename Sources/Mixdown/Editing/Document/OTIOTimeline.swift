@@ -110,6 +110,8 @@ public enum OTIOTimeline {
         var notes = Notes()
         /// Where to look for media that is not where the timeline says.
         var relinking = MediaRelinking()
+        /// Media headers read for their timecode, by path.
+        var fileInfo: [String: AudioFileInfo] = [:]
         /// Generated document path → OTIO path, for errors found by the document reader.
         var origins: [(generated: String, otio: String)] = []
         /// Each lane: its name, gain, clips, and where its track ends in output time (a trailing
@@ -653,7 +655,11 @@ public enum OTIOTimeline {
                 }
             }
             let origin = available?.start ?? .zero
-            let fileStart = try source.start - origin
+            var fileStart = try source.start - origin
+            if available == nil, let tc = try sourceTimecode(file, from: fileStart, consumed: consumed) {
+                notes.lines.append("\(sr?.path ?? c.path): \(source.start.seconds) s lies past '\(file)' but within its timecode (bext TimeReference \(String(format: "%.6f", tc.seconds)) s): read on that clock")
+                fileStart = try fileStart - tc
+            }
             var overrun = Q.zero
             if let available {
                 // A 29.97 sequence over 23.976 media can ask for a fraction of a frame past the
@@ -680,6 +686,22 @@ public enum OTIOTimeline {
             placed.exactPlace = try exactPlace(c, o)
             placed.overrun = overrun
             return placed
+        }
+
+        /// The start of `file` on its recorder's clock (seconds) when a source range of
+        /// `consumed` from `start` lies past the file's end but within its span on that
+        /// clock: an EDL or AAF addresses media by its timecode. nil otherwise.
+        mutating func sourceTimecode(_ file: String, from start: Q, consumed: Q) throws(MixdownError) -> Q? {
+            let info: AudioFileInfo
+            if let known = fileInfo[file] { info = known } else {
+                guard let read = try? AudioFileInfo.read(path: file) else { return nil }   // the document names a missing file
+                fileInfo[file] = read
+                info = read
+            }
+            guard let reference = info.timeReference, reference > 0 else { return nil }
+            let duration = Q(info.frames, Int64(info.sampleRate)), tc = Q(reference, Int64(info.sampleRate))
+            guard try start + consumed > duration, !(start < tc), !(try tc + duration < start + consumed) else { return nil }
+            return tc
         }
 
         /// One frame of a source range's duration rate, seconds (nil when it is not a

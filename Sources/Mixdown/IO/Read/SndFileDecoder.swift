@@ -47,9 +47,18 @@ final class SndFileDecoder: AudioDecoder {
             throw .truncatedAudio(path: path, expectedFrames: promised, readFrames: sfinfo.frames)
         }
         handle = h
-        info = AudioFileInfo(path: path, type: Self.majorName(sfinfo.format), sampleFormat: Self.subtypeName(sfinfo.format),
-                             sampleRate: Int(sfinfo.samplerate), channelCount: Int(sfinfo.channels), frames: sfinfo.frames,
-                             lengthSource: declared == .streamed ? .fileSize : .header)
+        var info = AudioFileInfo(path: path, type: Self.majorName(sfinfo.format), sampleFormat: Self.subtypeName(sfinfo.format),
+                                 sampleRate: Int(sfinfo.samplerate), channelCount: Int(sfinfo.channels), frames: sfinfo.frames,
+                                 lengthSource: declared == .streamed ? .fileSize : .header)
+        info.timeReference = Self.timeReference(h)
+        self.info = info
+    }
+
+    /// A Broadcast WAV's `bext` TimeReference (frames since midnight), or nil.
+    static func timeReference(_ h: OpaquePointer) -> Int64? {
+        var bext = SF_BROADCAST_INFO()
+        guard sf_command(h, Int32(SFC_GET_BROADCAST_INFO), &bext, Int32(MemoryLayout<SF_BROADCAST_INFO>.size)) == SF_TRUE else { return nil }
+        return Int64(bext.time_reference_high) << 32 | Int64(bext.time_reference_low)
     }
 
     deinit {

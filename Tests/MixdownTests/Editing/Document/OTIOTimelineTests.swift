@@ -283,4 +283,49 @@ import Testing
         #expect(doc.translationNotes.contains("tracks[0].children[2].media_references.DEFAULT_MEDIA: SMPTEBars (a GeneratorReference): rendered as silence of the clip's length"))
         #expect(doc.translationNotes.contains("tracks[0].children[1].children[0].effects[0]: effect 'Reverb' ignored"))
     }
+
+    /// `path` (a WAV) with a Broadcast WAV `bext` chunk whose TimeReference is `frames`.
+    static func addBext(_ path: String, timeReference frames: Int64) throws {
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        var payload = Data(count: 602)
+        // Description 256, Originator 32, OriginatorReference 32, date 10, time 8: then the reference.
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: frames).littleEndian) { payload.replaceSubrange(338..<342, with: $0) }
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: frames >> 32).littleEndian) { payload.replaceSubrange(342..<346, with: $0) }
+        payload[346] = 1   // version
+        var chunk = Data("bext".utf8)
+        withUnsafeBytes(of: UInt32(payload.count).littleEndian) { chunk.append(contentsOf: $0) }
+        chunk.append(payload)
+        data.insert(contentsOf: chunk, at: 12)
+        let riff = UInt32(data.count - 8).littleEndian
+        withUnsafeBytes(of: riff) { data.replaceSubrange(4..<8, with: $0) }
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+
+    /// An EDL addresses a recorder's BWF by its timecode: a source in-point of 10:00:01:00 is
+    /// one second into a file whose bext TimeReference is 10:00:00:00, not ten hours into it.
+    @Test func sourceTimecodeFindsTheFrameInABroadcastWAV() throws {
+        let dir = TempDir()
+        let source = (0..<(100 * 2_000)).map { Float($0 / 2_000) / 1_000 }
+        try writeFile(dir.file("bwf.wav"), [source])
+        try Self.addBext(dir.file("bwf.wav"), timeReference: 36_000 * 48_000)
+        #expect(try AudioFileInfo.read(path: dir.file("bwf.wav")).timeReference == 1_728_000_000)
+        // 10:00:01:00 at 24 fps is frame 864,024; 12 frames from there are the file's frames 24-35.
+        let text = """
+        {"OTIO_SCHEMA": "Timeline.1", "tracks": {"OTIO_SCHEMA": "Stack.1", "children": [
+          {"OTIO_SCHEMA": "Track.1", "kind": "Audio", "name": "a", "children": [
+            {"OTIO_SCHEMA": "Clip.2", "name": "bwf", "source_range": \(Self.range(864_024, 12, "24")), "active_media_reference_key": "DEFAULT_MEDIA",
+             "media_references": {"DEFAULT_MEDIA": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "bwf.wav"}}}]}]}}
+        """
+        let doc = try CompositionDocument(data: Data(text.utf8), path: dir.file("t.otio"))
+        _ = try doc.render(to: dir.file("o.wav")).run()
+        let out = try readFile(dir.file("o.wav")).planes[0]
+        #expect(out.count == 24_000)
+        for frame in 0..<12 {
+            #expect(out[(frame * 2_000)..<((frame + 1) * 2_000)].allSatisfy { $0 == Float(24 + frame) / 1_000 }, "frame \(frame)")
+        }
+        #expect(doc.translationNotes.contains { $0.contains("within its timecode (bext TimeReference 36000.000000 s)") }, "\(doc.translationNotes)")
+        // A range past the file on both clocks is still refused.
+        let far = text.replacingOccurrences(of: "864024", with: "866400")
+        #expect(throws: MixdownError.self) { try CompositionDocument(data: Data(far.utf8), path: dir.file("t.otio")).render(to: dir.file("p.wav")).plan() }
+    }
 }
