@@ -22,6 +22,8 @@ struct Render: ParsableCommand {
     var explain = false
     @Option(parsing: .unconditional, help: "Also write the document as an OpenTimelineIO timeline to this file (docs/otio.md); with no output file, render nothing.")
     var otio: String?
+    @Option(name: .customLong("otio-rate"), parsing: .unconditional, help: "With --otio: write every time at this edit rate (24, 25, 30000/1001, 29.97), as the FCP 7 XML adapter and editors need; times that were not whole frames are rounded and noted in metadata.")
+    var otioRate: String?
     @Option(parsing: .unconditional, help: "The resampler for rate changes and varispeed segments: auto (Mixdown's), polyphase (the same), libsamplerate (the reference). Overrides the document.")
     var resampler: String?
     @Option(parsing: .unconditional, help: "Resampler quality: best, medium, fastest. Overrides the document.")
@@ -35,11 +37,12 @@ struct Render: ParsableCommand {
 
     func run() throws {
         let doc = try CompositionDocument(contentsOf: document, relinking: relinking())
+        if otioRate != nil && otio == nil { throw UsageError(message: "--otio-rate: only with --otio") }
         if let otio {
             guard !explain else { throw UsageError(message: "--explain and --otio: give one") }
             // Checked before anything is written: an output the render could not make writes no timeline either.
             if output != nil { _ = try job(doc).plan() }
-            try doc.writeOTIO(to: otio, overwrite: common.overwrite)
+            try doc.writeOTIO(to: otio, overwrite: common.overwrite, editRate: try Self.editRate(otioRate))
             if !common.quiet && !common.json && output == nil { print("wrote \(otio)") }
             guard output != nil else { return }
         }
@@ -63,6 +66,15 @@ struct Render: ParsableCommand {
                          report.seconds, report.realtimeFactor,
                          report.truncatedByFileLengthLimit ? "; stopped at the file length limit (\(report.fileBytes) bytes)" : ""))
         }
+    }
+
+    /// --otio-rate as an exact rate; nil when not given.
+    static func editRate(_ text: String?) throws -> MediaTime? {
+        guard let text else { return nil }
+        guard let r = OTIOTimeline.editRate(parsing: text) else {
+            throw UsageError(message: "--otio-rate '\(text)': an edit rate is a whole number of frames per second (24, 25), n/d (30000/1001) or an NTSC rate (29.97)")
+        }
+        return r
     }
 
     /// --media and --relink as the library's relinking; a directory that is not one, or a

@@ -41,6 +41,10 @@ struct Sync: ParsableCommand {
     var stems: String?
     @Option(parsing: .unconditional, help: "The stems' file type (default wav).")
     var type = "wav"
+    @Option(parsing: .unconditional, help: "Write the aligned event as an OpenTimelineIO timeline (the PluralEyes-style hand-off to an editor).")
+    var otio: String?
+    @Option(name: .customLong("otio-rate"), parsing: .unconditional, help: "With --otio: write every time at this edit rate (24, 25, 30000/1001, 29.97), as the FCP 7 XML adapter needs.")
+    var otioRate: String?
     @Flag(name: .customLong("keep-polarity"), help: "Write the --stems with their polarity as recorded (by default a recording found inverted against REF is turned over).")
     var keepPolarity = false
     @Flag(name: .customLong("keep-going"), help: "Write the outputs of the recordings that were placed even if one was not (exit status still 1).")
@@ -87,6 +91,9 @@ struct Sync: ParsableCommand {
         job.plot = plot
         job.document = doc
         job.stems = stems
+        job.otio = otio
+        if otioRate != nil && otio == nil { throw UsageError(message: "--otio-rate: only with --otio") }
+        job.otioEditRate = try Render.editRate(otioRate)
         job.stemSettings.type = try parseType(type)
         if keepPolarity && stems == nil { throw UsageError(message: "--keep-polarity: only with --stems (the estimate itself reports the polarity either way)") }
         job.keepPolarity = keepPolarity

@@ -214,6 +214,38 @@ import Testing
         }
     }
 
+    /// --otio-rate: Mixdown's timeline at an editor's rate. The FCP 7 XML adapter converts
+    /// it (it refuses rate 1 or 48000), and reading the XML back as an editor would puts each
+    /// clip on its frame: whole-frame times exactly, the others rounded to the nearest frame
+    /// (halves away from zero) and flagged in metadata.
+    /// (At 30000/1001 the first clip's 10 s are 299.7 frames: both clips are rounded.)
+    @Test(arguments: [("25", 25.0, [(0, 250, 0), (251, 100, 63)], 1), ("30000/1001", 30_000.0 / 1_001, [(0, 300, 0), (300, 120, 75)], 2)])
+    func aTimelineAtAnEditRateConvertsToFCPXMLWithEveryClipOnItsFrame(rate: String, fps: Double, expected: [(Int, Int, Int)], rounded: Int) throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
+        let ws = try Workspace()
+        // 10 s from 0 at 0; 4 s from 2.5 s at 10.02 s (not a frame at either rate).
+        try """
+        { "version": 1, "tracks": [ { "name": "dialogue", "segments": [
+            { "file": "in.wav", "source": { "start": "0", "duration": "10" }, "at": "0" },
+            { "file": "in.wav", "source": { "start": "2.5", "duration": "4" }, "at": "10.02" } ] } ] }
+        """.write(toFile: ws.file("doc.json"), atomically: true, encoding: .utf8)
+        let w = try CLI.run(["render", "doc.json", "--otio", "t.otio", "--otio-rate", rate], in: ws.path)
+        #expect(w.code == 0, "\(w.stderr)")
+        let text = try String(contentsOfFile: ws.file("t.otio"), encoding: .utf8)
+        #expect(text.contains("\"edit_rate\": \"\(rate)\", \"rounded\": \(rounded)"), "\(text.prefix(400))")
+        let r = try Self.runPython("tools/otio/fcp_check.py", [ws.file("t.otio"), ws.file("t.xml")])
+        #expect(r.code == 0, "\(r.output)")
+        struct Report: Decodable { struct Clip: Decodable { let record_in: Int, duration: Int, source_in: Int, rate: Double }; let tracks: [[Clip]] }
+        let report = try JSONDecoder().decode(Report.self, from: Data(r.output.utf8))
+        let clips = try #require(report.tracks.first)
+        #expect(clips.map { [$0.record_in, $0.duration, $0.source_in] } == expected.map { [$0.0, $0.1, $0.2] })
+        #expect(clips.allSatisfy { abs($0.rate - fps) < 1e-6 })
+        // Mixdown reads its own timeline back on those frames too.
+        #expect(try CLI.run(["render", "t.otio", "--explain"], in: ws.path).code == 0)
+        let bad = try CLI.run(["render", "doc.json", "--otio", "u.otio", "--otio-rate", "1e9/0"], in: ws.path)
+        #expect(bad.code != 0 && bad.stderr.contains("--otio-rate '1e9/0'"))
+    }
+
     /// What opentimelineio read (read_back.py's JSON) against the document's segments.
     static func compare(clientReport: String, with doc: CompositionDocument, in dir: String, name: String) throws {
         struct Report: Decodable {

@@ -137,6 +137,26 @@ import Testing
         #expect(list[1]["placed_via"] is NSNull && list[1]["error"] is String)
     }
 
+    /// The PluralEyes-style hand-off: `sync --otio` writes the aligned event as a timeline an
+    /// editor imports (at 25 fps through the FCP 7 XML adapter), and it renders like --doc.
+    @Test(.enabled(if: sox != nil)) func theEventGoesToAnEditorAsATimeline() throws {
+        let ws = try Workspace()
+        try Self.event(ws)
+        let r = try CLI.run(["sync", "ref.wav", "a.wav", "b.wav", "--doc", "ev.json", "--otio", "ev.otio", "--otio-rate", "25", "-q"], in: ws.path)
+        #expect(r.code == 0, "\(r.stderr)")
+        let fcp = try OTIOTests.runPython("tools/otio/fcp_check.py", [ws.file("ev.otio"), ws.file("ev.xml")])
+        #expect(fcp.code == 0, "\(fcp.output)")
+        #expect(fcp.output.contains("\"rate\": 25.0"))
+        for name in ["ev.json", "ev.otio"] {
+            let out = name.replacingOccurrences(of: ".", with: "-") + ".wav"
+            let rendered = try CLI.run(["render", name, out, "-q"], in: ws.path)
+            #expect(rendered.code == 0, "\(name): \(rendered.stderr)")
+            #expect(try AudioFileInfo.read(path: ws.file(out)).frames == AudioFileInfo.read(path: ws.file("ref.wav")).frames)
+        }
+        let bad = try CLI.run(["sync", "ref.wav", "a.wav", "--otio-rate", "25"], in: ws.path)
+        #expect(bad.code != 0 && bad.stderr.contains("--otio-rate: only with --otio"))
+    }
+
     @Test(.enabled(if: sox != nil)) func badDevicesAndStemsAreNamedWithExit1AndNothingWritten() throws {
         let ws = try Workspace()
         try Self.event(ws)

@@ -14,9 +14,9 @@ extension CompositionDocument {
     /// Writes this document as an OpenTimelineIO timeline (`OTIOTimeline.json(for:relativeTo:)`)
     /// to `path`, atomically: the whole file, or nothing. File paths inside the timeline's
     /// directory are written relative to it. Reading the timeline back renders the same frames.
-    public func writeOTIO(to path: String, overwrite: Bool) throws(MixdownError) {
+    public func writeOTIO(to path: String, overwrite: Bool, editRate: MediaTime? = nil) throws(MixdownError) {
         let directory = ((path as NSString).standardizingPath as NSString).deletingLastPathComponent
-        let text = try OTIOTimeline.json(for: self, relativeTo: directory)
+        let text = try OTIOTimeline.json(for: self, relativeTo: directory, editRate: editRate)
         try TextFile.write(text, to: path, overwrite: overwrite)
     }
 }

@@ -22,6 +22,10 @@ public struct SyncJob: Sendable {
     public var document: String?
     /// Aligned stems into this directory, with `stemSettings` (type, overwrite).
     public var stems: String?
+    /// The aligned event as an OpenTimelineIO timeline too (with or without `document`), at
+    /// `otioEditRate` when given (an editor's rate, for the FCP 7 XML adapter).
+    public var otio: String?
+    public var otioEditRate: MediaTime?
     public var stemSettings = OutputSettings()
     /// Write the stems with their polarity as recorded (`SyncStems.keepPolarity`).
     public var keepPolarity = false
@@ -35,7 +39,7 @@ public struct SyncJob: Sendable {
     }
 
     /// Two files and no outputs but a plot: `DriftEstimator`'s estimate of the pair.
-    public var isPair: Bool { recordings.count == 1 && devices.isEmpty && document == nil && stems == nil }
+    public var isPair: Bool { recordings.count == 1 && devices.isEmpty && document == nil && stems == nil && otio == nil }
 
     /// Every recording: those given, then the devices' clips not among them.
     public var allRecordings: [String] {
@@ -75,7 +79,7 @@ public struct SyncJob: Sendable {
         outputs.keepPolarity = keepPolarity
         // Refuse unusable outputs before the analysis.
         if stems != nil { try outputs.checkDirectory() }
-        for path in [plot, document].compactMap({ $0 }) where !overwrite && FileManager.default.fileExists(atPath: path) {
+        for path in [plot, document, otio].compactMap({ $0 }) where !overwrite && FileManager.default.fileExists(atPath: path) {
             throw .outputExists(path: path)
         }
         let share = stems == nil ? 1.0 : 0.5
@@ -85,6 +89,12 @@ public struct SyncJob: Sendable {
         do { try result.requireAllPlaced() } catch { failure = error }
         if failure != nil && !keepGoing { return Outcome(estimate: nil, placements: result.placements, stems: [], failure: failure) }
         if let document { try SyncDocument(result: result, devices: devices, documentPath: document).write(to: document, overwrite: overwrite) }
+        if let otio {
+            // The document as it would be written beside the timeline (its paths relative to it).
+            let beside = ((otio as NSString).deletingLastPathComponent as NSString).appendingPathComponent("event.json")
+            let doc = try CompositionDocument(data: Data(SyncDocument(result: result, devices: devices, documentPath: beside).json.utf8), path: beside)
+            try doc.writeOTIO(to: otio, overwrite: overwrite, editRate: otioEditRate)
+        }
         var reports: [FileAlign.Report] = []
         if stems != nil {
             reports = try outputs.run(result, progress: progress.map { p in { p(share + (1 - share) * $0) } }, cancellation: cancellation)

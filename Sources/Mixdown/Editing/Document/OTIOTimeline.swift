@@ -71,6 +71,8 @@ public enum OTIOTimeline {
             return try make(Int128(a.n) * (Int128(b.d) / g) - Int128(b.n) * (Int128(a.d) / g), Int128(a.d) / g * Int128(b.d))
         }
         static func * (a: Q, k: Int64) throws(MixdownError) -> Q { try make(Int128(a.n) * Int128(k), Int128(a.d)) }
+        static func * (a: Q, b: Q) throws(MixdownError) -> Q { try make(Int128(a.n) * Int128(b.n), Int128(a.d) * Int128(b.d)) }
+        static func / (a: Q, b: Q) throws(MixdownError) -> Q { try make(Int128(a.n) * Int128(b.d), Int128(a.d) * Int128(b.n)) }
         static func / (a: Q, k: Int64) throws(MixdownError) -> Q { try make(Int128(a.n), Int128(a.d) * Int128(k)) }
         static func make(_ n: Int128, _ d: Int128) throws(MixdownError) -> Q {
             var a = n.magnitude, b = d.magnitude
@@ -503,8 +505,10 @@ public enum OTIOTimeline {
                     // A clip whose end is played stops where its media does (less than a frame early).
                     let itemEnd = try item.start + item.duration
                     if clip.overrun > .zero && hi == itemEnd && clip.fadeOut == .zero {
-                        clip.duration = try clip.duration - clip.overrun
-                        clip.sourceDuration = try clip.sourceDuration - clip.overrun
+                        // A time-warped clip keeps its ratio: its timeline length shrinks in proportion.
+                        let kept = try clip.sourceDuration - clip.overrun
+                        clip.duration = try clip.duration * kept / clip.sourceDuration
+                        clip.sourceDuration = kept
                     }
                     lanes[lane].clips.append(clip)
                 }
@@ -665,7 +669,7 @@ public enum OTIOTimeline {
                 // A 29.97 sequence over 23.976 media can ask for a fraction of a frame past the
                 // media's end: editors play silence (or hold the last frame) there.
                 let past = try fileStart + consumed - available.duration
-                if past > .zero, consumed == duration, let sr, let frame = try frameLength(sr), past < frame {
+                if past > .zero, let sr, let frame = try frameLength(sr), past < frame {
                     overrun = past
                     notes.lines.append("\(sr.path): runs \(String(format: "%.6f", past.seconds)) s (less than a frame) past its media's available range: silence there")
                 } else {

@@ -1,6 +1,18 @@
 import Foundation
 
 extension OTIOTimeline {
+    /// An edit rate as a user gives it: "24", "25", "30000/1001", or an NTSC rate as a
+    /// decimal ("29.97", "23.976": k x 1000/1001 exactly). nil for anything else (0,
+    /// negative, a rate that is neither whole nor NTSC).
+    public static func editRate(parsing text: String) -> MediaTime? {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 2, let n = Int64(parts[0]), let d = Int64(parts[1]), n > 0, d > 0, n <= 1_000_000, d <= 1_000_000 {
+            return MediaTime(value: n, timescale: Int32(d))
+        }
+        guard parts.count == 1, let r = Double(text), r > 0, r <= 1_000_000, let (n, d) = Reader.exactRate(r) else { return nil }
+        return MediaTime(value: n, timescale: Int32(d))
+    }
+
     /// `document` as an OpenTimelineIO timeline (OTIO JSON, schemas of opentimelineio 0.18):
     /// one Audio track per composition track; its segments as Clips with an ExternalReference
     /// (available range: the whole file); empty edits and the time between segments as Gaps;
@@ -13,7 +25,15 @@ extension OTIOTimeline {
     /// start and duration in metadata when one rate up to 2^53 cannot say them). Reading the
     /// timeline back renders the same frames, bit for bit. Paths inside `directory` are
     /// written relative to it, others as file:// URLs. Throws only when a time overflows.
-    public static func json(for document: CompositionDocument, relativeTo directory: String) throws(MixdownError) -> String {
+    ///
+    /// With `editRate` (frames per second, `--otio-rate`: 24, 25, 30000/1001), every time is
+    /// written at that rate instead, as editors' formats need (the FCP 7 XML adapter takes no
+    /// other): places, lengths and source in-points on whole frames, rounded to the nearest
+    /// (halves away from zero). A clip whose exact times were not whole frames carries them
+    /// in `metadata.mixdown` (`at`, `duration`, `source_start`, and `rounded: true`), and the
+    /// timeline's `metadata.mixdown.rounded` counts those clips.
+    public static func json(for document: CompositionDocument, relativeTo directory: String,
+                            editRate: MediaTime? = nil) throws(MixdownError) -> String {
         func rt(_ t: Q) -> String {
             // A rate of d and a value of n: both whole, both exact in a Double below 2^53.
             "{\"OTIO_SCHEMA\": \"RationalTime.1\", \"rate\": \(t.d).0, \"value\": \(t.n).0}"
@@ -32,6 +52,16 @@ extension OTIOTimeline {
             return asURL ? URL(fileURLWithPath: a).absoluteString : a
         }
         var tracks: [String] = []
+        var roundedClips = 0
+        // The edit rate as a Double OTIO keeps (30000/1001 as 29.97002997002997, which readers
+        // and adapters take for NTSC), and frames of it as exact seconds.
+        let edit = editRate.map { Q($0) }
+        let editText = edit.map { e in e.d == 1 ? "\(e.n).0" : "\(Double(e.n) / Double(e.d))" }
+        /// Seconds `q` in frames at the edit rate, nearest, halves away from zero.
+        func editFrames(_ q: Q, _ e: Q) -> Int64 {
+            let num = Int128(q.n) * Int128(e.n), den = Int128(q.d) * Int128(e.d)
+            return Int64((2 * num + (num < 0 ? -den : den)) / (2 * den))
+        }
         for track in document.composition.tracks {
             // Items run from position to position (0, each segment's start and end), so OTIO's
             // sums land on them. One rate for the track: the positions' common denominator when
@@ -48,10 +78,16 @@ extension OTIOTimeline {
             }
             if !exact { rate = positions.map(\.d).max()! }
             func onGrid(_ q: Q) -> Int64 {
+                if let e = edit { return editFrames(q, e) }
                 // Nearest, halves away from zero (positions are not negative).
-                Int64((Int128(q.n) * Int128(rate) * 2 + Int128(q.d)) / (2 * Int128(q.d)))
+                return Int64((Int128(q.n) * Int128(rate) * 2 + Int128(q.d)) / (2 * Int128(q.d)))
             }
-            func rtAt(_ units: Int64) -> String { "{\"OTIO_SCHEMA\": \"RationalTime.1\", \"rate\": \(rate).0, \"value\": \(units).0}" }
+            func rtAt(_ units: Int64) -> String { "{\"OTIO_SCHEMA\": \"RationalTime.1\", \"rate\": \(editText ?? "\(rate).0"), \"value\": \(units).0}" }
+            /// A time that is not on the track's grid (a source in-point, a file's length).
+            func anyTime(_ q: Q) -> String { edit.map { rtAt(editFrames(q, $0)) } ?? rt(q) }
+            func anyRange(_ start: Q, _ duration: Q) -> String {
+                "{\"OTIO_SCHEMA\": \"TimeRange.1\", \"start_time\": \(anyTime(start)), \"duration\": \(anyTime(duration))}"
+            }
             func gap(_ units: Int64) -> String {
                 "{\"OTIO_SCHEMA\": \"Gap.1\", \"name\": \"\", \"source_range\": {\"OTIO_SCHEMA\": \"TimeRange.1\", \"start_time\": \(rtAt(0)), \"duration\": \(rtAt(units))}, "
                     + "\"effects\": [], \"markers\": [], \"enabled\": true, \"metadata\": {}}"
@@ -76,14 +112,25 @@ extension OTIOTimeline {
                 }
                 // The OTIO duration is end - start on the grid; the composition's own duration
                 // (whose sum with the start gives the end) is kept when that is not it.
-                if !exact || Q(b - a, rate) != Q(s.target.duration) {
+                if let e = edit {
+                    /// `frames` of the edit rate, seconds, exactly.
+                    func seconds(_ frames: Int64) -> Q { Q(frames * e.d, e.n) }
+                    let sourceIn = editFrames(Q(source.range.start), e)
+                    let onFrames = seconds(a) == Q(s.target.start) && seconds(b - a) == Q(s.target.duration)
+                        && seconds(sourceIn) == Q(source.range.start)
+                    if !onFrames {
+                        roundedClips += 1
+                        mixdown.append("\"at\": \"\(Q(s.target.start).text)\", \"duration\": \"\(Q(s.target.duration).text)\", "
+                            + "\"source_start\": \"\(Q(source.range.start).text)\", \"rounded\": true")
+                    }
+                } else if !exact || Q(b - a, rate) != Q(s.target.duration) {
                     mixdown.append("\"at\": \"\(Q(s.target.start).text)\", \"duration\": \"\(Q(s.target.duration).text)\"")
                 }
                 let metadata = mixdown.isEmpty ? "{}" : "{\"mixdown\": {\(mixdown.joined(separator: ", "))}}"
                 let reference = "{\"OTIO_SCHEMA\": \"ExternalReference.1\", \"name\": \"\", \"target_url\": \(Reader.quote(url(source.asset.path))), "
-                    + "\"available_range\": \(range(.zero, Q(info.frames, Int64(info.sampleRate)))), \"metadata\": {}}"
+                    + "\"available_range\": \(edit == nil ? range(.zero, Q(info.frames, Int64(info.sampleRate))) : anyRange(.zero, Q(info.frames, Int64(info.sampleRate)))), \"metadata\": {}}"
                 children.append("{\"OTIO_SCHEMA\": \"Clip.2\", \"name\": \(Reader.quote((source.asset.path as NSString).lastPathComponent)), "
-                    + "\"source_range\": {\"OTIO_SCHEMA\": \"TimeRange.1\", \"start_time\": \(rt(Q(source.range.start))), \"duration\": \(rtAt(b - a))}, "
+                    + "\"source_range\": {\"OTIO_SCHEMA\": \"TimeRange.1\", \"start_time\": \(anyTime(Q(source.range.start))), \"duration\": \(rtAt(b - a))}, "
                     + "\"effects\": \(effects), \"markers\": [], \"enabled\": true, "
                     + "\"metadata\": \(metadata), \"active_media_reference_key\": \"DEFAULT_MEDIA\", \"media_references\": {\"DEFAULT_MEDIA\": \(reference)}}")
             }
@@ -117,6 +164,7 @@ extension OTIOTimeline {
         if let v = document.resampler { settings.append("\"resampler\": \"\(v.rawValue)\"") }
         if let v = document.resamplerQuality { settings.append("\"resampler_quality\": \"\(v.rawValue)\"") }
         if let v = document.fileLengthLimit { settings.append("\"file_length_limit\": \(v)") }
+        if let e = edit { settings.append("\"edit_rate\": \"\(e.text)\", \"rounded\": \(roundedClips)") }
         let m = document.metadata
         let tags = [("title", m.title), ("artist", m.artist), ("album", m.album), ("comment", m.comment), ("date", m.date), ("software", m.software)]
             .compactMap { k, v in v.map { "\(Reader.quote(k)): \(Reader.quote($0))" } }
