@@ -69,7 +69,10 @@ public struct FileAlign: Sendable {
     }
 
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
-        let job = try OutputJob(path: output, settings: settings)
+        // The output is on REF's clock from REF's first frame: it keeps REF's start timecode.
+        var outputSettings = settings
+        if outputSettings.metadata.timeReference == nil { outputSettings.metadata.timeReference = try AudioFileInfo.read(path: reference).timeReference }
+        let job = try OutputJob(path: output, settings: outputSettings)
         let estimate: DriftEstimate
         if let given = self.estimate {
             estimate = given

@@ -96,4 +96,27 @@ import Testing
         let dot = zip(u[0], x[0]).reduce(0.0) { $0 + Double($1.0) * Double($1.1) }
         #expect(dot > 0)
     }
+
+    /// An aligned recording lies on REF's clock from REF's first frame, so it takes REF's
+    /// start timecode (its bext TimeReference), and an editor puts it where REF is.
+    @Test func anAlignedRecordingKeepsTheReferencesStartTimecode() throws {
+        let dir = TempDir()
+        var pair = SyncTestPair(reference: dir.file("ref.wav"), recording: dir.file("rec.wav"))
+        pair.duration = 60
+        pair.offsetSeconds = 1.5
+        _ = try pair.run()
+        let reference: Int64 = (10 * 3_600 + 7) * 48_000   // 10:00:07
+        try OTIOTimelineTests.addBext(pair.reference, timeReference: reference)
+        #expect(try AudioFileInfo.read(path: pair.reference).timeReference == reference)
+        var job = FileAlign(input: pair.recording, reference: pair.reference, output: dir.file("aligned.wav"))
+        job.verify = false
+        _ = try job.run()
+        #expect(try AudioFileInfo.read(path: dir.file("aligned.wav")).timeReference == reference)
+        // A recording without one, and a REF without one, write none.
+        #expect(try AudioFileInfo.read(path: pair.recording).timeReference == nil)
+        var back = FileAlign(input: dir.file("aligned.wav"), reference: pair.recording, output: dir.file("back.wav"))
+        back.verify = false
+        _ = try back.run()
+        #expect(try AudioFileInfo.read(path: dir.file("back.wav")).timeReference == nil)
+    }
 }

@@ -6,6 +6,10 @@ public struct AudioMetadata: Sendable, Equatable, Codable {
     public var comment: String?
     public var date: String?
     public var software: String?
+    /// Where the file starts on a recorder's clock, frames since midnight at the file's
+    /// rate: written as a Broadcast WAV `bext` TimeReference (WAV, RF64 and W64 only), so
+    /// that a stem keeps its place in an editor. nil writes no `bext` chunk.
+    public var timeReference: Int64?
 
     public init(title: String? = nil, artist: String? = nil, album: String? = nil,
                 comment: String? = nil, date: String? = nil, software: String? = "Mixdown") {

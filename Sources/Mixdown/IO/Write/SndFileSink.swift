@@ -46,6 +46,19 @@ final class SndFileSink: EncodedFileSink {
                 throw .unsupportedOutput(path: destination, reason: "libsndfile refused the bitrate \(encoding.encoder.bitrate ?? 0) for \(encoding.type.rawValue)")
             }
         }
+        if let reference = metadata.timeReference, [.wav, .rf64, .w64].contains(encoding.type) {
+            // Before any audio: libsndfile writes the bext chunk ahead of the data.
+            var bext = SF_BROADCAST_INFO()
+            bext.time_reference_low = UInt32(truncatingIfNeeded: reference)
+            bext.time_reference_high = UInt32(truncatingIfNeeded: reference >> 32)
+            bext.version = 1
+            withUnsafeMutableBytes(of: &bext.originator) { p in
+                for (i, b) in "Mixdown".utf8.prefix(p.count - 1).enumerated() { p[i] = b }
+            }
+            guard sf_command(h, Int32(SFC_SET_BROADCAST_INFO), &bext, Int32(MemoryLayout<SF_BROADCAST_INFO>.size)) == SF_TRUE else {
+                throw .unsupportedOutput(path: destination, reason: "libsndfile refused the bext chunk (the start timecode) for \(encoding.type.rawValue)")
+            }
+        }
         for (key, value) in [(SF_STR_TITLE, metadata.title), (SF_STR_ARTIST, metadata.artist),
                              (SF_STR_ALBUM, metadata.album), (SF_STR_COMMENT, metadata.comment),
                              (SF_STR_DATE, metadata.date), (SF_STR_SOFTWARE, metadata.software)] {
