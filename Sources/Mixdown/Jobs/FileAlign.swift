@@ -69,10 +69,15 @@ public struct FileAlign: Sendable {
     }
 
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
+        // A bad output is refused before any input is read.
+        var job = try OutputJob(path: output, settings: settings)
         // The output is on REF's clock from REF's first frame: it keeps REF's start timecode.
-        var outputSettings = settings
-        if outputSettings.metadata.timeReference == nil { outputSettings.metadata.timeReference = try AudioFileInfo.read(path: reference).timeReference }
-        let job = try OutputJob(path: output, settings: outputSettings)
+        // (An unreadable REF is reported by the estimate that reads it next.)
+        if settings.metadata.timeReference == nil, let reference = (try? AudioFileInfo.read(path: reference))?.timeReference {
+            var withReference = settings
+            withReference.metadata.timeReference = reference
+            job = try OutputJob(path: output, settings: withReference)
+        }
         let estimate: DriftEstimate
         if let given = self.estimate {
             estimate = given
