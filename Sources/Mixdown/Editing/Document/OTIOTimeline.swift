@@ -672,12 +672,8 @@ public enum OTIOTimeline {
                 if past > .zero, let sr, let frame = try frameLength(sr), past < frame {
                     overrun = past
                     notes.lines.append("\(sr.path): runs \(String(format: "%.6f", past.seconds)) s (less than a frame) past its media's available range: silence there")
-                } else {
-                    guard !(fileStart < .zero), !(past > .zero) else {
-                        throw try (sr ?? c).fail("\(source.start.seconds)-\((source.start + consumed).seconds) s lies outside its media's available range \(available.start.seconds)-\((available.start + available.duration).seconds) s")
-                    }
                 }
-                guard !(fileStart < .zero) else {
+                guard !(fileStart < .zero), overrun > .zero || !(past > .zero) else {
                     throw try (sr ?? c).fail("\(source.start.seconds)-\((source.start + consumed).seconds) s lies outside its media's available range \(available.start.seconds)-\((available.start + available.duration).seconds) s")
                 }
             } else if fileStart < .zero {
