@@ -119,8 +119,11 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
 /// rate, with parabolic interpolation of the peak, and a robust line (Theil–Sen, then
 /// least squares on the windows within 4 median deviations and 2 ms) through each
 /// strategy's lags gives an offset and a ratio; the strategy whose fit has the higher
-/// confidence wins (the envelope's on a tie). Silent windows and windows without a clear
-/// match are rejected and reported. Memory: the envelopes and the windows (about 32 KB
+/// confidence wins (the envelope's on a tie). Where that estimate is refused, has a rival,
+/// or is below 0.8 confidence (a steady tone that matches every period), a second look
+/// reads REF again with `LineClippedCorrelation` and chooses the line across windows
+/// (`Fit.select`); the more confident estimate is kept. Silent windows and windows without
+/// a clear match are rejected and reported. Memory: the envelopes and the windows (about 32 KB
 /// per window), never the files.
 public struct DriftEstimator: Sendable {
     public var reference: String
