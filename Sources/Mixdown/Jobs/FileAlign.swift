@@ -71,9 +71,9 @@ public struct FileAlign: Sendable {
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
         // A bad output is refused before any input is read.
         var job = try OutputJob(path: output, settings: settings)
+        let ref = try AudioFileInfo.read(path: reference)
         // The output is on REF's clock from REF's first frame: it keeps REF's start timecode.
-        // (An unreadable REF is reported by the estimate that reads it next.)
-        if settings.metadata.timeReference == nil, let reference = (try? AudioFileInfo.read(path: reference))?.timeReference {
+        if settings.metadata.timeReference == nil, let reference = ref.timeReference {
             var withReference = settings
             withReference.metadata.timeReference = reference
             job = try OutputJob(path: output, settings: withReference)
@@ -93,7 +93,6 @@ public struct FileAlign: Sendable {
         let during = 1 - before - after
 
         let rec = try AudioFileInfo.read(path: input)
-        let ref = try AudioFileInfo.read(path: reference)
         let format = AudioFormat(sampleRate: ref.sampleRate, channelCount: rec.channelCount)
         let r = estimate.ratio, t0 = estimate.offsetSeconds
         let fRef = Double(ref.sampleRate), fRec = Double(rec.sampleRate)

@@ -95,6 +95,17 @@ enum Fit {
         var support: Double
     }
 
+    /// The clearest of `candidates` (a window's, at REC time `t`) of `polarity` within
+    /// `lineAgreement` of `line`: the window's place on that line, if it has one.
+    static func clearest(_ candidates: [(lag: Double, correlation: Double)], on line: Line, polarity: Int, at t: Double) -> (lag: Double, correlation: Double)? {
+        let at = line.intercept + line.slope * t
+        return candidates.filter { sign($0.correlation) == polarity && abs($0.lag - at) <= lineAgreement }
+            .max { abs($0.correlation) < abs($1.correlation) }
+    }
+
+    /// -1 for a negative correlation (inverted polarity), else 1.
+    static func sign(_ correlation: Double) -> Int { correlation < 0 ? -1 : 1 }
+
     /// The line that the most windows support, and the best other line (more than
     /// 2 × `agreement` away at the first or last window) with its support. Each window may sit on several lines (its candidates: a tone's neighbouring
     /// periods), but the content that does not repeat supports one line only: deciding
@@ -107,16 +118,7 @@ enum Fit {
         guard usable.count >= 2 else { return nil }
         let first = w[usable.first!].t, last = w[usable.last!].t
         func support(_ line: Line, _ polarity: Int) -> Double {
-            var total = 0.0
-            for k in usable {
-                let at = line.intercept + line.slope * w[k].t
-                var best = 0.0
-                for c in w[k].candidates where (c.correlation < 0 ? -1 : 1) == polarity && abs(c.lag - at) <= lineAgreement {
-                    best = max(best, abs(c.correlation))
-                }
-                total += best
-            }
-            return total
+            usable.reduce(0) { total, k in total + (clearest(w[k].candidates, on: line, polarity: polarity, at: w[k].t).map { abs($0.correlation) } ?? 0) }
         }
         /// Least squares through each window's best candidate on the line.
         func refit(_ s: Selection) -> Selection {
@@ -124,9 +126,7 @@ enum Fit {
             for _ in 0..<2 {
                 var points: [(Double, Double)] = []
                 for k in usable {
-                    let at = s.line.intercept + s.line.slope * w[k].t
-                    let on = w[k].candidates.filter { ($0.correlation < 0 ? -1 : 1) == s.polarity && abs($0.lag - at) <= lineAgreement }
-                    if let c = on.max(by: { abs($0.correlation) < abs($1.correlation) }) { points.append((w[k].t, c.lag)) }
+                    if let c = clearest(w[k].candidates, on: s.line, polarity: s.polarity, at: w[k].t) { points.append((w[k].t, c.lag)) }
                 }
                 guard let line = points.count >= 2 ? leastSquares(points) : nil, abs(line.slope) <= maxSlope else { break }
                 let refitted = Selection(line: line, polarity: s.polarity, support: support(line, s.polarity))
@@ -152,7 +152,7 @@ enum Fit {
                     let slope = (b.lag - a.lag) / (w[j].t - w[i].t)
                     guard abs(slope) <= maxSlope else { continue }
                     let line = (slope: slope, intercept: a.lag - slope * w[i].t)
-                    let polarity = a.correlation < 0 ? -1 : 1
+                    let polarity = sign(a.correlation)
                     hypotheses.append(Selection(line: line, polarity: polarity, support: support(line, polarity)))
                 }
             }
@@ -193,9 +193,7 @@ enum Fit {
             guard let top = m.candidates.first else { return (m.t, nil, 0, m.silent, false) }
             let ambiguous = m.candidates.count > 1 && abs(m.candidates[1].correlation) >= 0.95 * abs(top.correlation)
             if let s = selection?.best {
-                let at = s.line.intercept + s.line.slope * m.t
-                let on = m.candidates.filter { ($0.correlation < 0 ? -1 : 1) == s.polarity && abs($0.lag - at) <= lineAgreement }
-                if let c = on.max(by: { abs($0.correlation) < abs($1.correlation) }) { return (m.t, c.lag, abs(c.correlation), false, false) }
+                if let c = clearest(m.candidates, on: s.line, polarity: s.polarity, at: m.t) { return (m.t, c.lag, abs(c.correlation), false, false) }
                 return (m.t, top.lag, abs(top.correlation), false, ambiguous)
             }
             return (m.t, ambiguous ? nil : top.lag, abs(top.correlation), false, ambiguous)

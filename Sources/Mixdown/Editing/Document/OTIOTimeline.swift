@@ -300,6 +300,9 @@ public enum OTIOTimeline {
             return v
         }
 
+        /// An item of a track: its object, schema, and place in the track's time (transitions take none).
+        typealias TrackItem = (cursor: JSONCursor, members: JSONObject, kind: String, start: Q, duration: Q)
+
         mutating func track(_ c: JSONCursor, offset: Q, window: (start: Q, duration: Q)?, parentGain: Double,
                             defaultKind: String = "Video") throws(MixdownError) {
             let o = try members(c)
@@ -339,7 +342,7 @@ public enum OTIOTimeline {
             let children = try c.required("children", in: o).array()
             // Each item's place on the track (transitions take no time).
             var t = Q.zero
-            var items: [(cursor: JSONCursor, members: JSONObject, kind: String, start: Q, duration: Q)] = []
+            var items: [TrackItem] = []
             for child in children {
                 let co = try members(child)
                 let k = try schema(child, co)
@@ -398,7 +401,7 @@ public enum OTIOTimeline {
                     // from or to silence (Avid writes every fade so), over the same span and
                     // with the same equal-power curve as a crossfade.
                     let clipBefore = before?.kind == "Clip", clipAfter = after?.kind == "Clip"
-                    func silentSide(_ side: (cursor: JSONCursor, members: JSONObject, kind: String, start: Q, duration: Q)?,
+                    func silentSide(_ side: TrackItem?,
                                     needs offset: Q, _ name: String) throws(MixdownError) {
                         if let g = side {
                             guard g.kind == "Gap" else { throw item.cursor.fail("a transition beside a nested stack is not supported") }
