@@ -56,8 +56,12 @@ let package = Package(
             name: "MixdownCLI",
             dependencies: ["Mixdown", "MixdownTools", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // libebur128, the loudness meter most tools use: the reference the meter's tests
+        // compare against (tests only; the library does not link it).
+        .systemLibrary(name: "CEbur128", path: "Tests/CEbur128", pkgConfig: "libebur128",
+                       providers: [.apt(["libebur128-dev"])]),
         .testTarget(name: "MixdownKernelsTests", dependencies: ["MixdownKernels"]),
-        .testTarget(name: "MixdownTests", dependencies: ["Mixdown", "MixdownTools", "MixdownKernels", "CSndFile"]),
+        .testTarget(name: "MixdownTests", dependencies: ["Mixdown", "MixdownTools", "MixdownKernels", "CSndFile", "CEbur128"]),
         .testTarget(name: "MixdownCLITests", dependencies: ["MixdownCLI", "Mixdown"]),
     ]
 )

@@ -178,9 +178,105 @@ static void xcorr_neon(float *restrict dst, const float *restrict a, const float
     for (; l < lags; l++) dst[l] = mx_xcorr_one(a, x + l, len);
 }
 
+/* K-weighting, two channels side by side in the lanes of a float64x2_t (lane 0: channel c). */
+static void kweight_pair_neon(double *restrict energy, double *restrict state, const float *restrict x0,
+                              const float *restrict x1, size_t frames, const double *restrict c) {
+    double *sa = state, *sb = state + 4;
+    double t[2];
+    t[0] = sa[0]; t[1] = sb[0]; float64x2_t s0 = vld1q_f64(t);
+    t[0] = sa[1]; t[1] = sb[1]; float64x2_t s1 = vld1q_f64(t);
+    t[0] = sa[2]; t[1] = sb[2]; float64x2_t s2 = vld1q_f64(t);
+    t[0] = sa[3]; t[1] = sb[3]; float64x2_t s3 = vld1q_f64(t);
+    float64x2_t e = vld1q_f64(energy);
+    const float64x2_t c0 = vdupq_n_f64(c[0]), c1 = vdupq_n_f64(c[1]), c2 = vdupq_n_f64(c[2]), c3 = vdupq_n_f64(c[3]),
+                      c4 = vdupq_n_f64(c[4]), c5 = vdupq_n_f64(c[5]), c6 = vdupq_n_f64(c[6]), c7 = vdupq_n_f64(c[7]),
+                      c8 = vdupq_n_f64(c[8]), c9 = vdupq_n_f64(c[9]);
+    for (size_t i = 0; i < frames; i++) {
+        t[0] = (double)x0[i]; t[1] = (double)x1[i];
+        const float64x2_t x = vld1q_f64(t);
+        const float64x2_t y = vaddq_f64(vmulq_f64(c0, x), s0);
+        s0 = vsubq_f64(vaddq_f64(vmulq_f64(c1, x), s1), vmulq_f64(c3, y));
+        s1 = vsubq_f64(vmulq_f64(c2, x), vmulq_f64(c4, y));
+        const float64x2_t z = vaddq_f64(vmulq_f64(c5, y), s2);
+        s2 = vsubq_f64(vaddq_f64(vmulq_f64(c6, y), s3), vmulq_f64(c8, z));
+        s3 = vsubq_f64(vmulq_f64(c7, y), vmulq_f64(c9, z));
+        e = vaddq_f64(e, vmulq_f64(z, z));
+    }
+    vst1q_f64(t, s0); sa[0] = t[0]; sb[0] = t[1];
+    vst1q_f64(t, s1); sa[1] = t[0]; sb[1] = t[1];
+    vst1q_f64(t, s2); sa[2] = t[0]; sb[2] = t[1];
+    vst1q_f64(t, s3); sa[3] = t[0]; sb[3] = t[1];
+    vst1q_f64(energy, e);
+    mx_kweight_flush(sa);
+    mx_kweight_flush(sb);
+}
+
+static void kweight_neon(double *restrict energy, double *restrict state, const float *const *restrict src,
+                         size_t channels, size_t frames, const double *restrict coef) {
+    size_t c = 0;
+    for (; c + 2 <= channels; c += 2)
+        kweight_pair_neon(energy + c, state + 4 * c, src[c], src[c + 1], frames, coef);
+    if (c < channels) mx_kweight_scalar(energy + c, state + 4 * c, src + c, 1, frames, coef);
+}
+
+/* The larger of each lane of m and |v|, passing over NaN: a select on v > m, as
+ * mx_peak_one (vmaxq_f32 would propagate a NaN). */
+static inline float32x4_t peak_lanes_neon(float32x4_t m, float32x4_t v) {
+    const float32x4_t a = vabsq_f32(v);
+    return vbslq_f32(vcgtq_f32(a, m), a, m);
+}
+static inline float peak_fold_neon(float32x4_t m, float r) {
+    float t[4];
+    vst1q_f32(t, m);
+    for (int l = 0; l < 4; l++) r = mx_peak_one(r, t[l]);
+    return r;
+}
+
+static float peak_neon(const float *restrict x, size_t n) {
+    size_t i = 0;
+    float32x4_t m = vdupq_n_f32(0.0f);
+    for (; i + 4 <= n; i += 4) m = peak_lanes_neon(m, vld1q_f32(x + i));
+    float r = peak_fold_neon(m, 0.0f);
+    for (; i < n; i++) r = mx_peak_one(r, x[i]);
+    return r;
+}
+
+/* Inlined with a constant `phases`, so that the accumulators stay in registers. */
+static inline __attribute__((always_inline)) float peak_interp_neon_n(const float *restrict x, size_t frames,
+                                                                      const float *restrict bank, size_t taps,
+                                                                      const size_t phases) {
+    size_t i = 0;
+    float32x4_t m = vdupq_n_f32(0.0f);
+    for (; i + 4 <= frames; i += 4) {
+        float32x4_t acc[4];
+        for (size_t p = 0; p < phases; p++) acc[p] = vdupq_n_f32(0.0f);
+        for (size_t k = 0; k < taps; k++) {
+            const float32x4_t xv = vld1q_f32(x + i + k);
+            for (size_t p = 0; p < phases; p++)
+                acc[p] = vaddq_f32(acc[p], vmulq_n_f32(xv, bank[p * taps + k]));
+        }
+        for (size_t p = 0; p < phases; p++) m = peak_lanes_neon(m, acc[p]);
+    }
+    float r = peak_fold_neon(m, 0.0f);
+    for (; i < frames; i++)
+        for (size_t p = 0; p < phases; p++) r = mx_peak_one(r, mx_interp_one(bank + p * taps, x + i, taps));
+    return r;
+}
+
+static float peak_interp_neon(const float *restrict x, size_t frames, const float *restrict bank,
+                              size_t phases, size_t taps) {
+    switch (phases) {
+    case 1: return peak_interp_neon_n(x, frames, bank, taps, 1);
+    case 2: return peak_interp_neon_n(x, frames, bank, taps, 2);
+    case 3: return peak_interp_neon_n(x, frames, bank, taps, 3);
+    default: return peak_interp_neon_n(x, frames, bank, taps, 4);
+    }
+}
+
 const mx_kernels mx_kernels_neon = {
     mix_ramp_neon, mix_gain_neon, apply_ramp_neon, apply_gain_neon,
     interleave_neon, deinterleave_neon, f32_to_s16_neon, f32_to_s24_neon, xcorr_neon, s16_deinterleave_neon,
     resample_neon, resample_lerp_neon,
+    kweight_neon, peak_neon, peak_interp_neon,
 };
 #endif

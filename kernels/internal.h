@@ -75,6 +75,35 @@ static inline float mx_xcorr_one(const float *a, const float *x, size_t len) {
     return acc;
 }
 
+/* One frame of K-weighting for one channel (see mx_kernels.kweight); s = {shelf s0, s1,
+ * high pass s0, s1}. Returns the filtered value. */
+static inline double mx_kweight_one(double x, double *s, const double *c) {
+    double y = c[0] * x + s[0];
+    s[0] = (c[1] * x + s[1]) - c[3] * y;
+    s[1] = c[2] * x - c[4] * y;
+    double z = c[5] * y + s[2];
+    s[2] = (c[6] * y + s[3]) - c[8] * z;
+    s[3] = c[7] * y - c[9] * z;
+    return z;
+}
+/* The end of a K-weighting call: a state too small to matter becomes 0. */
+static inline void mx_kweight_flush(double *s) {
+    for (int j = 0; j < 4; j++)
+        if (__builtin_fabs(s[j]) < 1e-30) s[j] = 0.0;
+}
+/* One output of the oversampled peak: sum over k of row[k] * x[k], in order of k. */
+static inline float mx_interp_one(const float *row, const float *x, size_t taps) {
+    float acc = 0.0f;
+    MX_NO_VECTORIZE
+    for (size_t k = 0; k < taps; k++) acc = acc + row[k] * x[k];
+    return acc;
+}
+/* The larger of a running peak and |v|, passing over NaN (v > m is false for NaN). */
+static inline float mx_peak_one(float m, float v) {
+    float a = __builtin_fabsf(v);
+    return a > m ? a : m;
+}
+
 #if defined(__x86_64__) || defined(_M_X64)
 #define MX_HAVE_X86 1
 extern const mx_kernels mx_kernels_sse2;

@@ -113,9 +113,42 @@ void mx_xcorr_scalar(float *restrict dst, const float *restrict a, const float *
     for (size_t l = 0; l < lags; l++) dst[l] = mx_xcorr_one(a, x + l, len);
 }
 
+void mx_kweight_scalar(double *restrict energy, double *restrict state, const float *const *restrict src,
+                       size_t channels, size_t frames, const double *restrict coef) {
+    for (size_t c = 0; c < channels; c++) {
+        double *s = state + 4 * c;
+        const float *x = src[c];
+        double e = energy[c];
+        MX_NO_VECTORIZE
+        for (size_t i = 0; i < frames; i++) {
+            double z = mx_kweight_one((double)x[i], s, coef);
+            e = e + z * z;
+        }
+        energy[c] = e;
+        mx_kweight_flush(s);
+    }
+}
+
+float mx_peak_scalar(const float *restrict x, size_t n) {
+    float m = 0.0f;
+    MX_NO_VECTORIZE
+    for (size_t i = 0; i < n; i++) m = mx_peak_one(m, x[i]);
+    return m;
+}
+
+float mx_peak_interp_scalar(const float *restrict x, size_t frames, const float *restrict bank,
+                            size_t phases, size_t taps) {
+    float m = 0.0f;
+    for (size_t i = 0; i < frames; i++)
+        for (size_t p = 0; p < phases; p++)
+            m = mx_peak_one(m, mx_interp_one(bank + p * taps, x + i, taps));
+    return m;
+}
+
 const mx_kernels mx_kernels_scalar = {
     mx_mix_ramp_scalar, mx_mix_gain_scalar, mx_apply_ramp_scalar, mx_apply_gain_scalar,
     mx_interleave_scalar, mx_deinterleave_scalar, mx_f32_to_s16_scalar, mx_f32_to_s24_scalar,
     mx_xcorr_scalar, mx_s16_deinterleave_scalar,
     mx_resample_scalar, mx_resample_lerp_scalar,
+    mx_kweight_scalar, mx_peak_scalar, mx_peak_interp_scalar,
 };

@@ -281,11 +281,154 @@ static void xcorr_avx2(float *restrict dst, const float *restrict a, const float
     for (; l < lags; l++) dst[l] = mx_xcorr_one(a, x + l, len);
 }
 
+/* K-weighting, four channels side by side in the lanes of a __m256d (lane 0: channel c);
+ * a pair left over runs in a __m128d, a last channel in the scalar reference. */
+static void kweight_quad_avx2(double *restrict energy, double *restrict state, const float *const *restrict src,
+                              size_t frames, const double *restrict c) {
+    double *s[4] = {state, state + 4, state + 8, state + 12};
+    const float *x0 = src[0], *x1 = src[1], *x2 = src[2], *x3 = src[3];
+    __m256d s0 = _mm256_set_pd(s[3][0], s[2][0], s[1][0], s[0][0]), s1 = _mm256_set_pd(s[3][1], s[2][1], s[1][1], s[0][1]);
+    __m256d s2 = _mm256_set_pd(s[3][2], s[2][2], s[1][2], s[0][2]), s3 = _mm256_set_pd(s[3][3], s[2][3], s[1][3], s[0][3]);
+    __m256d e = _mm256_loadu_pd(energy);
+    const __m256d c0 = _mm256_set1_pd(c[0]), c1 = _mm256_set1_pd(c[1]), c2 = _mm256_set1_pd(c[2]),
+                  c3 = _mm256_set1_pd(c[3]), c4 = _mm256_set1_pd(c[4]), c5 = _mm256_set1_pd(c[5]),
+                  c6 = _mm256_set1_pd(c[6]), c7 = _mm256_set1_pd(c[7]), c8 = _mm256_set1_pd(c[8]),
+                  c9 = _mm256_set1_pd(c[9]);
+    for (size_t i = 0; i < frames; i++) {
+        const __m256d x = _mm256_set_pd((double)x3[i], (double)x2[i], (double)x1[i], (double)x0[i]);
+        const __m256d y = _mm256_add_pd(_mm256_mul_pd(c0, x), s0);
+        s0 = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(c1, x), s1), _mm256_mul_pd(c3, y));
+        s1 = _mm256_sub_pd(_mm256_mul_pd(c2, x), _mm256_mul_pd(c4, y));
+        const __m256d z = _mm256_add_pd(_mm256_mul_pd(c5, y), s2);
+        s2 = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(c6, y), s3), _mm256_mul_pd(c8, z));
+        s3 = _mm256_sub_pd(_mm256_mul_pd(c7, y), _mm256_mul_pd(c9, z));
+        e = _mm256_add_pd(e, _mm256_mul_pd(z, z));
+    }
+    double t[4][4];
+    _mm256_storeu_pd(t[0], s0); _mm256_storeu_pd(t[1], s1); _mm256_storeu_pd(t[2], s2); _mm256_storeu_pd(t[3], s3);
+    for (int l = 0; l < 4; l++) {
+        for (int j = 0; j < 4; j++) s[l][j] = t[j][l];
+        mx_kweight_flush(s[l]);
+    }
+    _mm256_storeu_pd(energy, e);
+}
+
+static void kweight_pair_avx2(double *restrict energy, double *restrict state, const float *restrict x0,
+                              const float *restrict x1, size_t frames, const double *restrict c) {
+    double *sa = state, *sb = state + 4;
+    __m128d s0 = _mm_set_pd(sb[0], sa[0]), s1 = _mm_set_pd(sb[1], sa[1]);
+    __m128d s2 = _mm_set_pd(sb[2], sa[2]), s3 = _mm_set_pd(sb[3], sa[3]);
+    __m128d e = _mm_loadu_pd(energy);
+    const __m128d c0 = _mm_set1_pd(c[0]), c1 = _mm_set1_pd(c[1]), c2 = _mm_set1_pd(c[2]), c3 = _mm_set1_pd(c[3]),
+                  c4 = _mm_set1_pd(c[4]), c5 = _mm_set1_pd(c[5]), c6 = _mm_set1_pd(c[6]), c7 = _mm_set1_pd(c[7]),
+                  c8 = _mm_set1_pd(c[8]), c9 = _mm_set1_pd(c[9]);
+    for (size_t i = 0; i < frames; i++) {
+        const __m128d x = _mm_set_pd((double)x1[i], (double)x0[i]);
+        const __m128d y = _mm_add_pd(_mm_mul_pd(c0, x), s0);
+        s0 = _mm_sub_pd(_mm_add_pd(_mm_mul_pd(c1, x), s1), _mm_mul_pd(c3, y));
+        s1 = _mm_sub_pd(_mm_mul_pd(c2, x), _mm_mul_pd(c4, y));
+        const __m128d z = _mm_add_pd(_mm_mul_pd(c5, y), s2);
+        s2 = _mm_sub_pd(_mm_add_pd(_mm_mul_pd(c6, y), s3), _mm_mul_pd(c8, z));
+        s3 = _mm_sub_pd(_mm_mul_pd(c7, y), _mm_mul_pd(c9, z));
+        e = _mm_add_pd(e, _mm_mul_pd(z, z));
+    }
+    double t[2];
+    _mm_storeu_pd(t, s0); sa[0] = t[0]; sb[0] = t[1];
+    _mm_storeu_pd(t, s1); sa[1] = t[0]; sb[1] = t[1];
+    _mm_storeu_pd(t, s2); sa[2] = t[0]; sb[2] = t[1];
+    _mm_storeu_pd(t, s3); sa[3] = t[0]; sb[3] = t[1];
+    _mm_storeu_pd(energy, e);
+    mx_kweight_flush(sa);
+    mx_kweight_flush(sb);
+}
+
+static void kweight_avx2(double *restrict energy, double *restrict state, const float *const *restrict src,
+                         size_t channels, size_t frames, const double *restrict coef) {
+    size_t c = 0;
+    for (; c + 4 <= channels; c += 4) kweight_quad_avx2(energy + c, state + 4 * c, src + c, frames, coef);
+    for (; c + 2 <= channels; c += 2) kweight_pair_avx2(energy + c, state + 4 * c, src[c], src[c + 1], frames, coef);
+    if (c < channels) mx_kweight_scalar(energy + c, state + 4 * c, src + c, 1, frames, coef);
+}
+
+/* The larger of each lane of m and |v|, passing over NaN (VMAXPS returns its second
+ * operand when the comparison fails, as mx_peak_one does). */
+static inline __m256 peak_lanes_avx2(__m256 m, __m256 v) {
+    const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    return _mm256_max_ps(_mm256_and_ps(v, magnitude), m);
+}
+static inline float peak_fold_avx2(__m256 m, float r) {
+    float t[8];
+    _mm256_storeu_ps(t, m);
+    for (int l = 0; l < 8; l++) r = mx_peak_one(r, t[l]);
+    return r;
+}
+
+static float peak_avx2(const float *restrict x, size_t n) {
+    size_t i = 0;
+    __m256 m0 = _mm256_setzero_ps(), m1 = _mm256_setzero_ps();
+    for (; i + 16 <= n; i += 16) {
+        m0 = peak_lanes_avx2(m0, _mm256_loadu_ps(x + i));
+        m1 = peak_lanes_avx2(m1, _mm256_loadu_ps(x + i + 8));
+    }
+    for (; i + 8 <= n; i += 8) m0 = peak_lanes_avx2(m0, _mm256_loadu_ps(x + i));
+    float r = peak_fold_avx2(m1, peak_fold_avx2(m0, 0.0f));
+    for (; i < n; i++) r = mx_peak_one(r, x[i]);
+    return r;
+}
+
+/* Sixteen outputs per step (two groups of eight), so that up to eight independent sums
+ * are in flight; then eight; then the scalar tail. Inlined with a constant `phases`, so
+ * that the accumulators stay in registers. */
+static inline __attribute__((always_inline)) float peak_interp_avx2_n(const float *restrict x, size_t frames,
+                                                                      const float *restrict bank, size_t taps,
+                                                                      const size_t phases) {
+    size_t i = 0;
+    __m256 m = _mm256_setzero_ps();
+    for (; i + 16 <= frames; i += 16) {
+        __m256 a[4], b[4];
+        for (size_t p = 0; p < phases; p++) a[p] = b[p] = _mm256_setzero_ps();
+        for (size_t k = 0; k < taps; k++) {
+            const __m256 xa = _mm256_loadu_ps(x + i + k), xb = _mm256_loadu_ps(x + i + 8 + k);
+            for (size_t p = 0; p < phases; p++) {
+                const __m256 h = _mm256_broadcast_ss(bank + p * taps + k);
+                a[p] = _mm256_add_ps(a[p], _mm256_mul_ps(h, xa));
+                b[p] = _mm256_add_ps(b[p], _mm256_mul_ps(h, xb));
+            }
+        }
+        for (size_t p = 0; p < phases; p++) m = peak_lanes_avx2(peak_lanes_avx2(m, a[p]), b[p]);
+    }
+    for (; i + 8 <= frames; i += 8) {
+        __m256 a[4];
+        for (size_t p = 0; p < phases; p++) a[p] = _mm256_setzero_ps();
+        for (size_t k = 0; k < taps; k++) {
+            const __m256 xa = _mm256_loadu_ps(x + i + k);
+            for (size_t p = 0; p < phases; p++)
+                a[p] = _mm256_add_ps(a[p], _mm256_mul_ps(_mm256_broadcast_ss(bank + p * taps + k), xa));
+        }
+        for (size_t p = 0; p < phases; p++) m = peak_lanes_avx2(m, a[p]);
+    }
+    float r = peak_fold_avx2(m, 0.0f);
+    for (; i < frames; i++)
+        for (size_t p = 0; p < phases; p++) r = mx_peak_one(r, mx_interp_one(bank + p * taps, x + i, taps));
+    return r;
+}
+
+static float peak_interp_avx2(const float *restrict x, size_t frames, const float *restrict bank,
+                              size_t phases, size_t taps) {
+    switch (phases) {
+    case 1: return peak_interp_avx2_n(x, frames, bank, taps, 1);
+    case 2: return peak_interp_avx2_n(x, frames, bank, taps, 2);
+    case 3: return peak_interp_avx2_n(x, frames, bank, taps, 3);
+    default: return peak_interp_avx2_n(x, frames, bank, taps, 4);
+    }
+}
+
 #pragma clang attribute pop
 
 const mx_kernels mx_kernels_avx2 = {
     mix_ramp_avx2, mix_gain_avx2, apply_ramp_avx2, apply_gain_avx2,
     interleave_avx2, deinterleave_avx2, f32_to_s16_avx2, f32_to_s24_avx2, xcorr_avx2, s16_deinterleave_avx2,
     resample_avx2, resample_lerp_avx2,
+    kweight_avx2, peak_avx2, peak_interp_avx2,
 };
 #endif

@@ -194,9 +194,102 @@ static void xcorr_sse2(float *restrict dst, const float *restrict a, const float
     for (; l < lags; l++) dst[l] = mx_xcorr_one(a, x + l, len);
 }
 
+/* K-weighting, two channels side by side in the lanes of a __m128d (lane 0: channel c). */
+static void kweight_pair_sse2(double *restrict energy, double *restrict state, const float *restrict x0,
+                              const float *restrict x1, size_t frames, const double *restrict c) {
+    double *sa = state, *sb = state + 4;
+    __m128d s0 = _mm_set_pd(sb[0], sa[0]), s1 = _mm_set_pd(sb[1], sa[1]);
+    __m128d s2 = _mm_set_pd(sb[2], sa[2]), s3 = _mm_set_pd(sb[3], sa[3]);
+    __m128d e = _mm_set_pd(energy[1], energy[0]);
+    const __m128d c0 = _mm_set1_pd(c[0]), c1 = _mm_set1_pd(c[1]), c2 = _mm_set1_pd(c[2]), c3 = _mm_set1_pd(c[3]),
+                  c4 = _mm_set1_pd(c[4]), c5 = _mm_set1_pd(c[5]), c6 = _mm_set1_pd(c[6]), c7 = _mm_set1_pd(c[7]),
+                  c8 = _mm_set1_pd(c[8]), c9 = _mm_set1_pd(c[9]);
+    for (size_t i = 0; i < frames; i++) {
+        const __m128d x = _mm_set_pd((double)x1[i], (double)x0[i]);
+        const __m128d y = _mm_add_pd(_mm_mul_pd(c0, x), s0);
+        s0 = _mm_sub_pd(_mm_add_pd(_mm_mul_pd(c1, x), s1), _mm_mul_pd(c3, y));
+        s1 = _mm_sub_pd(_mm_mul_pd(c2, x), _mm_mul_pd(c4, y));
+        const __m128d z = _mm_add_pd(_mm_mul_pd(c5, y), s2);
+        s2 = _mm_sub_pd(_mm_add_pd(_mm_mul_pd(c6, y), s3), _mm_mul_pd(c8, z));
+        s3 = _mm_sub_pd(_mm_mul_pd(c7, y), _mm_mul_pd(c9, z));
+        e = _mm_add_pd(e, _mm_mul_pd(z, z));
+    }
+    double t[2];
+    _mm_storeu_pd(t, s0); sa[0] = t[0]; sb[0] = t[1];
+    _mm_storeu_pd(t, s1); sa[1] = t[0]; sb[1] = t[1];
+    _mm_storeu_pd(t, s2); sa[2] = t[0]; sb[2] = t[1];
+    _mm_storeu_pd(t, s3); sa[3] = t[0]; sb[3] = t[1];
+    _mm_storeu_pd(energy, e);
+    mx_kweight_flush(sa);
+    mx_kweight_flush(sb);
+}
+
+static void kweight_sse2(double *restrict energy, double *restrict state, const float *const *restrict src,
+                         size_t channels, size_t frames, const double *restrict coef) {
+    size_t c = 0;
+    for (; c + 2 <= channels; c += 2)
+        kweight_pair_sse2(energy + c, state + 4 * c, src[c], src[c + 1], frames, coef);
+    if (c < channels) mx_kweight_scalar(energy + c, state + 4 * c, src + c, 1, frames, coef);
+}
+
+/* The larger of each lane of m and |v|, passing over NaN: MAXPS returns its second
+ * operand when the comparison fails, as mx_peak_one does. */
+static inline __m128 peak_lanes_sse2(__m128 m, __m128 v) {
+    const __m128 magnitude = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+    return _mm_max_ps(_mm_and_ps(v, magnitude), m);
+}
+static inline float peak_fold_sse2(__m128 m, float r) {
+    float t[4];
+    _mm_storeu_ps(t, m);
+    for (int l = 0; l < 4; l++) r = mx_peak_one(r, t[l]);
+    return r;
+}
+
+static float peak_sse2(const float *restrict x, size_t n) {
+    size_t i = 0;
+    __m128 m = _mm_setzero_ps();
+    for (; i + 4 <= n; i += 4) m = peak_lanes_sse2(m, _mm_loadu_ps(x + i));
+    float r = peak_fold_sse2(m, 0.0f);
+    for (; i < n; i++) r = mx_peak_one(r, x[i]);
+    return r;
+}
+
+/* Inlined with a constant `phases`, so that the accumulators stay in registers. */
+static inline __attribute__((always_inline)) float peak_interp_sse2_n(const float *restrict x, size_t frames,
+                                                                      const float *restrict bank, size_t taps,
+                                                                      const size_t phases) {
+    size_t i = 0;
+    __m128 m = _mm_setzero_ps();
+    for (; i + 4 <= frames; i += 4) {
+        __m128 acc[4];
+        for (size_t p = 0; p < phases; p++) acc[p] = _mm_setzero_ps();
+        for (size_t k = 0; k < taps; k++) {
+            const __m128 xv = _mm_loadu_ps(x + i + k);
+            for (size_t p = 0; p < phases; p++)
+                acc[p] = _mm_add_ps(acc[p], _mm_mul_ps(_mm_set1_ps(bank[p * taps + k]), xv));
+        }
+        for (size_t p = 0; p < phases; p++) m = peak_lanes_sse2(m, acc[p]);
+    }
+    float r = peak_fold_sse2(m, 0.0f);
+    for (; i < frames; i++)
+        for (size_t p = 0; p < phases; p++) r = mx_peak_one(r, mx_interp_one(bank + p * taps, x + i, taps));
+    return r;
+}
+
+static float peak_interp_sse2(const float *restrict x, size_t frames, const float *restrict bank,
+                              size_t phases, size_t taps) {
+    switch (phases) {
+    case 1: return peak_interp_sse2_n(x, frames, bank, taps, 1);
+    case 2: return peak_interp_sse2_n(x, frames, bank, taps, 2);
+    case 3: return peak_interp_sse2_n(x, frames, bank, taps, 3);
+    default: return peak_interp_sse2_n(x, frames, bank, taps, 4);
+    }
+}
+
 const mx_kernels mx_kernels_sse2 = {
     mix_ramp_sse2, mix_gain_sse2, apply_ramp_sse2, apply_gain_sse2,
     interleave_sse2, deinterleave_sse2, f32_to_s16_sse2, f32_to_s24_sse2, xcorr_sse2, s16_deinterleave_sse2,
     resample_sse2, resample_lerp_sse2,
+    kweight_sse2, peak_sse2, peak_interp_sse2,
 };
 #endif

@@ -40,7 +40,7 @@ struct MixdownCommand: ParsableCommand {
         commandName: "mixdown",
         abstract: "An offline audio render engine: trim, fade, stretch and mix audio files exactly.",
         version: MixdownVersion.string,
-        subcommands: [Info.self, Export.self, Stretch.self, Render.self, Sync.self, Batch.self, GeneratePair.self, Generate.self, MeasureSync.self, MeasureLength.self, MeasureSine.self, Bench.self]
+        subcommands: [Info.self, Export.self, Stretch.self, Render.self, Sync.self, Loudness.self, Batch.self, GeneratePair.self, Generate.self, MeasureSync.self, MeasureLength.self, MeasureSine.self, Bench.self]
     )
 }
 

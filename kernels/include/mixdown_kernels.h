@@ -95,6 +95,28 @@ typedef struct mx_kernels {
     void (*resample_lerp)(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
                           const int32_t *MX_RESTRICT phase, const float *MX_RESTRICT frac, size_t count,
                           const float *MX_RESTRICT bank, int taps);
+    /* K-weighting (ITU-R BS.1770), the loudness meter's filter. Each of `channels` planar
+     * channels of `frames` frames runs through two biquads in double, a high shelf then a
+     * high pass, each in transposed direct form II:
+     *     y = b0 x + s0;   s0 = (b1 x + s1) - a1 y;   s1 = b2 x - a2 y
+     * coef = {shelf b0, b1, b2, a1, a2, high pass b0, b1, b2, a1, a2}; state holds four
+     * doubles per channel (shelf s0, s1, high pass s0, s1), carried from call to call.
+     * energy[c] += the squared outputs of channel c, added in frame order. At the end of a
+     * call a state below 1e-30 in magnitude becomes 0, so that silence never decays into
+     * subnormals (which cost a hundred cycles each). Vector paths run channels side by side
+     * in lanes with the same operations, so every path is bit-identical. */
+    void (*kweight)(double *MX_RESTRICT energy, double *MX_RESTRICT state, const float *const *MX_RESTRICT src,
+                    size_t channels, size_t frames, const double *MX_RESTRICT coef);
+    /* The largest |x[i]| for i < n (0 for n = 0); NaNs are passed over. */
+    float (*peak)(const float *MX_RESTRICT x, size_t n);
+    /* The peak of an oversampled signal, for the true-peak meter: the largest |y| over
+     * i < frames and p < phases of
+     *     y(i, p) = sum over k < taps of bank[p * taps + k] * x[i + k]
+     * added in order of k, multiply and add unfused; NaNs are passed over. x holds
+     * frames + taps - 1 floats; 1 <= phases <= 4. Vector paths compute neighbouring i in
+     * lanes with the same operations: bit-identical. */
+    float (*peak_interp)(const float *MX_RESTRICT x, size_t frames, const float *MX_RESTRICT bank,
+                         size_t phases, size_t taps);
 } mx_kernels;
 
 /* The table for `isa`, or NULL when that path is not built for this architecture or
@@ -124,6 +146,11 @@ void mx_xcorr_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT a, const f
                      size_t len, size_t lags);
 void mx_s16_deinterleave_scalar(float *const *MX_RESTRICT dst, const int16_t *MX_RESTRICT src,
                                 size_t channels, size_t frames);
+void mx_kweight_scalar(double *MX_RESTRICT energy, double *MX_RESTRICT state, const float *const *MX_RESTRICT src,
+                       size_t channels, size_t frames, const double *MX_RESTRICT coef);
+float mx_peak_scalar(const float *MX_RESTRICT x, size_t n);
+float mx_peak_interp_scalar(const float *MX_RESTRICT x, size_t frames, const float *MX_RESTRICT bank,
+                            size_t phases, size_t taps);
 /* The resampler's references: unfused (SSE2's twin) and fused (AVX2's and NEON's twin). */
 void mx_resample_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
                         const int32_t *MX_RESTRICT phase, size_t count, const float *MX_RESTRICT bank, int taps);

@@ -1,0 +1,116 @@
+import Foundation
+
+/// A stream's loudness as EBU R128 defines it (ITU-R BS.1770-4 with the gating of EBU Tech
+/// 3341 and the loudness range of Tech 3342), and its peaks.
+public struct LoudnessMeasurement: Sendable, Equatable {
+    /// Integrated (programme) loudness, LUFS: the mean of the 400 ms blocks (overlapping
+    /// by 75 %) above the absolute gate (-70 LUFS) and the relative gate (10 LU below the
+    /// mean of those). `-infinity` when no block passes the absolute gate: silence, or a
+    /// stream shorter than one block.
+    public let integrated: Double
+    /// Loudness range, LU: the spread between the 10th and the 95th percentiles of the
+    /// 3 s short-term loudness (every 100 ms) above -70 LUFS and 20 LU below their mean;
+    /// 0 when no short-term block passes.
+    public let range: Double
+    /// The largest absolute value of the signal reconstructed between samples (4x
+    /// oversampled below 96 kHz), or of the samples when higher, dBTP; `-infinity` for
+    /// digital silence.
+    public let truePeak: Double
+    /// The largest absolute sample, dBFS; `-infinity` for digital silence.
+    public let samplePeak: Double
+    /// The loudest 3 s short-term block, LUFS (`-infinity` when the stream is shorter).
+    public let shortTermMaximum: Double
+    /// The loudest 400 ms momentary block, LUFS.
+    public let momentaryMaximum: Double
+    /// Frames measured (frames, not samples).
+    public let frames: Int64
+    public let sampleRate: Int
+    public let channelCount: Int
+
+    /// Loudness of a mean square `z` (already channel-weighted): -0.691 + 10 log10 z.
+    static func loudness(meanSquare z: Double) -> Double {
+        z > 0 ? -0.691 + 10 * log10(z) : -.infinity
+    }
+
+    /// The mean square that has `lufs` of loudness.
+    static func meanSquare(loudness lufs: Double) -> Double {
+        pow(10, (lufs + 0.691) / 10)
+    }
+
+    /// The gated mean of `blocks` (mean squares): those at or above the absolute gate,
+    /// then those at or above `relative` dB below the mean of the first set. Returns the
+    /// blocks kept (sorted not required) and their mean.
+    static func gated(_ blocks: [Double], relative: Double) -> [Double] {
+        let absolute = meanSquare(loudness: -70)
+        let loud = blocks.filter { $0 >= absolute }
+        guard !loud.isEmpty else { return [] }
+        let threshold = loud.reduce(0, +) / Double(loud.count) * pow(10, relative / 10)
+        return loud.filter { $0 >= threshold }
+    }
+
+    /// The measurement from a stream's 100 ms segments (`segments[s]` is the
+    /// channel-weighted sum of squared K-weighted samples of segment s, `segmentFrames`
+    /// frames each) and its linear peaks.
+    init(segments: [Double], segmentFrames: Int, truePeak: Double, samplePeak: Double,
+         frames: Int64, sampleRate: Int, channelCount: Int) {
+        func blocks(of count: Int) -> [Double] {
+            guard segments.count >= count else { return [] }
+            var out = [Double](repeating: 0, count: segments.count - count + 1)
+            let norm = 1 / Double(count * segmentFrames)
+            for end in (count - 1)..<segments.count {
+                var sum = 0.0
+                for s in (end - count + 1)...end { sum += segments[s] }
+                out[end - count + 1] = sum * norm
+            }
+            return out
+        }
+        let momentary = blocks(of: 4), shortTerm = blocks(of: 30)
+        let kept = Self.gated(momentary, relative: -10)
+        integrated = kept.isEmpty ? -.infinity : Self.loudness(meanSquare: kept.reduce(0, +) / Double(kept.count))
+        let spread = Self.gated(shortTerm, relative: -20).map { Self.loudness(meanSquare: $0) }.sorted()
+        if spread.isEmpty {
+            range = 0
+        } else {
+            // Nearest rank, rounding half up, as libebur128 and Tech 3342's example code do.
+            let last = Double(spread.count - 1)
+            range = spread[Int(last * 0.95 + 0.5)] - spread[Int(last * 0.10 + 0.5)]
+        }
+        momentaryMaximum = Self.loudness(meanSquare: momentary.max() ?? 0)
+        shortTermMaximum = Self.loudness(meanSquare: shortTerm.max() ?? 0)
+        self.truePeak = Self.decibels(truePeak)
+        self.samplePeak = Self.decibels(samplePeak)
+        self.frames = frames
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+    }
+
+    /// 20 log10 of a linear amplitude; -infinity for 0.
+    static func decibels(_ amplitude: Double) -> Double {
+        amplitude > 0 ? 20 * log10(amplitude) : -.infinity
+    }
+}
+
+extension LoudnessMeasurement: Encodable {
+    /// The keys of `--json`; a value of -infinity (silence) is written as null.
+    enum CodingKeys: String, CodingKey {
+        case integrated = "integratedLufs", range = "rangeLu", truePeak = "truePeakDbtp", samplePeak = "samplePeakDbfs"
+        case shortTermMaximum = "shortTermMaxLufs", momentaryMaximum = "momentaryMaxLufs"
+        case frames, sampleRate, channelCount = "channels"
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        func finite(_ v: Double, _ key: CodingKeys) throws {
+            if v.isFinite { try c.encode((v * 1000).rounded() / 1000, forKey: key) } else { try c.encodeNil(forKey: key) }
+        }
+        try finite(integrated, .integrated)
+        try finite(range, .range)
+        try finite(truePeak, .truePeak)
+        try finite(samplePeak, .samplePeak)
+        try finite(shortTermMaximum, .shortTermMaximum)
+        try finite(momentaryMaximum, .momentaryMaximum)
+        try c.encode(frames, forKey: .frames)
+        try c.encode(sampleRate, forKey: .sampleRate)
+        try c.encode(channelCount, forKey: .channelCount)
+    }
+}

@@ -1,0 +1,30 @@
+/// Measures the loudness of one file's audio stream (EBU R128): `mixdown loudness`.
+/// Reads every type Mixdown reads; decoding runs ahead on its own thread.
+public struct FileLoudness: Sendable {
+    public var input: String
+    /// The input's audio stream (the container's index); nil: its first audio stream.
+    public var stream: Int?
+    /// Cores the meter may use besides the decoder's (1 or 2).
+    public var threads = 2
+
+    public init(input: String, stream: Int? = nil) {
+        self.input = input
+        self.stream = stream
+    }
+
+    public struct Report: Sendable, Encodable {
+        public let input: String
+        public let loudness: LoudnessMeasurement
+        /// Wall time, in seconds.
+        public let seconds: Double
+    }
+
+    public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
+        let clock = Stopwatch()
+        let reader = try AudioFileProbe.open(path: input, stream: stream)
+        let source = ReadAhead(input: try FileSource(decoder: reader, range: nil))
+        let m = try LoudnessPass.measure(source, expectedFrames: reader.info.frames, threads: threads,
+                                         progress: progress, cancellation: cancellation)
+        return Report(input: input, loudness: m, seconds: clock.seconds)
+    }
+}

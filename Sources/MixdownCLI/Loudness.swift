@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import Mixdown
+
+struct Loudness: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure loudness to EBU R128: integrated loudness (LUFS), loudness range (LU), true peak (dBTP) and sample peak (dBFS).")
+
+    @Argument(help: "Audio or video files (any type Mixdown reads).")
+    var files: [String]
+    @Option(parsing: .unconditional, help: "The audio stream of each file, by the index `mixdown info` lists (default: its first audio stream).")
+    var stream: Int?
+    @Option(parsing: .unconditional, help: "Cores the meter uses besides the decoder (1 or 2; default 2).")
+    var threads = 2
+    @Flag(help: "Print one JSON object per file, one per line.")
+    var json = false
+    @Flag(name: [.customLong("quiet"), .customShort("q")], help: "No progress bar.")
+    var quiet = false
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("give at least one file") }
+        guard threads == 1 || threads == 2 else { throw ValidationError("--threads: give 1 or 2") }
+    }
+
+    func run() throws {
+        for file in files {
+            var job = FileLoudness(input: file, stream: stream)
+            job.threads = threads
+            let report = try runWithProgress("loudness", quiet: quiet || files.count > 1 && json) { progress, token in
+                try job.run(progress: progress, cancellation: token)
+            }
+            if json { try printJSON(report); continue }
+            let m = report.loudness
+            func show(_ v: Double, _ unit: String) -> String {
+                v.isFinite ? String(format: "%.1f %@", v, unit) : "-inf \(unit)"
+            }
+            print("""
+            \(file)
+              integrated:  \(show(m.integrated, "LUFS"))\(m.integrated.isFinite ? "" : " (silent: nothing above the -70 LUFS gate)")
+              range:       \(show(m.range, "LU"))
+              true peak:   \(show(m.truePeak, "dBTP"))
+              sample peak: \(show(m.samplePeak, "dBFS"))
+            """)
+        }
+    }
+}
