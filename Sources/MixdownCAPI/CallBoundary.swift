@@ -37,7 +37,7 @@ enum CallBoundary {
     static func status(of error: MixdownError) -> mixdown_status {
         switch error {
         case .fileNotFound, .notAFile: MIXDOWN_ERROR_FILE_NOT_FOUND
-        case .emptyFile, .unreadableFile, .truncatedAudio, .readFailed, .corruptAudio, .noAudioStream: MIXDOWN_ERROR_UNREADABLE
+        case .emptyFile, .unreadableFile, .truncatedAudio, .readFailed, .corruptAudio, .noAudioStream, .silentAudio: MIXDOWN_ERROR_UNREADABLE
         case .invalidParameter, .invalidTime, .rangeOutsideSource, .overlappingAutomation, .invalidEvent: MIXDOWN_ERROR_INVALID_ARGUMENT
         case .invalidEdit, .overlappingSegments, .invalidDocument, .invalidManifest: MIXDOWN_ERROR_INVALID_DOCUMENT
         case .unsupportedOutput, .unsupportedChannelMapping: MIXDOWN_ERROR_UNSUPPORTED

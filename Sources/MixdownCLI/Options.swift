@@ -55,6 +55,23 @@ struct OutputOptions: ParsableArguments {
     var bitrate: Int?
     @Option(name: .customLong("video-from"), parsing: .unconditional, help: "mp4/mov output: copy this file's video stream beside the audio, bit for bit.")
     var videoFrom: String?
+    @Option(parsing: .unconditional, help: "Bring the output to this integrated loudness in LUFS (EBU R128: -16 for podcasts, -23 for broadcast): one gain for the whole file, measured on a first pass.")
+    var loudness: Double?
+    @Option(name: .customLong("true-peak"), parsing: .unconditional, help: "With --loudness: the true-peak ceiling in dBTP (default -1). A gain that would pass it is lowered to it, unless --limit.")
+    var truePeak: Double?
+    @Flag(help: "With --loudness: hold the peaks under the ceiling with a look-ahead true-peak limiter, and reach the target.")
+    var limit = false
+
+    /// --loudness, --true-peak and --limit; nil without --loudness.
+    func loudnessTarget() throws -> LoudnessTarget? {
+        guard let loudness else {
+            if truePeak != nil || limit { throw UsageError(message: "--true-peak and --limit go with --loudness") }
+            return nil
+        }
+        let target = LoudnessTarget(integrated: loudness, truePeak: truePeak ?? -1, limit: limit)
+        try target.validate()
+        return target
+    }
 
     func fileType() throws -> AudioFileType? { try parseType(type) }
     func sampleFormat() throws -> SampleFormat? { try parseSampleFormat(format) }
@@ -90,6 +107,19 @@ func parseSampleFormat(_ text: String?) throws -> SampleFormat? {
         throw UsageError(message: "--format: '\(text)' is not one of s16, s24, f32")
     }
     return f
+}
+
+/// The summary line of a normalised job, or nil.
+func loudnessLine(_ report: OutputJob.LoudnessReport?) -> String? {
+    guard let r = report else { return nil }
+    var line = String(format: "loudness: %.1f LUFS (%@) %+.2f dB -> %.1f LUFS, true peak %.1f dBTP (%@)",
+                      r.input.integrated, r.measuredOn, r.gainDb, r.output.integrated, r.output.truePeak, r.outputMeasuredOn)
+    if r.limitedByTruePeak {
+        line += String(format: "; the gain was lowered to keep the true peak under %.1f dBTP: %.1f LU short of %.1f LUFS (--limit reaches it)",
+                       r.target.truePeak, r.target.integrated - r.output.integrated, r.target.integrated)
+    }
+    if r.limiter { line += String(format: "; the true-peak limiter held the peaks under %.1f dBTP", r.target.truePeak) }
+    return line
 }
 
 /// Prints one JSON object on standard output.
@@ -155,6 +185,7 @@ extension FileWritingJob {
         if e.codec != nil { encoder.codec = e.codec }
         if e.bitrate != nil { encoder.bitrate = e.bitrate }
         if let v = output.videoFrom { videoFrom = v }
+        if let l = try output.loudnessTarget() { settings.loudness = l }
         overwrite = common.overwrite
         durable = common.sync
     }

@@ -65,6 +65,7 @@ struct Render: ParsableCommand {
                          report.sampleFormat.map { " " + $0.rawValue } ?? "", report.sampleRate, report.channels,
                          report.seconds, report.realtimeFactor,
                          report.truncatedByFileLengthLimit ? "; stopped at the file length limit (\(report.fileBytes) bytes)" : ""))
+            if let l = loudnessLine(report.loudness) { print(l) }
         }
     }
 

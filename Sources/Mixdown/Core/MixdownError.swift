@@ -61,6 +61,9 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
     /// end, frames after its end): a bug in Mixdown or in an embedder's node, found by
     /// `ContractCheck`.
     case nodeContractViolated(node: String, reason: String)
+    /// A job asked to bring audio to a loudness found it silent: its integrated loudness is
+    /// -infinity (no 400 ms block above -70 LUFS), and no gain reaches a target.
+    case silentAudio(what: String, target: String)
     /// The render was cancelled (by the caller, or by Ctrl-C in the CLI).
     case cancelled
 
@@ -101,6 +104,8 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
             return "'\(rec)' against '\(ref)': offsets \(o.map { String(format: "%+.3f s", $0) }.joined(separator: " and ")) fit about as well: \(r)"
         case .invalidManifest(let f, let l, let r): return l > 0 ? "'\(f)': line \(l): \(r)" : "'\(f)': \(r)"
         case .nodeContractViolated(let n, let r): return "node \(n) broke the render contract: \(r)"
+        case .silentAudio(let w, let t):
+            return "\(w) is silent (integrated loudness -inf LUFS: no 400 ms block above the -70 LUFS gate): no gain brings it to \(t); nothing was written"
         case .cancelled: return "cancelled"
         }
     }

@@ -11,9 +11,12 @@ final class BackgroundWriter: @unchecked Sendable {
     private let ring: BlockRing<Int?>
     private let done = DispatchSemaphore(value: 0)
     private let failure = Mutex<MixdownError?>(nil)
+    /// Measures every block as it is handed to the encoder (on this thread).
+    private let meter: LoudnessMeter?
 
-    init(writer: AudioFileWriter, maximumFrames: Int, slotCount: Int = 4) {
+    init(writer: AudioFileWriter, maximumFrames: Int, slotCount: Int = 4, meter: LoudnessMeter? = nil) {
         self.writer = writer
+        self.meter = meter
         ring = BlockRing(format: writer.format, capacity: maximumFrames, count: slotCount, empty: nil)
         let thread = Thread { [self] in drain() }
         thread.name = "mixdown.writer"
@@ -25,6 +28,7 @@ final class BackgroundWriter: @unchecked Sendable {
             let (buffer, frames) = ring.nextFilledSlot()
             guard let frames else { break }
             if failure.withLock({ $0 == nil }) {
+                meter?.add(buffer, frames: frames)
                 do { try writer.write(buffer, frames: frames) } catch {
                     failure.withLock { $0 = error }
                 }

@@ -10,10 +10,11 @@ public enum Renderer {
     /// or padded file. `progress` receives the fraction done (0...1, never decreasing)
     /// after each block. `cancellation` is checked before each block.
     /// Encoding and writing run on a background thread (`BackgroundWriter`), overlapping
-    /// with the render of the next block. Allocates only before the loop.
+    /// with the render of the next block; `meter`, when given, measures each block there as
+    /// it is handed to the encoder. Allocates only before the loop.
     @discardableResult
     public static func run(source: AudioNode, writer: AudioFileWriter, blockSizes: [Int] = [4096],
-                           expectedFrames: Int64?, progress: ((Double) -> Void)? = nil,
+                           expectedFrames: Int64?, meter: LoudnessMeter? = nil, progress: ((Double) -> Void)? = nil,
                            cancellation: CancellationToken? = nil) throws(MixdownError) -> Int64 {
         precondition(!blockSizes.isEmpty && blockSizes.allSatisfy { $0 > 0 }, "block sizes must be positive")
         let source = ContractCheck.wrap(source)
@@ -24,7 +25,7 @@ public enum Renderer {
                               cancellation: cancellation)
         try source.preroll(preroll)
         let buffer = AudioBuffer(format: source.format, capacity: maxBlock)
-        let background = BackgroundWriter(writer: writer, maximumFrames: maxBlock)
+        let background = BackgroundWriter(writer: writer, maximumFrames: maxBlock, meter: meter)
         var finished = false
         defer { if !finished { try? background.finish() } }
         var done: Int64 = 0
@@ -63,11 +64,11 @@ public enum Renderer {
     /// any error or cancellation, the writer is aborted and nothing is left behind.
     @discardableResult
     public static func render(_ source: AudioNode, to writer: AudioFileWriter, blockSizes: [Int] = [4096],
-                              expectedFrames: Int64?, progress: ((Double) -> Void)? = nil,
+                              expectedFrames: Int64?, meter: LoudnessMeter? = nil, progress: ((Double) -> Void)? = nil,
                               cancellation: CancellationToken? = nil) throws(MixdownError) -> Int64 {
         do {
             let frames = try run(source: source, writer: writer, blockSizes: blockSizes, expectedFrames: expectedFrames,
-                                 progress: progress, cancellation: cancellation)
+                                 meter: meter, progress: progress, cancellation: cancellation)
             try writer.commit()
             return frames
         } catch {

@@ -360,6 +360,8 @@ public struct CompositionRender: Sendable {
         public let realtimeFactor: Double
         /// Temporary files of the destination that dead runs had left, removed by this one.
         public var removedStaleTemporaryFiles: [String] = []
+        /// How the output was brought to `settings.loudness` (nil without one).
+        public var loudness: OutputJob.LoudnessReport? = nil
     }
 
     /// Plans, then renders. Nothing is written unless every check passes; on any error or
@@ -368,7 +370,9 @@ public struct CompositionRender: Sendable {
         let plan = try plan()
         let graph = try makeGraph(plan)
         let count = Int64(plan.frames.count)
-        let done = try plan.job.write(graph, frames: count, encoding: plan.encoding, progress: progress, cancellation: cancellation)
+        let done = try plan.job.write(graph, frames: count, encoding: plan.encoding, remake: { () throws(MixdownError) in
+            try makeGraph(plan)
+        }, progress: progress, cancellation: cancellation)
         let seconds = done.seconds
         let duration = MediaTime(frames: count, sampleRate: plan.format.sampleRate)
         var st = stat()
@@ -381,6 +385,7 @@ public struct CompositionRender: Sendable {
                       truncatedByFileLengthLimit: plan.truncatedByFileLengthLimit, fileBytes: bytes,
                       seconds: seconds, realtimeFactor: seconds > 0 ? duration.approximateSeconds / seconds : 0)
         report.removedStaleTemporaryFiles = done.removedStaleTemporaryFiles
+        report.loudness = done.loudness
         return report
     }
 }

@@ -66,6 +66,8 @@ public struct FileAlign: Sendable {
         public let seconds: Double
         /// Temporary files of the destination that dead runs had left, removed by this one.
         public var removedStaleTemporaryFiles: [String] = []
+        /// How the output was brought to `settings.loudness` (nil without one).
+        public var loudness: OutputJob.LoudnessReport? = nil
     }
 
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
@@ -140,8 +142,9 @@ public struct FileAlign: Sendable {
         }
         let player = TrackPlayer(format: format, length: ref.frames, items: items, label: "'\(input)'")
         let encoding = try job.encoding(frames: ref.frames, channels: format.channelCount, natural: job.naturalSampleFormat(of: rec))
-        let done = try job.write(player, frames: ref.frames, encoding: encoding,
-                                 progress: { progress?(before + during * $0) }, cancellation: cancellation)
+        let done = try job.write(player, frames: ref.frames, encoding: encoding, remake: { () throws(MixdownError) in
+            TrackPlayer(format: format, length: ref.frames, items: items, label: "'\(input)'")
+        }, progress: { progress?(before + during * $0) }, cancellation: cancellation)
 
         // The proof: the output against the reference.
         var check: DriftEstimate?
@@ -154,6 +157,7 @@ public struct FileAlign: Sendable {
                       channels: format.channelCount, residualOffsetMilliseconds: check.map { $0.offsetSeconds * 1000 },
                       residualPPM: check?.ppm, residualMaxLagMilliseconds: worst.map { $0 * 1000 }, seconds: job.seconds)
         report.removedStaleTemporaryFiles = done.removedStaleTemporaryFiles
+        report.loudness = done.loudness
         return report
     }
 }

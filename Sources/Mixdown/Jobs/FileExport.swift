@@ -48,6 +48,8 @@ public struct FileExport: Sendable {
         public let realtimeFactor: Double
         /// Temporary files of the destination that dead runs had left, removed by this one.
         public var removedStaleTemporaryFiles: [String] = []
+        /// How the output was brought to `settings.loudness` (nil without one).
+        public var loudness: OutputJob.LoudnessReport? = nil
     }
 
     /// Checks everything, then renders. Nothing is written unless every check passes; on
@@ -126,15 +128,18 @@ public struct FileExport: Sendable {
         let envelope = try automation.envelope(sampleRate: rate)
 
         let encoding = try job.encoding(frames: length, channels: info.channelCount, natural: job.naturalSampleFormat(of: info))
-        let source = try FileSource(decoder: reader, range: a..<b)
-        let graph = GainAutomation(input: ReadAhead(input: source), envelope: envelope)
-        let done = try job.write(graph, frames: length, encoding: encoding, progress: progress, cancellation: cancellation)
+        let graph = GainAutomation(input: ReadAhead(input: try FileSource(decoder: reader, range: a..<b)), envelope: envelope)
+        let input = self.input, stream = self.stream
+        let done = try job.write(graph, frames: length, encoding: encoding, remake: { () throws(MixdownError) in
+            GainAutomation(input: ReadAhead(input: try FileSource(path: input, range: a..<b, stream: stream)), envelope: envelope)
+        }, progress: progress, cancellation: cancellation)
         let seconds = done.seconds
         var report = Report(input: input, output: output, type: encoding.type, sampleFormat: encoding.sampleFormat,
                       sampleRate: rate, channels: info.channelCount, sourceStartFrame: a, sourceEndFrame: b,
                       frames: length, duration: outDuration, durationSeconds: outDuration.approximateSeconds,
                       seconds: seconds, realtimeFactor: seconds > 0 ? outDuration.approximateSeconds / seconds : 0)
         report.removedStaleTemporaryFiles = done.removedStaleTemporaryFiles
+        report.loudness = done.loudness
         return report
     }
 }

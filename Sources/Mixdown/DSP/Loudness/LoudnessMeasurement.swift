@@ -90,12 +90,26 @@ public struct LoudnessMeasurement: Sendable, Equatable {
     }
 }
 
-extension LoudnessMeasurement: Encodable {
+extension LoudnessMeasurement: Codable {
     /// The keys of `--json`; a value of -infinity (silence) is written as null.
     enum CodingKeys: String, CodingKey {
         case integrated = "integratedLufs", range = "rangeLu", truePeak = "truePeakDbtp", samplePeak = "samplePeakDbfs"
         case shortTermMaximum = "shortTermMaxLufs", momentaryMaximum = "momentaryMaxLufs"
         case frames, sampleRate, channelCount = "channels"
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func value(_ key: CodingKeys) throws -> Double { try c.decodeIfPresent(Double.self, forKey: key) ?? -.infinity }
+        integrated = try value(.integrated)
+        range = try c.decodeIfPresent(Double.self, forKey: .range) ?? 0
+        truePeak = try value(.truePeak)
+        samplePeak = try value(.samplePeak)
+        shortTermMaximum = try value(.shortTermMaximum)
+        momentaryMaximum = try value(.momentaryMaximum)
+        frames = try c.decode(Int64.self, forKey: .frames)
+        sampleRate = try c.decode(Int.self, forKey: .sampleRate)
+        channelCount = try c.decode(Int.self, forKey: .channelCount)
     }
 
     public func encode(to encoder: Encoder) throws {

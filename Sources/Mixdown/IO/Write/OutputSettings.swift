@@ -18,6 +18,9 @@ public struct OutputSettings: Sendable, Equatable {
     /// MP4/MOV only: copy this file's video stream beside the audio (no re-encode); the
     /// audio's frame 0 lands where that file's audio starts.
     public var videoFrom: String?
+    /// Bring the output to this loudness (a measuring pass, then the write with one gain);
+    /// nil writes the render as it is.
+    public var loudness: LoudnessTarget?
     /// Block sizes the render cycles through, in frames (one size is the usual case).
     public var blockSizes: [Int]
     /// Cores a render may use (1 or 2).

@@ -1,0 +1,213 @@
+import CEbur128
+import Foundation
+import MixdownTools
+import Testing
+@testable import Mixdown
+
+/// Jobs that deliver at a loudness target: the written file measured by an independent
+/// meter (libebur128) lands on the target ±0.2 LU with its true peak at or under the
+/// ceiling +0.2 dB; the true-peak ceiling lowers the gain or, with --limit, is held by the
+/// limiter; bad targets and silent inputs are refused with nothing written.
+@Suite(.serialized) struct LoudnessNormalisationTests {
+    /// libebur128's integrated loudness and true peak (dBTP) of planar samples.
+    static func libebur128(_ planes: [[Float]], rate: Int) -> (integrated: Double, truePeak: Double) {
+        let channels = planes.count
+        let st = ebur128_init(UInt32(channels), UInt(rate), Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue))!
+        var handle: UnsafeMutablePointer<ebur128_state>? = st
+        defer { ebur128_destroy(&handle) }
+        let n = planes[0].count
+        var block = [Float](repeating: 0, count: 4800 * channels)
+        var done = 0
+        while done < n {
+            let count = min(4800, n - done)
+            for f in 0..<count { for c in 0..<channels { block[f * channels + c] = planes[c][done + f] } }
+            _ = ebur128_add_frames_float(st, block, count)
+            done += count
+        }
+        var integrated = 0.0, peak = 0.0
+        ebur128_loudness_global(st, &integrated)
+        for c in 0..<channels {
+            var v = 0.0
+            ebur128_true_peak(st, UInt32(c), &v)
+            peak = max(peak, v)
+        }
+        return (integrated, 20 * log10(peak))
+    }
+
+    /// Two minutes of speech-like stereo at 48 kHz, around -24 LUFS with peaks near -7 dBTP.
+    static func speech(in dir: TempDir, seconds: Int = 120) throws -> String {
+        let node = SpeechLikeSignal(format: AudioFormat(sampleRate: 48_000, channelCount: 2), length: Int64(seconds * 48_000))
+        let path = dir.file("speech.wav")
+        try writeFile(path, try renderAll(node, blockSizes: [4096]), sampleRate: 48_000, format: .s24)
+        return path
+    }
+
+    static func export(_ input: String, _ output: String, _ target: LoudnessTarget) throws(MixdownError) -> FileExport.Report {
+        var job = FileExport(input: input, output: output)
+        job.settings.loudness = target
+        return try job.run()
+    }
+
+    @Test func aLinearGainLandsOnTheTargetByAnIndependentMeter() throws {
+        let dir = TempDir()
+        let input = try Self.speech(in: dir)
+        let report = try Self.export(input, dir.file("out.wav"), LoudnessTarget(integrated: -23, truePeak: -1))
+        let r = try #require(report.loudness)
+        #expect(r.measuredOn == "render" && !r.limitedByTruePeak && !r.limiter)
+        #expect(abs(r.output.integrated - -23) <= 0.05, "\(r.output.integrated)")
+        let written = try readFile(dir.file("out.wav"))
+        let independent = Self.libebur128(written.planes, rate: 48_000)
+        #expect(abs(independent.integrated - -23) <= 0.2, "libebur128: \(independent.integrated)")
+        #expect(independent.truePeak <= -1 + 0.2)
+        // One gain for the whole file: every sample is the input's times it.
+        let original = try readFile(input).planes
+        let g = Float(pow(10, r.gainDb / 20))
+        var worst: Float = 0
+        for c in 0..<2 { for i in stride(from: 0, to: original[c].count, by: 97) { worst = max(worst, abs(written.planes[c][i] - original[c][i] * g)) } }
+        #expect(worst < 2e-6, "not one gain: \(worst)")
+        #expect(written.planes[0].count == original[0].count)
+    }
+
+    @Test func aGainThatWouldPassTheCeilingIsLoweredToIt() throws {
+        let dir = TempDir()
+        let input = try Self.speech(in: dir)
+        let report = try Self.export(input, dir.file("out.wav"), LoudnessTarget(integrated: -10, truePeak: -2))
+        let r = try #require(report.loudness)
+        #expect(r.limitedByTruePeak && !r.limiter)
+        #expect(abs(r.gainDb - (-2 - r.input.truePeak)) < 1e-9)
+        #expect(abs(r.output.truePeak - -2) < 0.02, "\(r.output.truePeak)")
+        #expect(abs(r.output.integrated - (r.input.integrated + r.gainDb)) < 0.01)
+        #expect(r.output.integrated < -10.5)
+        let independent = Self.libebur128(try readFile(dir.file("out.wav")).planes, rate: 48_000)
+        #expect(independent.truePeak <= -2 + 0.2, "\(independent.truePeak)")
+    }
+
+    @Test func theLimiterReachesTheTargetUnderTheCeiling() throws {
+        let dir = TempDir()
+        let input = try Self.speech(in: dir)
+        let report = try Self.export(input, dir.file("out.wav"), LoudnessTarget(integrated: -12, truePeak: -1, limit: true))
+        let r = try #require(report.loudness)
+        #expect(r.limiter && !r.limitedByTruePeak && r.passes >= 2)
+        let written = try readFile(dir.file("out.wav")).planes
+        let independent = Self.libebur128(written, rate: 48_000)
+        #expect(abs(independent.integrated - -12) <= 0.2, "libebur128: \(independent.integrated)")
+        #expect(independent.truePeak <= -1 + 0.2, "libebur128: \(independent.truePeak)")
+        #expect(r.output.truePeak <= -1 + 0.01, "\(r.output.truePeak)")
+        #expect(written[0].count == 120 * 48_000)
+    }
+
+    #if FFmpeg
+    @Test func anM4AMeasuredDecodedLandsOnTheTarget() throws {
+        let dir = TempDir()
+        let input = try Self.speech(in: dir, seconds: 60)
+        let report = try Self.export(input, dir.file("out.m4a"), LoudnessTarget(integrated: -18, truePeak: -1))
+        let r = try #require(report.loudness)
+        #expect(r.outputMeasuredOn == "decoded file")
+        let decoded = try readFile(dir.file("out.m4a"))
+        #expect(decoded.info.frames == 60 * 48_000)
+        let independent = Self.libebur128(decoded.planes, rate: 48_000)
+        #expect(abs(independent.integrated - -18) <= 0.2, "libebur128 on the decoded AAC: \(independent.integrated)")
+        #expect(independent.truePeak <= -1 + 0.2, "\(independent.truePeak)")
+    }
+    #endif
+
+    /// A varispeed of 300 ppm keeps the loudness: measuring the input instead of a pass over
+    /// the stretch misses the output's loudness by under 0.05 LU (0.034 here: the signal's
+    /// unfiltered noise reaches 24 kHz, and the resampler's low-pass trims its top). WSOLA
+    /// measures its render, and lands within 0.01 LU.
+    @Test func aSmallVarispeedIsMeasuredOnItsInputAndKeepsItsLoudness() throws {
+        let dir = TempDir()
+        let input = try Self.speech(in: dir, seconds: 60)
+        var job = FileStretch(input: input, output: dir.file("v.wav"), target: .ratio(StretchRatio(1_000_300, 1_000_000)))
+        job.algorithm = .varispeed
+        job.settings.loudness = LoudnessTarget(integrated: -20)
+        let r = try #require(try job.run().loudness)
+        #expect(r.measuredOn == "input")
+        #expect(abs(r.output.integrated - -20) <= 0.05, "\(r.output.integrated)")
+        var wsola = FileStretch(input: input, output: dir.file("w.wav"), target: .ratio(StretchRatio(1_000_300, 1_000_000)))
+        wsola.algorithm = .wsola
+        wsola.settings.loudness = LoudnessTarget(integrated: -20)
+        let w = try #require(try wsola.run().loudness)
+        #expect(w.measuredOn == "render")
+        #expect(abs(w.output.integrated - -20) <= 0.01)
+    }
+
+    @Test func badTargetsAndSilenceAreRefusedAndNothingIsWritten() throws {
+        let dir = TempDir()
+        let input = try Self.speech(in: dir, seconds: 5)
+        #expect(throws: MixdownError.invalidParameter(name: "--loudness", value: "3.0",
+                                                      reason: "must be a loudness from -70 to 0 LUFS (-16 for podcasts, -23 for EBU R128 broadcast)")) {
+            _ = try Self.export(input, dir.file("a.wav"), LoudnessTarget(integrated: 3))
+        }
+        #expect(throws: MixdownError.invalidParameter(name: "--true-peak", value: "0.5", reason: "must be a ceiling from -30 to 0 dBTP")) {
+            _ = try Self.export(input, dir.file("b.wav"), LoudnessTarget(integrated: -16, truePeak: 0.5))
+        }
+        let silent = dir.file("silent.wav")
+        try writeFile(silent, [[Float](repeating: 0, count: 48_000 * 3)])
+        #expect(throws: MixdownError.silentAudio(what: "the render for '\(dir.file("c.wav"))'", target: "-16.0 LUFS")) {
+            _ = try Self.export(silent, dir.file("c.wav"), LoudnessTarget(integrated: -16))
+        }
+        for name in ["a.wav", "b.wav", "c.wav"] { #expect(!FileManager.default.fileExists(atPath: dir.file(name)), "\(name)") }
+        // A file length limit needs an exact size: not with a compressed output.
+        var render = CompositionRender(composition: Composition(), output: dir.file("d.m4a"), fileLengthLimit: 1_000_000)
+        render.settings.loudness = LoudnessTarget(integrated: -16)
+        #expect(throws: MixdownError.self) { _ = try render.run() }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("d.m4a")))
+    }
+}
+
+/// The limiter node: the true peak held at the ceiling, the length exact, the same output
+/// at every block size.
+@Suite struct TruePeakLimiterTests {
+    /// A 1 kHz tone at -20 dBFS with bursts of 9 kHz at +3 dBFS... over any ceiling.
+    static func signal() -> [[Float]] {
+        let n = 48_000 * 3
+        let plane = (0..<n).map { i -> Float in
+            let t = Double(i) / 48_000
+            var v = 0.1 * sin(2 * .pi * 1000 * t)
+            if (i / 12_000) % 3 == 1 { v += 1.4 * sin(2 * .pi * 9000 * t + 0.7) }
+            return Float(v)
+        }
+        return [plane, plane.map { -$0 * 0.5 }]
+    }
+
+    static func limited(_ planes: [[Float]], ceiling: Double, blocks: [Int]) throws -> [[Float]] {
+        let node = try TruePeakLimiter(input: ArraySource(sampleRate: 48_000, planes: planes), ceiling: ceiling)
+        return try renderAll(node, blockSizes: blocks)
+    }
+
+    @Test func peaksAreHeldAndQuietPartsUntouched() throws {
+        let planes = Self.signal()
+        let out = try Self.limited(planes, ceiling: -1, blocks: [4096])
+        #expect(out[0].count == planes[0].count && out[1].count == planes[1].count)
+        let meter = try LoudnessMeter(sampleRate: 48_000, channelCount: 2)
+        try out.withPlanes { meter.add($0, frames: out[0].count) }
+        #expect(meter.measurement.truePeak <= -1 + 0.01, "\(meter.measurement.truePeak)")
+        // 100 ms into the quiet first part, well before the look-ahead: unity gain.
+        for i in 4800..<6000 { #expect(out[0][i] == planes[0][i]) }
+        // Inside a burst the limiter holds the level near the ceiling, not far under it.
+        let burst = out[0][14_400..<21_600].map { abs($0) }.max()!
+        #expect(burst > pow(10, -1.6 / 20), "over-limited: \(burst)")
+    }
+
+    @Test func blockSizesDoNotChangeTheOutput() throws {
+        let planes = Self.signal()
+        let reference = try Self.limited(planes, ceiling: -3, blocks: [4096])
+        for blocks in [[1], [64], [512], [1000, 7, 4096, 333]] {
+            #expect(try Self.limited(planes, ceiling: -3, blocks: blocks) == reference, "\(blocks)")
+        }
+    }
+}
+
+extension Array where Element == [Float] {
+    /// Runs `body` with planar pointers to copies of the planes.
+    func withPlanes(_ body: (UnsafePointer<UnsafeMutablePointer<Float>>) throws -> Void) throws {
+        let copies = map { p -> UnsafeMutablePointer<Float> in
+            let b = UnsafeMutablePointer<Float>.allocate(capacity: Swift.max(1, p.count))
+            b.initialize(from: p, count: p.count)
+            return b
+        }
+        defer { copies.forEach { $0.deallocate() } }
+        try copies.withUnsafeBufferPointer { try body($0.baseAddress!) }
+    }
+}
