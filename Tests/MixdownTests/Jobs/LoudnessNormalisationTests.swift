@@ -211,3 +211,35 @@ extension Array where Element == [Float] {
         try copies.withUnsafeBufferPointer { try body($0.baseAddress!) }
     }
 }
+
+/// `output.loudness` in a composition document.
+@Suite struct DocumentLoudnessTests {
+    @Test func aDocumentTakesATargetAndRefusesABadOne() throws {
+        let dir = TempDir()
+        let input = try LoudnessNormalisationTests.speech(in: dir, seconds: 10)
+        func document(_ loudness: String) throws -> String {
+            let path = dir.file("doc.json")
+            try """
+            {"version": 1, "output": {"loudness": \(loudness)},
+             "tracks": [{"segments": [{"file": "\(input)", "at": "0"}]}]}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let doc = try CompositionDocument(contentsOf: try document(#"{"integrated": -20, "true_peak": -2, "limit": true}"#))
+        #expect(doc.loudness == LoudnessTarget(integrated: -20, truePeak: -2, limit: true))
+        let report = try doc.render(to: dir.file("out.wav")).run()
+        let r = try #require(report.loudness)
+        #expect(abs(r.output.integrated - -20) <= 0.05 && r.output.truePeak <= -2 + 0.01, "\(r.output)")
+        for (bad, message) in [(#"{"integrated": 1}"#, "--loudness 1.0: must be a loudness from -70 to 0 LUFS"),
+                               (#"{"true_peak": -1}"#, #"needs "integrated""#),
+                               (#"{"integrated": -16, "limit": 1}"#, "must be true or false"),
+                               (#"{"integrated": -16, "gain": 1}"#, "gain")] {
+            do {
+                _ = try CompositionDocument(contentsOf: try document(bad))
+                Issue.record("accepted \(bad)")
+            } catch {
+                #expect("\(error)".contains("output.loudness") && "\(error)".contains(message), "\(bad): \(error)")
+            }
+        }
+    }
+}

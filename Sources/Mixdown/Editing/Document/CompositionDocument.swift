@@ -29,6 +29,9 @@ public struct CompositionDocument: Sendable {
     public var videoFrom: String?
     public var fileLengthLimit: Int64?
     public var metadata: AudioMetadata
+    /// `output.loudness`: the integrated loudness (LUFS) and true-peak ceiling (dBTP) the
+    /// render is brought to, and whether a limiter may hold the peaks.
+    public var loudness: LoudnessTarget?
     /// Where the document was read from.
     public let path: String
 
@@ -38,6 +41,7 @@ public struct CompositionDocument: Sendable {
         var settings = OutputSettings(preset: preset, type: type, sampleFormat: sampleFormat, bitrate: bitrate, codec: codec)
         settings.videoFrom = videoFrom
         settings.metadata = metadata
+        settings.loudness = loudness
         return settings
     }
 
@@ -105,7 +109,16 @@ public struct CompositionDocument: Sendable {
         // Where the output's rate and channels were given: a file they cannot be made from names them.
         var rateKey: JSONCursor?, channelsKey: JSONCursor?
         if let out = top.member("output", in: m) {
-            let o = try out.object(allowed: ["sample_rate", "channels", "type", "sample_format", "preset", "bitrate", "codec", "video_from"])
+            let o = try out.object(allowed: ["sample_rate", "channels", "type", "sample_format", "preset", "bitrate", "codec", "video_from", "loudness"])
+            if let l = out.member("loudness", in: o) {
+                let lo = try l.object(allowed: ["integrated", "true_peak", "limit"])
+                guard let i = l.member("integrated", in: lo) else { throw l.fail("needs \"integrated\": the target loudness in LUFS") }
+                var target = LoudnessTarget(integrated: try i.number())
+                if let t = l.member("true_peak", in: lo) { target.truePeak = try t.number() }
+                if let b = l.member("limit", in: lo) { target.limit = try b.bool() }
+                do { try target.validate() } catch { throw l.fail("\(error)") }
+                loudness = target
+            }
             if let r = out.member("sample_rate", in: o) {
                 rateKey = r
                 let v = try r.integer()

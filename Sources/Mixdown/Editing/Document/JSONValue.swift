@@ -109,6 +109,11 @@ struct JSONCursor {
         return n
     }
 
+    func bool() throws(MixdownError) -> Bool {
+        guard case .bool(let b) = value else { throw fail("must be true or false, not \(value.kind)") }
+        return b
+    }
+
     func integer() throws(MixdownError) -> Int64 {
         let n = try number()
         guard n == n.rounded(), abs(n) < 9e15 else { throw fail("must be a whole number, not \(n)") }
