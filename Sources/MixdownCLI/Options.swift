@@ -119,6 +119,10 @@ func loudnessLine(_ report: OutputJob.LoudnessReport?) -> String? {
                        r.target.truePeak, r.target.integrated - r.output.integrated, r.target.integrated)
     }
     if r.limiter { line += String(format: "; the true-peak limiter held the peaks under %.1f dBTP", r.target.truePeak) }
+    if r.output.truePeak > r.target.truePeak + 0.1 {
+        line += String(format: "\nwarning: the decoded file's true peak passes the %.1f dBTP ceiling by %.1f dB (the codec's own overshoot): lower --true-peak or raise --bitrate",
+                       r.target.truePeak, r.output.truePeak - r.target.truePeak)
+    }
     return line
 }
 

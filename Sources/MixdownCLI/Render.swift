@@ -48,7 +48,9 @@ struct Render: ParsableCommand {
         }
         if explain {
             guard output == nil else { throw UsageError(message: "--explain renders nothing: give no output file") }
-            let plan = try doc.render(to: "explain.wav").plan()
+            let render = doc.render(to: "explain.wav")
+            // Tracks with their own loudness are measured: the gains shown are the ones applied.
+            let plan = try render.levelled(try render.plan())
             if common.json { return try printJSON(plan.explanation) }
             // An OpenTimelineIO timeline: what was not exact and how it was rounded, what was left out.
             for note in doc.translationNotes { print("note: \(note)") }
@@ -136,6 +138,10 @@ struct Render: ParsableCommand {
             } else {
                 out += "  [\(s.index)] \(target)  empty\n"
             }
+        }
+        for t in e.trackLoudness {
+            out += String(format: "track %d '%@' levelled to %.1f LUFS: measured %.2f LUFS (true peak %.1f dBTP) alone, before its volume and ducking; gain %+.2f dB\n",
+                          t.trackID, t.trackName, t.target, t.measured, t.truePeak, t.gainDb)
         }
         out += "gains (frames at \(e.sampleRate) Hz)\n"
         for t in e.gains {

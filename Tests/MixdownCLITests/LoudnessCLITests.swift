@@ -39,6 +39,17 @@ import Testing
         #expect(text.stdout.contains("loudness: ") && text.stdout.contains("(input)"), "\(text.stdout)")
     }
 
+    @Test func explainPrintsEachLevelledTrack() throws {
+        let ws = try Workspace()
+        try #"{"version": 1, "tracks": [{"name": "host", "loudness": -20, "segments": [{"file": "in.wav", "at": "0"}]}]}"#
+            .write(toFile: ws.file("doc.json"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(["render", "doc.json", "--explain"], in: ws.path)
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("track 1 'host' levelled to -20.0 LUFS: measured "), "\(r.stdout)")
+        let rendered = try CLI.run(["render", "doc.json", "out.wav", "--json"], in: ws.path)
+        #expect(rendered.code == 0 && rendered.stdout.contains("\"track_loudness\":[{"), "\(rendered.stdout.prefix(300))")
+    }
+
     @Test func badValuesAreUsageErrorsAndWriteNothing() throws {
         let ws = try Workspace()
         for (args, message) in [

@@ -13,6 +13,10 @@ public struct CompositionTrack: Sendable, Equatable {
     public var name: String
     /// The edits as placed, in timeline order, without the implied empty edits.
     public private(set) var placedSegments: [CompositionSegment] = []
+    /// The integrated loudness (LUFS) the track is levelled to before the mix: measured on
+    /// its own contribution over the rendered frames, before its volume events and ducking,
+    /// then one gain for the whole track. Nil leaves the track as it is.
+    public var loudness: Double?
 
     public init(trackID: Int32, name: String) {
         self.trackID = trackID

@@ -69,8 +69,10 @@ public struct CompositionRender: Sendable {
         /// The segment table (made when asked: a render does not need it).
         public var segments: [SegmentMapping] { tracks.flatMap { $0.mappings(outputRate: format.sampleRate) } }
         let tracks: [CompositionTrack]
-        /// Each track's gains on timeline frames.
-        public let envelopes: [Int32: GainEnvelope]
+        /// Each track's gains on timeline frames (with `levelled`, its loudness gain too).
+        public internal(set) var envelopes: [Int32: GainEnvelope]
+        /// The tracks levelled to their `loudness` (empty until `levelled(_:)` measures them).
+        public internal(set) var trackLoudness: [TrackLoudness] = []
         /// Track names by ID, for the explanation.
         let trackNames: [(id: Int32, name: String)]
 
@@ -79,7 +81,7 @@ public struct CompositionRender: Sendable {
             Explanation(sampleRate: format.sampleRate, channels: format.channelCount,
                         compositionFrames: compositionFrames, startFrame: frames.lowerBound, endFrame: frames.upperBound,
                         truncatedByFileLengthLimit: truncatedByFileLengthLimit, estimatedFileLength: estimatedFileLength,
-                        segments: segments,
+                        segments: segments, trackLoudness: trackLoudness,
                         gains: trackNames.map { t in
                             TrackGains(trackID: t.id, trackName: t.name, spans: (envelopes[t.id] ?? .unity).segments.map {
                                 GainSpan(startFrame: $0.start, endFrame: $0.end == .max ? nil : $0.end, startGain: $0.startGain,
@@ -99,7 +101,22 @@ public struct CompositionRender: Sendable {
         public let truncatedByFileLengthLimit: Bool
         public let estimatedFileLength: Int64?
         public let segments: [SegmentMapping]
+        /// The tracks levelled to their own loudness, measured.
+        public let trackLoudness: [TrackLoudness]
         public let gains: [TrackGains]
+    }
+
+    /// A track levelled to its `loudness`: what its own contribution measured over the
+    /// rendered frames (before its volume events and ducking) and the gain it was given.
+    public struct TrackLoudness: Sendable, Codable, Equatable {
+        public let trackID: Int32
+        public let trackName: String
+        /// The target, LUFS.
+        public let target: Double
+        /// The track alone, before the gain: integrated loudness (LUFS) and true peak (dBTP).
+        public let measured: Double
+        public let truePeak: Double
+        public let gainDb: Double
     }
 
     public struct TrackGains: Sendable, Codable, Equatable {
@@ -223,6 +240,37 @@ public struct CompositionRender: Sendable {
                     tracks: composition.tracks, envelopes: envelopes, trackNames: composition.tracks.map { ($0.trackID, $0.name) })
     }
 
+    /// `plan` with every track that has a `loudness` measured and levelled: each such track
+    /// is rendered alone over the plan's frames (with unity gain: before its volume events
+    /// and ducking) into a loudness meter, and its gain envelope is multiplied by the gain
+    /// that brings it to its target. A track silent over those frames is an error.
+    public func levelled(_ plan: Plan) throws(MixdownError) -> Plan {
+        var out = plan
+        (out.envelopes, out.trackLoudness) = try levelling(Timeline(format: plan.format, frames: plan.frames,
+                                                                    compositionFrames: plan.compositionFrames, envelopes: plan.envelopes))
+        return out
+    }
+
+    /// The envelopes of `timeline` with the levelled tracks' gains, and what was measured.
+    func levelling(_ timeline: Timeline) throws(MixdownError) -> ([Int32: GainEnvelope], [TrackLoudness]) {
+        var envelopes = timeline.envelopes
+        var measured: [TrackLoudness] = []
+        for track in composition.tracks {
+            guard let target = track.loudness else { continue }
+            let alone = Timeline(format: timeline.format, frames: timeline.frames, compositionFrames: timeline.compositionFrames, envelopes: [:])
+            let m = try LoudnessPass.measure(try makeGraph(alone, only: track.trackID), expectedFrames: Int64(timeline.frames.count),
+                                             threads: settings.threads)
+            guard let gain = m.gain(reaching: target) else {
+                throw .silentAudio(what: "\(track.label) over the rendered frames \(timeline.frames.lowerBound)..<\(timeline.frames.upperBound)",
+                                   target: "\(target) LUFS")
+            }
+            envelopes[track.trackID] = (timeline.envelopes[track.trackID] ?? .unity).scaled(by: pow(10, gain / 20))
+            measured.append(TrackLoudness(trackID: track.trackID, trackName: track.name, target: target,
+                                          measured: m.integrated, truePeak: m.truePeak, gainDb: gain))
+        }
+        return (envelopes, measured)
+    }
+
     private func defaultSampleFormat(for type: AudioFileType) -> SampleFormat {
         let natural = composition.assets.compactMap { $0.info.naturalSampleFormat(for: type, codec: settings.encoder.codec) }
         for f in [SampleFormat.f32, .s24] where natural.contains(f) && type.supportedSampleFormats.contains(f) { return f }
@@ -237,7 +285,8 @@ public struct CompositionRender: Sendable {
                                envelopes: plan.envelopes))
     }
 
-    func makeGraph(_ plan: Timeline) throws(MixdownError) -> AudioNode {
+    /// `only`: the graph of that one track, with unity gain (the levelling pass).
+    func makeGraph(_ plan: Timeline, only: Int32? = nil) throws(MixdownError) -> AudioNode {
         let rate = plan.format.sampleRate
         let o = plan.frames.lowerBound, e = plan.frames.upperBound
         var inputs: [Mixer.Input] = []
@@ -246,7 +295,7 @@ public struct CompositionRender: Sendable {
             t.placedSegments.contains { $0.source != nil && $0.target.frames(atRate: rate).overlaps(plan.frames) }
         }.count
         let resamplerThreads = playing <= 1 ? settings.threads : 1
-        for track in composition.tracks {
+        for track in composition.tracks where only == nil || track.trackID == only {
             var items: [TrackPlayer.Item] = []
             let shelf = DecoderShelf()
             for s in track.placedSegments {
@@ -362,12 +411,14 @@ public struct CompositionRender: Sendable {
         public var removedStaleTemporaryFiles: [String] = []
         /// How the output was brought to `settings.loudness` (nil without one).
         public var loudness: OutputJob.LoudnessReport? = nil
+        /// The tracks levelled to their own `loudness` before the mix.
+        public var trackLoudness: [TrackLoudness] = []
     }
 
     /// Plans, then renders. Nothing is written unless every check passes; on any error or
     /// cancellation no file is left at `output` and no temporary file stays.
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
-        let plan = try plan()
+        let plan = try levelled(try plan())
         let graph = try makeGraph(plan)
         let count = Int64(plan.frames.count)
         let done = try plan.job.write(graph, frames: count, encoding: plan.encoding, remake: { () throws(MixdownError) in
@@ -386,6 +437,7 @@ public struct CompositionRender: Sendable {
                       seconds: seconds, realtimeFactor: seconds > 0 ? duration.approximateSeconds / seconds : 0)
         report.removedStaleTemporaryFiles = done.removedStaleTemporaryFiles
         report.loudness = done.loudness
+        report.trackLoudness = plan.trackLoudness
         return report
     }
 }

@@ -109,11 +109,10 @@ public struct OutputJob: Sendable {
             measured = try LoudnessPass.measure(node, expectedFrames: frames, threads: settings.threads,
                                                 progress: progress.map { p in { p($0 * share) } }, cancellation: cancellation)
         }
-        guard measured.integrated.isFinite else {
+        guard var gain = measured.gain(reaching: target.integrated) else {
             throw .silentAudio(what: measureInput != nil ? "the input" : "the render for '\(path)'",
                                target: "\(target.integrated) LUFS")
         }
-        var gain = target.integrated - measured.integrated
         var limitedByPeak = false, limiter = false
         if measured.truePeak + gain > target.truePeak {
             if target.limit { limiter = true } else {
@@ -171,12 +170,14 @@ public struct OutputJob: Sendable {
             }
             if let meter { output = meter.measurement } else { output = try FileLoudness(input: path).run().loudness }
             // A lossy codec drops what it cannot hear (the top octave first), which the meter
-            // weighs: when the decoded file misses the target by more than 0.1 LU, or passes
-            // the ceiling, it is encoded once more with the gain corrected by the miss.
+            // weighs: when the decoded file misses the target by more than 0.1 LU, it is
+            // encoded once more with the gain corrected by the miss. Its peaks are not
+            // corrected: a codec's overshoot does not scale with the gain (FFmpeg's AAC
+            // encoder lifts full-band noise bursts by 2 to 5 dB whatever their level); the
+            // report gives the decoded true peak.
             let miss = limitedByPeak ? 0 : target.integrated - output.integrated
-            let over = output.truePeak - target.truePeak
-            guard !lossless, attempt == 0, abs(miss) > 0.1 || over > 0.1 else { break }
-            gain += over > 0.1 ? min(miss, -over) : miss
+            guard !lossless, attempt == 0, abs(miss) > 0.1 else { break }
+            gain += miss
             attempt += 1
         }
         outcome = Outcome(seconds: stopwatch.seconds, removedStaleTemporaryFiles: outcome.removedStaleTemporaryFiles)

@@ -41,13 +41,17 @@ public final class RenderStream {
     }
 
     /// A pull render of `job`'s composition (its output path and file settings are not
-    /// used; its time range, format, algorithm, resampler, quality and threads are).
+    /// used; its time range, format, algorithm, resampler, quality and threads are, and its
+    /// tracks' own loudness, measured here once over the whole range).
     public convenience init(render job: CompositionRender) throws(MixdownError) {
         let timeline = try job.timeline()
         let base = timeline.frames
+        // Tracks with their own loudness are measured once, over the whole render.
+        let envelopes = try job.levelling(timeline).0
         try self.init(format: timeline.format, frames: Int64(base.count)) { (start) throws(MixdownError) in
             let part = try job.timeline(frames: (base.lowerBound + start)..<base.upperBound)
-            return (try job.makeGraph(part), 0)
+            return (try job.makeGraph(CompositionRender.Timeline(format: part.format, frames: part.frames,
+                                                                 compositionFrames: part.compositionFrames, envelopes: envelopes)), 0)
         }
     }
 

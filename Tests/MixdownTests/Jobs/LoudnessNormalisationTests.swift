@@ -243,3 +243,93 @@ extension Array where Element == [Float] {
         }
     }
 }
+
+/// A track's own `"loudness"`: each voice levelled alone, before its volume events, then mixed.
+@Suite struct TrackLoudnessTests {
+    /// Speech-like `seconds` at `amplitude`, written to `name` (mono, 48 kHz).
+    static func voice(_ dir: TempDir, _ name: String, amplitude: Float, seed: UInt64) throws -> String {
+        let node = SpeechLikeSignal(format: AudioFormat(sampleRate: 48_000, channelCount: 1), length: 48_000 * 20,
+                                    seed: seed, amplitude: amplitude)
+        let path = dir.file(name)
+        try writeFile(path, try renderAll(node, blockSizes: [4096]), sampleRate: 48_000, format: .f32)
+        return path
+    }
+
+    static func document(_ dir: TempDir, _ tracks: [(file: String, loudness: Double?, volume: Double?)]) throws -> CompositionDocument {
+        let list = tracks.enumerated().map { i, t in
+            var o = #"{"name": "v\#(i)", "segments": [{"file": "\#(t.file)", "at": "0"}]"#
+            if let l = t.loudness { o += #", "loudness": \#(l)"# }
+            if let v = t.volume { o += #", "volume": [{"volume": \#(v), "at": "0"}]"# }
+            return o + "}"
+        }
+        let path = dir.file("doc.json")
+        try #"{"version": 1, "output": {"sample_format": "f32"}, "tracks": [\#(list.joined(separator: ", "))]}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        return try CompositionDocument(contentsOf: path)
+    }
+
+    static func loudness(_ path: String) throws -> Double { try FileLoudness(input: path).run().loudness.integrated }
+
+    @Test func eachVoiceIsLevelledAloneBeforeItsVolume() throws {
+        let dir = TempDir()
+        let quiet = try Self.voice(dir, "quiet.wav", amplitude: 0.03, seed: 1)
+        let loud = try Self.voice(dir, "loud.wav", amplitude: 0.4, seed: 2)
+        // Each track alone, levelled to -26 LUFS: the file says so.
+        for file in [quiet, loud] {
+            let alone = file + ".alone.wav"
+            let report = try Self.document(dir, [(file, -26, nil)]).render(to: alone).run()
+            let measured = try Self.loudness(alone)
+            #expect(abs(measured - -26) <= 0.02, "\(measured)")
+            let t = try #require(report.trackLoudness.first)
+            #expect(abs(t.measured - (try Self.loudness(file))) < 1e-6, "the track alone is its file")
+            // Not -26 - measured: blocks of a quiet voice cross the -70 LUFS gate when lifted.
+            #expect(abs(t.gainDb - (-26 - t.measured)) < 0.1)
+        }
+        // A volume event of 0.5 comes after the levelling: the gain is the same, the track 6 dB under.
+        let halved = try Self.document(dir, [(quiet, -26, 0.5)]).render(to: dir.file("halved.wav")).run()
+        #expect(abs(try Self.loudness(dir.file("halved.wav")) - (-26 + 20 * log10(0.5))) <= 0.05)
+        let plain = try Self.document(dir, [(quiet, -26, nil)]).render(to: dir.file("plain.wav")).run()
+        #expect(halved.trackLoudness == plain.trackLoudness)
+        // Both voices in one mix: each got its own gain, 22 dB apart.
+        let both = try Self.document(dir, [(quiet, -26, nil), (loud, -26, nil)]).render(to: dir.file("mix.wav")).run()
+        #expect(both.trackLoudness.count == 2)
+        let g = both.trackLoudness.map(\.gainDb)
+        #expect(abs((g[0] - g[1]) - 20 * log10(0.4 / 0.03)) < 0.3, "\(g)")
+    }
+
+    /// The pull API levels the same way: its frames are the file render's, bit for bit.
+    @Test func thePullStreamIsLevelledLikeTheFile() throws {
+        let dir = TempDir()
+        let doc = try Self.document(dir, [(try Self.voice(dir, "a.wav", amplitude: 0.05, seed: 3), -23, nil),
+                                          (try Self.voice(dir, "b.wav", amplitude: 0.3, seed: 4), -23, 0.5)])
+        let job = doc.render(to: dir.file("mix.wav"))
+        _ = try job.run()
+        let file = try readFile(dir.file("mix.wav")).planes
+        let stream = try RenderStream(render: job)
+        var pulled = [[Float]](repeating: [], count: stream.format.channelCount)
+        let block = AudioBuffer(format: stream.format, capacity: 1000)
+        while true {
+            let status = try stream.pull(into: UnsafePointer(block.channelPointers), frames: 1000)
+            for c in pulled.indices { pulled[c] += block.samples(channel: c, frames: status.frames) }
+            if status.ended { break }
+        }
+        #expect(pulled == file)
+    }
+
+    @Test func aSilentTrackIsRefusedAndABadValueNamed() throws {
+        let dir = TempDir()
+        let silent = dir.file("silent.wav")
+        try writeFile(silent, [[Float](repeating: 0, count: 48_000 * 5)])
+        let doc = try Self.document(dir, [(silent, -20, nil)])
+        #expect(throws: MixdownError.silentAudio(what: "track 1 'v0' over the rendered frames 0..<240000", target: "-20.0 LUFS")) {
+            _ = try doc.render(to: dir.file("out.wav")).run()
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out.wav")))
+        do {
+            _ = try Self.document(dir, [(silent, 3, nil)])
+            Issue.record("a loudness of 3 LUFS was accepted")
+        } catch {
+            #expect("\(error)".contains("tracks[0].loudness: must be a loudness from -70 to 0 LUFS, not 3.0"), "\(error)")
+        }
+    }
+}

@@ -20,6 +20,11 @@ public struct GainEnvelope: Sendable, Equatable {
     /// −1 everywhere: the polarity turned over, every sample negated exactly.
     public static let inverted = GainEnvelope(segments: [.init(start: 0, end: .max, startGain: -1, step: 0)])
 
+    /// Every gain multiplied by `factor` (a constant gain applied on top of the envelope).
+    public func scaled(by factor: Double) -> GainEnvelope {
+        GainEnvelope(segments: segments.map { .init(start: $0.start, end: $0.end, startGain: $0.startGain * factor, step: $0.step * factor) })
+    }
+
     /// Index of the segment holding frame `f` (f >= 0).
     public func segmentIndex(containing f: Int64) -> Int {
         var lo = 0, hi = segments.count - 1

@@ -24,6 +24,9 @@ public struct LoudnessMeasurement: Sendable, Equatable {
     public let momentaryMaximum: Double
     /// Frames measured (frames, not samples).
     public let frames: Int64
+    /// The mean squares of the 400 ms blocks (channel-weighted), for `gain(reaching:)`;
+    /// not encoded.
+    let blocks: [Double]
     public let sampleRate: Int
     public let channelCount: Int
 
@@ -65,6 +68,7 @@ public struct LoudnessMeasurement: Sendable, Equatable {
             return out
         }
         let momentary = blocks(of: 4), shortTerm = blocks(of: 30)
+        self.blocks = momentary
         let kept = Self.gated(momentary, relative: -10)
         integrated = kept.isEmpty ? -.infinity : Self.loudness(meanSquare: kept.reduce(0, +) / Double(kept.count))
         let spread = Self.gated(shortTerm, relative: -20).map { Self.loudness(meanSquare: $0) }.sorted()
@@ -82,6 +86,32 @@ public struct LoudnessMeasurement: Sendable, Equatable {
         self.frames = frames
         self.sampleRate = sampleRate
         self.channelCount = channelCount
+    }
+
+    /// The integrated loudness the stream would have with `gain` dB applied to every
+    /// sample. Not simply `integrated + gain`: the absolute gate (-70 LUFS) does not move
+    /// with the signal, so blocks cross it, and the relative gate moves with their mean.
+    public func integrated(withGain gain: Double) -> Double {
+        let g = pow(10, gain / 10)
+        let kept = Self.gated(blocks.map { $0 * g }, relative: -10)
+        return kept.isEmpty ? -.infinity : Self.loudness(meanSquare: kept.reduce(0, +) / Double(kept.count))
+    }
+
+    /// The gain (dB) that brings the integrated loudness to `target` exactly, the gating
+    /// included: fixed-point steps from `target - integrated` (at most eight; the closest
+    /// is kept when blocks flipping across a gate make the steps circle). Nil when silent.
+    public func gain(reaching target: Double) -> Double? {
+        guard integrated.isFinite else { return nil }
+        var gain = target - integrated, best = gain, bestMiss = Double.infinity
+        for _ in 0..<8 {
+            let reached = integrated(withGain: gain)
+            guard reached.isFinite else { break }
+            let miss = target - reached
+            if abs(miss) < bestMiss { best = gain; bestMiss = abs(miss) }
+            if abs(miss) < 1e-9 { break }
+            gain += miss
+        }
+        return best
     }
 
     /// 20 log10 of a linear amplitude; -infinity for 0.
@@ -110,6 +140,7 @@ extension LoudnessMeasurement: Codable {
         frames = try c.decode(Int64.self, forKey: .frames)
         sampleRate = try c.decode(Int.self, forKey: .sampleRate)
         channelCount = try c.decode(Int.self, forKey: .channelCount)
+        blocks = []
     }
 
     public func encode(to encoder: Encoder) throws {

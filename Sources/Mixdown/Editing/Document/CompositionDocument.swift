@@ -186,7 +186,7 @@ public struct CompositionDocument: Sendable {
         // One header read per file and stream, however many segments cut it.
         var assets: [String: AudioAsset] = [:]
         for t in trackList {
-            let o = try t.object(allowed: ["name", "segments", "volume", "scale"])
+            let o = try t.object(allowed: ["name", "segments", "volume", "scale", "loudness"])
             let name = try t.member("name", in: o)?.string() ?? "track \(names.count + 1)"
             if names.contains(name) { throw t.fail("a second track named '\(name)'; names must be unique", at: "name") }
             names.append(name)
@@ -224,6 +224,13 @@ public struct CompositionDocument: Sendable {
         var composition = Composition()
         var ids: [Int32] = []
         for name in names { ids.append(composition.addTrack(name: name)) }
+        for (ti, t) in trackList.enumerated() {
+            let o = try t.object(allowed: ["name", "segments", "volume", "scale", "loudness"])
+            guard let l = t.member("loudness", in: o) else { continue }
+            let v = try l.number()
+            guard v >= -70 && v <= 0 else { throw l.fail("must be a loudness from -70 to 0 LUFS, not \(v)") }
+            composition[trackID: ids[ti]].loudness = v
+        }
         if rate == nil || channels == nil {
             let d = composition.defaultFormat(of: pending.flatMap { $0.compactMap(\.asset) })
             rate = rate ?? d?.sampleRate
@@ -307,7 +314,7 @@ public struct CompositionDocument: Sendable {
         // A track's own scale entries first (AVMutableCompositionTrack.scaleTimeRange: a
         // device's drift), then the composition's (every track).
         for (ti, t) in trackList.enumerated() {
-            let o = try t.object(allowed: ["name", "segments", "volume", "scale"])
+            let o = try t.object(allowed: ["name", "segments", "volume", "scale", "loudness"])
             guard let scales = t.member("scale", in: o) else { continue }
             for s in try scales.array() {
                 let (range, duration) = try Self.scaleEntry(s, rate: rate)
@@ -323,7 +330,7 @@ public struct CompositionDocument: Sendable {
 
         var mix = AudioMix()
         for (ti, t) in trackList.enumerated() {
-            let o = try t.object(allowed: ["name", "segments", "volume", "scale"])
+            let o = try t.object(allowed: ["name", "segments", "volume", "scale", "loudness"])
             guard let volume = t.member("volume", in: o) else { continue }
             var params = AudioMixInputParameters(trackID: ids[ti])
             for e in try volume.array() {

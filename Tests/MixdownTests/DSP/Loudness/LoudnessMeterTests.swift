@@ -232,6 +232,29 @@ import Testing
         #expect(four.integrated.isFinite)
     }
 
+    /// A gain moves blocks across the -70 LUFS gate: the loudness after a gain is predicted
+    /// from the blocks exactly (the K-weighting is linear), and `gain(reaching:)` lands on
+    /// the target where `target - integrated` misses it.
+    @Test func theGainThatReachesATargetAccountsForTheGate() throws {
+        // Quiet for 10 s, then 20 s just under the absolute gate, then quiet again.
+        let planes = Self.signal([Tone(dbfs: -65, seconds: 10), Tone(dbfs: -72, seconds: 20), Tone(dbfs: -65, seconds: 10)])
+        let (m, _) = try Self.measure(planes)
+        for gain in [-6.0, 0, 5, 12] {
+            let g = Float(pow(10, gain / 20))
+            let (scaled, _) = try Self.measure(planes.map { $0.map { $0 * g } })
+            let predicted = m.integrated(withGain: gain)
+            #expect(predicted == scaled.integrated || abs(predicted - scaled.integrated) < 1e-4, "gain \(gain): \(m.integrated(withGain: gain)) vs \(scaled.integrated)")
+        }
+        // +10 dB lifts the -72 dBFS part over the gate: it now counts, and pulls the mean down.
+        #expect(m.integrated(withGain: 10) < m.integrated + 10 - 0.5)
+        let gain = try #require(m.gain(reaching: -30))
+        #expect(abs(gain - (-30 - m.integrated)) > 0.5)
+        let g = Float(pow(10, gain / 20))
+        let (reached, _) = try Self.measure(planes.map { $0.map { $0 * g } })
+        #expect(abs(reached.integrated - -30) < 1e-3, "\(reached.integrated)")
+        #expect(try Self.measure([[Float](repeating: 0, count: 48_000)]).0.gain(reaching: -16) == nil)
+    }
+
     @Test func kWeightingAt48kHzIsTheRecommendations() {
         let published = [1.53512485958697, -2.69169618940638, 1.19839281085285, -1.69065929318241, 0.73248077421585,
                          1.0, -2.0, 1.0, -1.99004745483398, 0.99007225036621]
