@@ -107,6 +107,9 @@ static inline float mx_peak_one(float m, float v) {
 #if defined(__x86_64__) || defined(_M_X64)
 #define MX_HAVE_X86 1
 extern const mx_kernels mx_kernels_sse2;
+/* Two channels of K-weighting in a __m128d (x86_sse2.c; the AVX2 table uses it too). */
+void mx_kweight_pair_sse2(double *MX_RESTRICT energy, double *MX_RESTRICT state, const float *MX_RESTRICT x0,
+                          const float *MX_RESTRICT x1, size_t frames, const double *MX_RESTRICT coef);
 extern const mx_kernels mx_kernels_avx2;
 #endif
 #if defined(__aarch64__)

@@ -282,7 +282,7 @@ static void xcorr_avx2(float *restrict dst, const float *restrict a, const float
 }
 
 /* K-weighting, four channels side by side in the lanes of a __m256d (lane 0: channel c);
- * a pair left over runs in a __m128d, a last channel in the scalar reference. */
+ * a pair left over runs in SSE2's __m128d pair, a last channel in the scalar reference. */
 static void kweight_quad_avx2(double *restrict energy, double *restrict state, const float *const *restrict src,
                               size_t frames, const double *restrict c) {
     double *s[4] = {state, state + 4, state + 8, state + 12};
@@ -313,40 +313,11 @@ static void kweight_quad_avx2(double *restrict energy, double *restrict state, c
     _mm256_storeu_pd(energy, e);
 }
 
-static void kweight_pair_avx2(double *restrict energy, double *restrict state, const float *restrict x0,
-                              const float *restrict x1, size_t frames, const double *restrict c) {
-    double *sa = state, *sb = state + 4;
-    __m128d s0 = _mm_set_pd(sb[0], sa[0]), s1 = _mm_set_pd(sb[1], sa[1]);
-    __m128d s2 = _mm_set_pd(sb[2], sa[2]), s3 = _mm_set_pd(sb[3], sa[3]);
-    __m128d e = _mm_loadu_pd(energy);
-    const __m128d c0 = _mm_set1_pd(c[0]), c1 = _mm_set1_pd(c[1]), c2 = _mm_set1_pd(c[2]), c3 = _mm_set1_pd(c[3]),
-                  c4 = _mm_set1_pd(c[4]), c5 = _mm_set1_pd(c[5]), c6 = _mm_set1_pd(c[6]), c7 = _mm_set1_pd(c[7]),
-                  c8 = _mm_set1_pd(c[8]), c9 = _mm_set1_pd(c[9]);
-    for (size_t i = 0; i < frames; i++) {
-        const __m128d x = _mm_set_pd((double)x1[i], (double)x0[i]);
-        const __m128d y = _mm_add_pd(_mm_mul_pd(c0, x), s0);
-        s0 = _mm_sub_pd(_mm_add_pd(_mm_mul_pd(c1, x), s1), _mm_mul_pd(c3, y));
-        s1 = _mm_sub_pd(_mm_mul_pd(c2, x), _mm_mul_pd(c4, y));
-        const __m128d z = _mm_add_pd(_mm_mul_pd(c5, y), s2);
-        s2 = _mm_sub_pd(_mm_add_pd(_mm_mul_pd(c6, y), s3), _mm_mul_pd(c8, z));
-        s3 = _mm_sub_pd(_mm_mul_pd(c7, y), _mm_mul_pd(c9, z));
-        e = _mm_add_pd(e, _mm_mul_pd(z, z));
-    }
-    double t[2];
-    _mm_storeu_pd(t, s0); sa[0] = t[0]; sb[0] = t[1];
-    _mm_storeu_pd(t, s1); sa[1] = t[0]; sb[1] = t[1];
-    _mm_storeu_pd(t, s2); sa[2] = t[0]; sb[2] = t[1];
-    _mm_storeu_pd(t, s3); sa[3] = t[0]; sb[3] = t[1];
-    _mm_storeu_pd(energy, e);
-    mx_kweight_flush(sa);
-    mx_kweight_flush(sb);
-}
-
 static void kweight_avx2(double *restrict energy, double *restrict state, const float *const *restrict src,
                          size_t channels, size_t frames, const double *restrict coef) {
     size_t c = 0;
     for (; c + 4 <= channels; c += 4) kweight_quad_avx2(energy + c, state + 4 * c, src + c, frames, coef);
-    for (; c + 2 <= channels; c += 2) kweight_pair_avx2(energy + c, state + 4 * c, src[c], src[c + 1], frames, coef);
+    for (; c + 2 <= channels; c += 2) mx_kweight_pair_sse2(energy + c, state + 4 * c, src[c], src[c + 1], frames, coef);
     if (c < channels) mx_kweight_scalar(energy + c, state + 4 * c, src + c, 1, frames, coef);
 }
 

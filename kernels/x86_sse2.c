@@ -194,8 +194,9 @@ static void xcorr_sse2(float *restrict dst, const float *restrict a, const float
     for (; l < lags; l++) dst[l] = mx_xcorr_one(a, x + l, len);
 }
 
-/* K-weighting, two channels side by side in the lanes of a __m128d (lane 0: channel c). */
-static void kweight_pair_sse2(double *restrict energy, double *restrict state, const float *restrict x0,
+/* K-weighting, two channels side by side in the lanes of a __m128d (lane 0: channel c).
+ * Shared with the AVX2 table, which runs a pair left over from its quads with it. */
+void mx_kweight_pair_sse2(double *restrict energy, double *restrict state, const float *restrict x0,
                               const float *restrict x1, size_t frames, const double *restrict c) {
     double *sa = state, *sb = state + 4;
     __m128d s0 = _mm_set_pd(sb[0], sa[0]), s1 = _mm_set_pd(sb[1], sa[1]);
@@ -228,7 +229,7 @@ static void kweight_sse2(double *restrict energy, double *restrict state, const 
                          size_t channels, size_t frames, const double *restrict coef) {
     size_t c = 0;
     for (; c + 2 <= channels; c += 2)
-        kweight_pair_sse2(energy + c, state + 4 * c, src[c], src[c + 1], frames, coef);
+        mx_kweight_pair_sse2(energy + c, state + 4 * c, src[c], src[c + 1], frames, coef);
     if (c < channels) mx_kweight_scalar(energy + c, state + 4 * c, src + c, 1, frames, coef);
 }
 
