@@ -664,7 +664,7 @@ public enum OTIOTimeline {
             let origin = available?.start ?? .zero
             var fileStart = try source.start - origin
             if available == nil, let tc = try sourceTimecode(file, from: fileStart, consumed: consumed) {
-                notes.lines.append("\(sr?.path ?? c.path): \(source.start.seconds) s lies past '\(file)' but within its timecode (bext TimeReference \(String(format: "%.6f", tc.seconds)) s): read on that clock")
+                notes.lines.append("\(sr?.path ?? c.path): \(source.start.seconds) s lies past '\(file)' but within its timecode (\(fileInfo[file]?.timeReferenceSource ?? "start timecode") \(String(format: "%.6f", tc.seconds)) s): read on that clock")
                 fileStart = try fileStart - tc
             }
             var overrun = Q.zero

@@ -28,10 +28,15 @@ public struct AudioFileInfo: Sendable, Equatable, Codable {
     /// Every stream of the container, in its order.
     public let streams: [MediaStreamInfo]
     /// Where the file starts on its recorder's clock, frames since midnight at its own
-    /// rate: a Broadcast WAV's `bext` TimeReference. nil when the file has none. Timelines
+    /// rate: a Broadcast WAV's `bext` TimeReference, a QuickTime/MP4 `tmcd` track, a video
+    /// stream's or the container's `timecode` (see `timeReferenceSource`). nil when the file
+    /// has none. Timelines
     /// (EDLs, AAFs) address such media by this clock: 10:00:00:00 is the file's start when
     /// it was recorded at ten o'clock.
     public internal(set) var timeReference: Int64?
+    /// What gave `timeReference`: "bext TimeReference", "tmcd track", "video timecode" or
+    /// "timecode tag" (a stream's or the container's `timecode`).
+    public internal(set) var timeReferenceSource: String?
 
     public init(path: String, type: String, sampleFormat: String, sampleRate: Int, channelCount: Int, frames: Int64,
                 stream: Int = 0, lengthSource: LengthSource = .header, priming: Int64 = 0, bitsPerSample: Int? = nil,

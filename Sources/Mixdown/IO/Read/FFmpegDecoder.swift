@@ -158,6 +158,44 @@ final class FFmpegDecoder: AudioDecoder {
                              sampleRate: rate, channelCount: channels, frames: frames, stream: index,
                              lengthSource: lengthSource, priming: scan.priming, bitsPerSample: bits > 0 ? bits : nil,
                              streams: streams)
+        if let (start, source) = Self.startTimecode(fmt, audioStream: index, sampleRate: rate) {
+            info.timeReference = start
+            info.timeReferenceSource = source
+        }
+    }
+
+    /// Where the file starts on its recorder's clock, in frames at `sampleRate`, and what
+    /// said so: a QuickTime/MP4 `tmcd` track's timecode at its own rate; else a video
+    /// stream's `timecode` tag at the video's rate; else the audio stream's or the
+    /// container's (Matroska's TIMECODE) when its frames field is 0, which needs no rate.
+    /// Frames at `sampleRate` are rounded half up from the exact time.
+    static func startTimecode(_ fmt: UnsafeMutablePointer<AVFormatContext>, audioStream: Int,
+                              sampleRate: Int) -> (Int64, String)? {
+        func tag(_ dict: OpaquePointer?) -> String? {
+            guard let e = av_dict_get(dict, "timecode", nil, 0), let v = e.pointee.value else { return nil }
+            return String(cString: v)
+        }
+        let tmcd = UInt32(UInt8(ascii: "t")) | UInt32(UInt8(ascii: "m")) << 8 | UInt32(UInt8(ascii: "c")) << 16 | UInt32(UInt8(ascii: "d")) << 24
+        var candidates: [(text: String, rate: AVRational?, source: String)] = []
+        for i in 0..<Int(fmt.pointee.nb_streams) {
+            guard let st = fmt.pointee.streams[i], let text = tag(st.pointee.metadata) else { continue }
+            let par = st.pointee.codecpar.pointee
+            let rate = st.pointee.avg_frame_rate.num > 0 ? st.pointee.avg_frame_rate : st.pointee.r_frame_rate
+            if par.codec_tag == tmcd {
+                candidates.insert((text, rate.num > 0 ? rate : nil, "tmcd track"), at: 0)
+            } else if par.codec_type == AVMEDIA_TYPE_VIDEO {
+                candidates.append((text, rate.num > 0 ? rate : nil, "video timecode"))
+            } else if i == audioStream {
+                candidates.append((text, nil, "timecode tag"))
+            }
+        }
+        if let text = tag(fmt.pointee.metadata) { candidates.append((text, nil, "timecode tag")) }
+        for c in candidates {
+            if let frames = Timecode.frames(parsing: c.text, rate: c.rate.map { (Int64($0.num), Int64($0.den)) }, sampleRate: sampleRate) {
+                return (frames, c.source)
+            }
+        }
+        return nil
     }
 
     deinit {

@@ -51,6 +51,7 @@ final class SndFileDecoder: AudioDecoder {
                                  sampleRate: Int(sfinfo.samplerate), channelCount: Int(sfinfo.channels), frames: sfinfo.frames,
                                  lengthSource: declared == .streamed ? .fileSize : .header)
         info.timeReference = Self.timeReference(h)
+        if info.timeReference != nil { info.timeReferenceSource = "bext TimeReference" }
         self.info = info
     }
 
