@@ -55,7 +55,7 @@ public struct FileExport: Sendable {
     /// Checks everything, then renders. Nothing is written unless every check passes; on
     /// any error or cancellation no file is left at `output` and no temporary file stays.
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
-        let job = try OutputJob(path: output, settings: settings)
+        var job = try OutputJob(path: output, settings: settings)
         let reader = try AudioFileProbe.open(path: input, stream: stream)
         let info = reader.info
         let rate = info.sampleRate
@@ -127,6 +127,13 @@ public struct FileExport: Sendable {
         }
         let envelope = try automation.envelope(sampleRate: rate)
 
+        // The part keeps its place on the recorder's clock: its start timecode is the
+        // input's plus where the part starts (written where the type holds one: WAV, RF64, W64).
+        if settings.metadata.timeReference == nil, let reference = info.timeReference {
+            var kept = settings
+            kept.metadata.timeReference = reference + a
+            job = try OutputJob(path: output, settings: kept)
+        }
         let encoding = try job.encoding(frames: length, channels: info.channelCount, natural: job.naturalSampleFormat(of: info))
         let graph = GainAutomation(input: ReadAhead(input: try FileSource(decoder: reader, range: a..<b)), envelope: envelope)
         let input = self.input, stream = self.stream

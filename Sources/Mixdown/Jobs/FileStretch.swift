@@ -98,9 +98,15 @@ public struct FileStretch: Sendable {
     }
 
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
-        let job = try OutputJob(path: output, settings: settings)
+        var job = try OutputJob(path: output, settings: settings)
         let graph = try makeGraph()
         let info = graph.info
+        // Frame 0 stays where it was: the output starts at the input's start timecode.
+        if settings.metadata.timeReference == nil, let reference = info.timeReference {
+            var kept = settings
+            kept.metadata.timeReference = reference
+            job = try OutputJob(path: output, settings: kept)
+        }
         let encoding = try job.encoding(frames: graph.outputFrames, channels: info.channelCount, natural: job.naturalSampleFormat(of: info))
         // A varispeed of at most 0.1 % keeps the input's loudness (to 0.05 LU: the tests
         // measure 0.034 on noise that reaches 24 kHz, whose top the resampler's low-pass

@@ -7,7 +7,7 @@ public struct AudioMetadata: Sendable, Equatable, Codable {
     public var date: String?
     public var software: String?
     /// Where the file starts on a recorder's clock, frames since midnight at the file's
-    /// rate: written as a Broadcast WAV `bext` TimeReference (WAV, RF64 and W64 only), so
+    /// rate: written as a Broadcast WAV `bext` TimeReference (WAV and RF64 only: libsndfile writes no bext to W64), so
     /// that a stem keeps its place in an editor. nil writes no `bext` chunk.
     public var timeReference: Int64?
 

@@ -46,7 +46,7 @@ final class SndFileSink: EncodedFileSink {
                 throw .unsupportedOutput(path: destination, reason: "libsndfile refused the bitrate \(encoding.encoder.bitrate ?? 0) for \(encoding.type.rawValue)")
             }
         }
-        if let reference = metadata.timeReference, [.wav, .rf64, .w64].contains(encoding.type) {
+        if let reference = metadata.timeReference, [.wav, .rf64].contains(encoding.type) {
             // Before any audio: libsndfile writes the bext chunk ahead of the data.
             var bext = SF_BROADCAST_INFO()
             bext.time_reference_low = UInt32(truncatingIfNeeded: reference)
