@@ -128,6 +128,9 @@ public struct OutputJob: Sendable {
             return try remake()
         }
         var passes = 1
+        // Where the write's share of the progress starts: after the measuring pass, and the
+        // limiter's passes when it runs.
+        let start = limiter ? min(2 * share, 0.67) : share
         if limiter {
             // The limiter takes loudness from the peaks it holds, the more the louder it is
             // driven: measuring passes through it, each correcting the gain by the secant
@@ -137,7 +140,7 @@ public struct OutputJob: Sendable {
             for pass in 0..<4 {
                 let through = try LoudnessPass.measure(try Self.normalised(try graph(), gain: gain, ceiling: target.truePeak, limit: true),
                                                        expectedFrames: frames, threads: settings.threads,
-                                                       progress: progress.map { p in { p(share * Double(pass + 1) / 4 + $0 * share / 4) } },
+                                                       progress: progress.map { p in { p(share + (start - share) * (Double(pass) + $0) / 4) } },
                                                        cancellation: cancellation)
                 passes += 1
                 guard through.integrated.isFinite else { break }
@@ -149,7 +152,6 @@ public struct OutputJob: Sendable {
             }
         }
         let measuringSeconds = clock.seconds
-        let start = limiter ? 2 * share : share
         var output: LoudnessMeasurement
         var outcome: Outcome
         var attempt = 0
@@ -168,7 +170,13 @@ public struct OutputJob: Sendable {
                 if attempt > 0 { unlink(path) }
                 throw error
             }
-            if let meter { output = meter.measurement } else { output = try FileLoudness(input: path).run().loudness }
+            if let meter { output = meter.measurement } else {
+                do { output = try FileLoudness(input: path).run().loudness } catch {
+                    // An output that cannot be measured is not reported as done: nothing stays.
+                    unlink(path)
+                    throw error
+                }
+            }
             // A lossy codec drops what it cannot hear (the top octave first), which the meter
             // weighs: when the decoded file misses the target by more than 0.1 LU, it is
             // encoded once more with the gain corrected by the miss. Its peaks are not
