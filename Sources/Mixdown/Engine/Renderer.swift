@@ -16,6 +16,28 @@ public enum Renderer {
     public static func run(source: AudioNode, writer: AudioFileWriter, blockSizes: [Int] = [4096],
                            expectedFrames: Int64?, meter: LoudnessMeter? = nil, progress: ((Double) -> Void)? = nil,
                            cancellation: CancellationToken? = nil) throws(MixdownError) -> Int64 {
+        let background = BackgroundWriter(writer: writer, maximumFrames: blockSizes.max() ?? 1, meter: meter)
+        var finished = false
+        defer { if !finished { try? background.finish() } }
+        let done = try pull(source, blockSizes: blockSizes, expectedFrames: expectedFrames, progress: progress,
+                            cancellation: cancellation,
+                            failure: { reason in .writeFailed(path: writer.destination, reason: reason) }) { (buffer, frames) throws(MixdownError) in
+            try background.submit(buffer, frames: frames)
+        }
+        finished = true
+        try background.finish()
+        return done
+    }
+
+    /// The loop itself, for any consumer of the blocks (a file writer, a loudness meter):
+    /// prepares and prerolls `source`, then pulls it in blocks cycling through
+    /// `blockSizes` and hands each to `consume` (its first `frames` frames, valid during
+    /// the call). With `expectedFrames`, a stream that ends short of it or would run past
+    /// it throws `failure(reason)`. Returns the frames pulled.
+    @discardableResult
+    static func pull(_ source: AudioNode, blockSizes: [Int], expectedFrames: Int64?, progress: ((Double) -> Void)?,
+                     cancellation: CancellationToken?, failure: (String) -> MixdownError,
+                     consume: (AudioBuffer, Int) throws(MixdownError) -> Void) throws(MixdownError) -> Int64 {
         precondition(!blockSizes.isEmpty && blockSizes.allSatisfy { $0 > 0 }, "block sizes must be positive")
         let source = ContractCheck.wrap(source)
         let maxBlock = blockSizes.max()!
@@ -25,9 +47,6 @@ public enum Renderer {
                               cancellation: cancellation)
         try source.preroll(preroll)
         let buffer = AudioBuffer(format: source.format, capacity: maxBlock)
-        let background = BackgroundWriter(writer: writer, maximumFrames: maxBlock, meter: meter)
-        var finished = false
-        defer { if !finished { try? background.finish() } }
         var done: Int64 = 0
         var next = 0
         var ended = false
@@ -38,7 +57,7 @@ public enum Renderer {
             if let total = expectedFrames { want = Int(min(Int64(want), total - done)) }
             if want == 0 { break }
             let status = try source.render(into: buffer, frames: want)
-            try background.submit(buffer, frames: status.frames)
+            try consume(buffer, status.frames)
             done += Int64(status.frames)
             if expectedFrames != nil { progress?(preroll.fraction(rendered: done)) }
             ended = status.ended
@@ -48,14 +67,10 @@ public enum Renderer {
         // for one more frame is safe, the contract gives zero frames after the end).
         if let total = expectedFrames, done == total, !ended {
             let after = try source.render(into: buffer, frames: 1)
-            if after.frames > 0 {
-                throw .writeFailed(path: writer.destination, reason: "the render runs past the \(total) frames expected")
-            }
+            if after.frames > 0 { throw failure("the render runs past the \(total) frames expected") }
         }
-        finished = true
-        try background.finish()
         if let total = expectedFrames, done != total {
-            throw .writeFailed(path: writer.destination, reason: "the render produced \(done) frames, \(total) were expected")
+            throw failure("the render produced \(done) frames, \(total) were expected")
         }
         return done
     }
