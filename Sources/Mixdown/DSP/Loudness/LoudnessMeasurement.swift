@@ -69,8 +69,7 @@ public struct LoudnessMeasurement: Sendable, Equatable {
         }
         let momentary = blocks(of: 4), shortTerm = blocks(of: 30)
         self.blocks = momentary
-        let kept = Self.gated(momentary, relative: -10)
-        integrated = kept.isEmpty ? -.infinity : Self.loudness(meanSquare: kept.reduce(0, +) / Double(kept.count))
+        integrated = Self.integrated(of: momentary)
         let spread = Self.gated(shortTerm, relative: -20).map { Self.loudness(meanSquare: $0) }.sorted()
         if spread.isEmpty {
             range = 0
@@ -93,8 +92,14 @@ public struct LoudnessMeasurement: Sendable, Equatable {
     /// with the signal, so blocks cross it, and the relative gate moves with their mean.
     public func integrated(withGain gain: Double) -> Double {
         let g = pow(10, gain / 10)
-        let kept = Self.gated(blocks.map { $0 * g }, relative: -10)
-        return kept.isEmpty ? -.infinity : Self.loudness(meanSquare: kept.reduce(0, +) / Double(kept.count))
+        return Self.integrated(of: blocks.map { $0 * g })
+    }
+
+    /// Integrated loudness of 400 ms blocks (mean squares): their gated mean, or -infinity
+    /// when none passes the gates.
+    static func integrated(of blocks: [Double]) -> Double {
+        let kept = gated(blocks, relative: -10)
+        return kept.isEmpty ? -.infinity : loudness(meanSquare: kept.reduce(0, +) / Double(kept.count))
     }
 
     /// The gain (dB) that brings the integrated loudness to `target` exactly, the gating

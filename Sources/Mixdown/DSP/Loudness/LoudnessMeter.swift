@@ -151,10 +151,7 @@ public final class LoudnessMeter {
             guard interpolator.phases > 0 else { continue }
             let w = window[c]
             (w + history).update(from: channels[c], count: count)
-            let peak = interpolator.bank.withUnsafeBufferPointer { bank in
-                kernels.peak_interp(w, count, bank.baseAddress, interpolator.phases, TruePeakInterpolator.taps)
-            }
-            interpolatedPeaks[c] = max(interpolatedPeaks[c], peak)
+            interpolatedPeaks[c] = max(interpolatedPeaks[c], interpolator.peak(of: w, frames: count, kernels: kernels))
             w.update(from: w + count, count: history)
         }
     }
@@ -172,10 +169,7 @@ public final class LoudnessMeter {
             for c in 0..<channelCount {
                 let w = window[c]
                 (w + history).update(repeating: 0, count: tail)
-                let peak = interpolator.bank.withUnsafeBufferPointer { bank in
-                    kernels.peak_interp(w, tail, bank.baseAddress, interpolator.phases, TruePeakInterpolator.taps)
-                }
-                interpolatedPeaks[c] = max(interpolatedPeaks[c], peak)
+                interpolatedPeaks[c] = max(interpolatedPeaks[c], interpolator.peak(of: w, frames: tail, kernels: kernels))
             }
         }
         let sample = Double(samplePeaks.max() ?? 0)

@@ -1,4 +1,5 @@
 import Foundation
+import MixdownKernels
 
 /// The oversampling of the true-peak meter (ITU-R BS.1770-4, Annex 2): the points between
 /// samples at which a reconstructed signal may peak higher than its samples.
@@ -38,6 +39,14 @@ struct TruePeakInterpolator {
 
     /// Phases computed by the kernel (the sample points are not among them).
     var phases: Int { factor - 1 }
+
+    /// The largest in-between point of `frames` windows: `window` holds frames + taps - 1
+    /// samples, and the points lie between its samples 7 and 8 onwards. 0 when the rate
+    /// needs no oversampling.
+    func peak(of window: UnsafePointer<Float>, frames: Int, kernels: mx_kernels) -> Float {
+        guard phases > 0 else { return 0 }
+        return bank.withUnsafeBufferPointer { b in kernels.peak_interp(window, frames, b.baseAddress, phases, Self.taps) }
+    }
 
     /// The modified Bessel function of the first kind, order 0, by its power series.
     static func besselI0(_ x: Double) -> Double {

@@ -155,14 +155,8 @@ public final class TruePeakLimiter: AudioNode {
             var peak: Float = 0
             for ch in 0..<format.channelCount {
                 let w = work[ch] + (chunkStart - workStart)
-                peak = max(peak, kernels.peak(w, c))
-                if interpolator.phases > 0 {
-                    // The points after frames chunkStart - 1 ... chunkStart + c - 2.
-                    let p = interpolator.bank.withUnsafeBufferPointer { bank in
-                        kernels.peak_interp(w - 8, c, bank.baseAddress, interpolator.phases, TruePeakInterpolator.taps)
-                    }
-                    peak = max(peak, p)
-                }
+                // The samples, and the points after frames chunkStart - 1 ... chunkStart + c - 2.
+                peak = max(peak, kernels.peak(w, c), interpolator.peak(of: w - 8, frames: c, kernels: kernels))
             }
             required.append(peak > ceiling ? Double(ceiling) / Double(peak) : 1)
         }
