@@ -1,0 +1,577 @@
+"""Mixdown: an offline audio render engine, from Python.
+
+Exact drift correction, sync of many recordings, compositions and editors' timelines,
+rendered by libmixdown (built into this package; no Swift toolchain needed).
+
+Conventions (those of soundfile and pedalboard):
+
+- Audio is a float32 numpy array of shape (frames, channels).
+- Counts are frames, never samples: one frame holds one sample of every channel.
+- Every time or ratio Mixdown keeps exact is a :class:`fractions.Fraction` (seconds, or
+  output length / input length). Arguments take a Fraction, an int or a decimal string
+  such as ``"1.0001309"``; a float is refused, because it is not the number it was typed as.
+- Errors raise :class:`mixdown.Error`, with the library's message, which names the file,
+  option or time at fault.
+- Outputs are atomic: complete, or absent. Ctrl-C (KeyboardInterrupt) or an exception
+  raised by a ``progress`` callback cancels a running job, which then writes nothing.
+- Every call releases the GIL: two Python threads render at once.
+"""
+from __future__ import annotations
+
+import ctypes as C
+import json
+import os
+import threading
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _native
+from ._native import lib as _lib
+
+__all__ = ["Error", "FileInfo", "Result", "SyncEstimate", "Render", "info", "stretch", "export", "render", "sync",
+           "open", "version", "__version__"]
+
+Exact = Union[Fraction, int, str, Decimal]
+"""A number kept exact: a Fraction, an int, a Decimal or a decimal string ("1.0001309", "10001309/10000000")."""
+
+PathLike = Union[str, "os.PathLike[str]"]
+Document = Union[PathLike, Mapping[str, Any]]
+"""A composition document: a path (.json, .otio), a JSON string, or a dict."""
+
+Progress = Callable[[float], Any]
+"""Called with the fraction done (0..1, never decreasing). An exception it raises cancels the job and is re-raised."""
+
+
+class Error(Exception):
+    """A call the library refused or failed. ``str(error)`` is the library's message; ``status``
+    is the C API's status code and ``reason`` its short name ("file not found")."""
+
+    def __init__(self, message: str, status: int = _native.OK) -> None:
+        super().__init__(message)
+        self.status = status
+        self.reason = _lib.mixdown_strerror(status).decode() if status else "invalid argument"
+
+
+def version() -> str:
+    """The library's version, "MAJOR.MINOR.PATCH"."""
+    return _lib.mixdown_version().decode()
+
+
+__version__ = version()
+
+
+# ---- Exact numbers ------------------------------------------------------------------------
+
+_INT64_MAX = (1 << 63) - 1
+
+
+def _exact(value: Exact, name: str) -> Fraction:
+    """`value` as a Fraction, exactly; a float or anything else inexact is refused."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name}={value!r}: a bool is not a number")
+    if isinstance(value, (Fraction, int, Decimal)):
+        return Fraction(value)
+    if isinstance(value, str):
+        try:
+            return Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            raise Error(f"{name} {value!r}: is not a number (use '1.0001309', '10001309/10000000' or a Fraction)") from None
+    if isinstance(value, float):
+        raise TypeError(f"{name}={value!r}: a float is not exact; pass the string {repr(value)!r} "
+                        f"or a fractions.Fraction")
+    raise TypeError(f"{name}={value!r}: expected a Fraction, an int or a decimal string, not {type(value).__name__}")
+
+
+def _int64_pair(value: Fraction, name: str) -> tuple[int, int]:
+    """Numerator and denominator of `value`, which must fit the C API's 64-bit integers."""
+    if abs(value.numerator) > _INT64_MAX or value.denominator > _INT64_MAX:
+        raise Error(f"{name} {value}: needs more than 64-bit integers to be exact")
+    return value.numerator, value.denominator
+
+
+def _frames_half_away(value: Fraction) -> int:
+    """`value` rounded to a whole frame, half away from zero (the library's rule)."""
+    whole, rest = divmod(abs(value.numerator), value.denominator)
+    if 2 * rest >= value.denominator:
+        whole += 1
+    return whole if value >= 0 else -whole
+
+
+def _path(value: PathLike, name: str) -> bytes:
+    try:
+        return os.fsencode(value)
+    except TypeError:
+        raise TypeError(f"{name}={value!r}: expected a path") from None
+
+
+# ---- Calls and errors ---------------------------------------------------------------------
+
+def _message(status: int) -> str:
+    message = _lib.mixdown_last_error().decode(errors="replace")
+    if status == _native.ERROR_OUTPUT_EXISTS:
+        message = message.replace("pass --overwrite", "pass overwrite=True")
+    return message or _lib.mixdown_strerror(status).decode()
+
+
+def _check(status: int) -> None:
+    if status != _native.OK:
+        raise Error(_message(status), status)
+
+
+class _Job:
+    """One library call with a progress callback, run so that Ctrl-C and a callback's
+    exception cancel it. On the main thread the call runs on a helper thread while the main
+    thread waits, interruptibly: KeyboardInterrupt asks the job to stop at its next block,
+    waits for it (its output removed), and propagates. Elsewhere it runs on the caller's
+    thread (signals reach the main thread only)."""
+
+    def __init__(self, progress: Optional[Progress]) -> None:
+        self.user_progress = progress
+        self.stop = threading.Event()
+        self.error: Optional[BaseException] = None
+        self.callback = _native.PROGRESS(self._progress)
+
+    def _progress(self, fraction: float, _user: Optional[int]) -> int:
+        if self.stop.is_set():
+            return 1
+        if self.user_progress is not None:
+            try:
+                self.user_progress(fraction)
+            except BaseException as error:  # noqa: B036 - re-raised on the calling thread
+                self.error = error
+                self.stop.set()
+                return 1
+        return 0
+
+    def run(self, call: Callable[[Any], int], cancellable: bool = True) -> None:
+        outcome: list[tuple[int, str]] = []
+        finished = threading.Event()
+
+        def work() -> None:
+            try:
+                status = call(self.callback)
+                # The message is the calling thread's: read it on the thread that called.
+                outcome.append((status, _message(status) if status != _native.OK else ""))
+            finally:
+                finished.set()
+
+        if threading.current_thread() is threading.main_thread():
+            # An Event, not Thread.join: a join that KeyboardInterrupt broke returns at once
+            # when called again (Python 3.11), which would not wait for the cancelled job.
+            threading.Thread(target=work, name="mixdown job", daemon=True).start()
+            try:
+                while not finished.wait(0.05):
+                    pass
+            except KeyboardInterrupt:
+                self.stop.set()
+                if cancellable:
+                    finished.wait()
+                raise
+        else:
+            work()
+        if self.error is not None:
+            raise self.error
+        status, message = outcome[0]
+        if status != _native.OK:
+            raise Error(message, status)
+
+
+def _output_options(format: Optional[str], sample_format: Optional[str], overwrite: bool,
+                    threads: Optional[int]) -> _native.OutputOptions:
+    o = _native.OutputOptions()
+    _lib.mixdown_output_options_init(C.byref(o))
+    o.type = format.encode() if format else None
+    o.sample_format = sample_format.encode() if sample_format else None
+    o.overwrite = 1 if overwrite else 0
+    o.threads = 0 if threads is None else int(threads)
+    return o
+
+
+def _choice(value: str, choices: Mapping[str, int], name: str) -> int:
+    try:
+        return choices[value]
+    except KeyError:
+        raise Error(f"{name} {value!r}: must be one of {', '.join(choices)}") from None
+
+
+# ---- Files --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FileInfo:
+    """What a file holds. ``frames`` is exact; ``duration`` is ``frames / sample_rate`` seconds."""
+    frames: int
+    sample_rate: int
+    channels: int
+    duration: Fraction
+    container: str
+    sample_format: str
+    stream: int
+    streams: int
+
+
+def info(path: PathLike, *, stream: Optional[int] = None) -> FileInfo:
+    """Reads `path`'s header (and a container's packet index): any file the engine reads
+    (WAV, AIFF, FLAC, Ogg, MP3, CAF, W64, MP4/MOV/M4A, MKV/WebM). `stream`: the container's
+    index of an audio stream; None: the first."""
+    i = _native.FileInfo()
+    _check(_lib.mixdown_file_info_read(_path(path, "path"), -1 if stream is None else stream, C.byref(i)))
+    return FileInfo(frames=i.frames, sample_rate=i.sample_rate, channels=i.channels,
+                    duration=Fraction(i.duration_num, i.duration_den), container=i.container.decode(),
+                    sample_format=i.sample_format.decode(), stream=i.stream, streams=i.stream_count)
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a job wrote: ``frames`` exactly, at ``sample_rate``; ``seconds`` of wall time."""
+    frames: int
+    sample_rate: int
+    channels: int
+    seconds: float
+    realtime_factor: float
+
+    @property
+    def duration(self) -> Fraction:
+        """The output's exact duration in seconds."""
+        return Fraction(self.frames, self.sample_rate)
+
+
+def _result(r: _native.Result) -> Result:
+    return Result(frames=r.frames, sample_rate=r.sample_rate, channels=r.channels, seconds=r.seconds,
+                  realtime_factor=r.realtime_factor)
+
+
+def _stretch_options(input: PathLike, ratio: Optional[Exact], frames: Optional[int], duration: Optional[Exact],
+                     match: Optional[PathLike], algorithm: str, quality: str,
+                     stream: Optional[int]) -> _native.StretchOptions:
+    targets = [name for name, value in (("ratio", ratio), ("frames", frames), ("duration", duration), ("match", match))
+               if value is not None]
+    if len(targets) > 1:
+        raise Error(f"{' and '.join(targets)}: give one target")
+    o = _native.StretchOptions()
+    _lib.mixdown_stretch_options_init(C.byref(o))
+    if ratio is not None:
+        o.ratio_num, o.ratio_den = _int64_pair(_exact(ratio, "ratio"), "ratio")
+    elif frames is not None:
+        if isinstance(frames, bool) or not isinstance(frames, int):
+            raise TypeError(f"frames={frames!r}: expected an int (frames, not samples)")
+        if frames <= 0:
+            raise Error(f"frames {frames}: must be more than 0")
+        o.target_frames = frames
+    elif duration is not None:
+        # Frames at the input's rate, rounded half away from zero (as the command's --to-duration).
+        seconds = _exact(duration, "duration")
+        if seconds <= 0:
+            raise Error(f"duration {seconds}: must be longer than 0")
+        o.target_frames = _frames_half_away(seconds * info(input, stream=stream).sample_rate)
+    elif match is not None:
+        o.match_path = _path(match, "match")
+    o.algorithm = _choice(algorithm, _native.ALGORITHMS, "algorithm")
+    o.quality = _choice(quality, _native.QUALITIES, "quality")
+    o.stream = -1 if stream is None else stream
+    return o
+
+
+def stretch(input: PathLike, output: PathLike, *, ratio: Optional[Exact] = None, frames: Optional[int] = None,
+            duration: Optional[Exact] = None, match: Optional[PathLike] = None, algorithm: str = "auto",
+            quality: str = "best", stream: Optional[int] = None, format: Optional[str] = None,
+            sample_format: Optional[str] = None, overwrite: bool = False, threads: Optional[int] = None,
+            progress: Optional[Progress] = None) -> Result:
+    """Stretches the whole of `input` to an exact length and writes `output`.
+
+    Give one target:
+
+    - ``ratio``: output length / input length, exact (``"1.0001309"``, ``Fraction(10001309, 10000000)``);
+      the output has ``round(frames * ratio)`` frames, half away from zero;
+    - ``frames``: exactly this many output frames;
+    - ``duration``: exact seconds, rounded to frames at the input's rate, half away from zero;
+    - ``match``: the exact duration of another file.
+
+    ``algorithm``: "auto" (varispeed for a change under 0.29 %, else pitch-keeping), "varispeed",
+    "wsola", "rubberband". ``quality``: "best", "medium", "fastest". ``format``: the output's type
+    ("wav", "flac", "m4a", ...; None: from its extension); ``sample_format``: "s16", "s24", "f32"
+    (None: the input's precision). ``threads``: 1 or 2 (None: both cores).
+    """
+    o = _stretch_options(input, ratio, frames, duration, match, algorithm, quality, stream)
+    out = _output_options(format, sample_format, overwrite, threads)
+    r = _native.Result()
+    src, dst = _path(input, "input"), _path(output, "output")
+    _Job(progress).run(lambda cb: _lib.mixdown_stretch(src, dst, C.byref(o), C.byref(out), cb, None, C.byref(r)))
+    return _result(r)
+
+
+def export(input: PathLike, output: PathLike, *, start: Exact = 0, duration: Optional[Exact] = None,
+           fade_in: Exact = 0, fade_out: Exact = 0, stream: Optional[int] = None, format: Optional[str] = None,
+           sample_format: Optional[str] = None, overwrite: bool = False, threads: Optional[int] = None,
+           progress: Optional[Progress] = None) -> Result:
+    """Exports a time range of `input` to `output`, with equal-power fades.
+
+    Times are exact seconds: ``start`` (0: the file's start), ``duration`` (None: to the
+    file's end), ``fade_in`` and ``fade_out`` (0: none). Output options as :func:`stretch`.
+    """
+    o = _native.ExportOptions()
+    _lib.mixdown_export_options_init(C.byref(o))
+    o.start_num, o.start_den = _int64_pair(_exact(start, "start"), "start")
+    if duration is not None:
+        length = _exact(duration, "duration")
+        if length <= 0:
+            raise Error(f"duration {length}: must be longer than 0 (None: to the file's end)")
+        o.duration_num, o.duration_den = _int64_pair(length, "duration")
+    o.fade_in_num, o.fade_in_den = _int64_pair(_exact(fade_in, "fade_in"), "fade_in")
+    o.fade_out_num, o.fade_out_den = _int64_pair(_exact(fade_out, "fade_out"), "fade_out")
+    o.stream = -1 if stream is None else stream
+    out = _output_options(format, sample_format, overwrite, threads)
+    r = _native.Result()
+    src, dst = _path(input, "input"), _path(output, "output")
+    _Job(progress).run(lambda cb: _lib.mixdown_export(src, dst, C.byref(o), C.byref(out), cb, None, C.byref(r)))
+    return _result(r)
+
+
+def _document(document: Document, base_dir: Optional[PathLike]) -> tuple[Optional[bytes], Optional[bytes], Optional[bytes]]:
+    """(json, base_dir, path) for the C API: a dict or a JSON string is given as JSON, with
+    relative paths from `base_dir` (default: the working directory); anything else is a path."""
+    if isinstance(document, Mapping):
+        text = json.dumps(document)
+    elif isinstance(document, str) and document.lstrip().startswith("{"):
+        text = document
+    else:
+        return None, None, _path(document, "document")
+    return text.encode(), _path(base_dir, "base_dir") if base_dir is not None else None, None
+
+
+def render(document: Document, output: PathLike, *, base_dir: Optional[PathLike] = None,
+           format: Optional[str] = None, sample_format: Optional[str] = None, overwrite: bool = False,
+           threads: Optional[int] = None, progress: Optional[Progress] = None) -> Result:
+    """Renders a composition document (docs/composition.md) or an OpenTimelineIO timeline to
+    `output`. `document` is a path, a JSON string or a dict; relative media paths in a string
+    or a dict are relative to `base_dir` (default: the working directory), in a file to its
+    folder. The document's own output settings apply; the arguments override them where given.
+    """
+    text, base, path = _document(document, base_dir)
+    out = _output_options(format, sample_format, overwrite, threads)
+    r = _native.Result()
+    dst = _path(output, "output")
+    _Job(progress).run(lambda cb: _lib.mixdown_render_document(text, base, path, dst, C.byref(out), cb, None,
+                                                                 C.byref(r)))
+    return _result(r)
+
+
+# ---- Sync ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SyncEstimate:
+    """Where a recording lies on the reference's clock:
+    ``reference_time = offset + ratio * recording_time`` (seconds).
+
+    ``offset`` is exact to the microsecond; ``ratio`` is the estimate's exact binary value as
+    a Fraction (pass it to :func:`stretch` to correct the drift); ``ppm`` is ``(ratio - 1) * 1e6``;
+    ``confidence`` (0..1) the share of analysis windows that agree; ``windows`` the windows
+    used, ``windows_rejected`` those that did not agree.
+    """
+    recording: str
+    offset: Fraction
+    ratio: Fraction
+    ppm: float
+    confidence: float
+    windows: int
+    windows_rejected: int
+    residual_rms_ms: float
+    residual_max_ms: float
+
+
+def sync(reference: PathLike, *recordings: PathLike, max_offset: Exact = 60, max_drift_ppm: Exact = 1000,
+         window_spacing: Exact = 10, min_confidence: Exact = "0.5") -> list[SyncEstimate]:
+    """Estimates the start offset and the clock drift of each recording against `reference`,
+    one :class:`SyncEstimate` per recording, in order. Raises :class:`Error` (status "no
+    alignment") for a recording with no trustworthy alignment.
+
+    ``max_offset``: the search range for the offset, in seconds; ``max_drift_ppm``: the largest
+    drift searched; ``window_spacing``: seconds between analysis windows; ``min_confidence``:
+    below it the recording is refused.
+    """
+    if not recordings:
+        raise Error("sync: give at least one recording besides the reference")
+    o = _native.DriftOptions()
+    _lib.mixdown_drift_options_init(C.byref(o))
+    o.max_offset_seconds = float(_exact(max_offset, "max_offset"))
+    o.max_drift_ppm = float(_exact(max_drift_ppm, "max_drift_ppm"))
+    o.window_spacing = float(_exact(window_spacing, "window_spacing"))
+    o.min_confidence = float(_exact(min_confidence, "min_confidence"))
+    ref = _path(reference, "reference")
+    estimates = []
+    for recording in recordings:
+        d = _native.Drift()
+        rec = _path(recording, "recording")
+        # The estimate cannot be cancelled: Ctrl-C returns at once and leaves it to finish
+        # on its thread (it writes nothing).
+        _Job(None).run(lambda _cb: _lib.mixdown_estimate_drift(ref, rec, C.byref(o), C.byref(d)), cancellable=False)
+        estimates.append(SyncEstimate(recording=os.fsdecode(rec), offset=Fraction(d.offset_num, d.offset_den),
+                                      ratio=Fraction(d.ratio), ppm=d.ppm, confidence=d.confidence,
+                                      windows=d.windows_used, windows_rejected=d.windows_rejected,
+                                      residual_rms_ms=d.residual_rms_ms, residual_max_ms=d.residual_max_ms))
+    return estimates
+
+
+# ---- Pull rendering -----------------------------------------------------------------------
+
+_DOCUMENT_SUFFIXES = (".json", ".otio")
+
+
+class Render:
+    """A render pulled into numpy arrays: a composition document, a timeline, or a file
+    (stretched or not). Frame-identical to the file render of the same job. Use it as a
+    context manager (``with mixdown.open(...) as r:``) or call :meth:`close`. One thread at a
+    time per Render."""
+
+    _CHUNK = 1 << 16  # frames per pull when reading more at once
+
+    def __init__(self, handle: C.c_void_p) -> None:
+        self._handle = handle
+        rate, channels, frames = C.c_int32(), C.c_int32(), C.c_int64()
+        self._call(_lib.mixdown_render_format(handle, C.byref(rate), C.byref(channels), C.byref(frames)))
+        self.sample_rate: int = rate.value
+        """Frames per second."""
+        self.channels: int = channels.value
+        self.frames: int = frames.value
+        """The render's exact length, in frames."""
+        self._written, self._ended = C.c_int64(), C.c_int()
+        self._scratch = np.empty((0, 0), dtype=np.float32)
+        self._planes = (_native.FloatPointer * self.channels)()
+
+    @property
+    def duration(self) -> Fraction:
+        """The render's exact duration in seconds."""
+        return Fraction(self.frames, self.sample_rate)
+
+    def _call(self, status: int) -> None:
+        if status != _native.OK:
+            message = _lib.mixdown_render_error(self._handle).decode(errors="replace") or _message(status)
+            raise Error(message, status)
+
+    def _live(self) -> C.c_void_p:
+        if self._handle is None:
+            raise Error("the render is closed")
+        return self._handle
+
+    def _pull(self, into: np.ndarray, frames: int) -> int:
+        """Pulls up to `frames` into the planar scratch array `into` (channels, >= frames);
+        returns the frames written (fewer only at the end)."""
+        stride = into.strides[0]
+        base = into.ctypes.data
+        for c in range(self.channels):
+            self._planes[c] = C.cast(base + c * stride, _native.FloatPointer)
+        self._call(_lib.mixdown_render_pull(self._live(), self._planes, frames, C.byref(self._written),
+                                            C.byref(self._ended)))
+        return self._written.value
+
+    def read(self, frames: int = -1, *, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Reads `frames` frames from the current position (-1: to the end) as a float32
+        array of shape (frames, channels). Fewer frames come back only at the end; after it,
+        an array of 0 frames. `out`: a C-contiguous float32 array of shape (n, channels) to
+        fill instead (frames defaults to n); the part filled is returned."""
+        self._live()
+        if out is not None:
+            if out.dtype != np.float32 or out.ndim != 2 or out.shape[1] != self.channels or not out.flags.c_contiguous:
+                raise Error(f"out: needs a C-contiguous float32 array of shape (frames, {self.channels}), "
+                            f"not {out.dtype} {out.shape}")
+            frames = out.shape[0] if frames < 0 else min(frames, out.shape[0])
+        else:
+            if frames < -1:
+                raise Error(f"frames {frames}: must be 0 or more (-1: to the end)")
+            # Never more than the render has left: the array is allocated whole.
+            left = self.frames - self.tell()
+            frames = left if frames == -1 else min(frames, left)
+            out = np.empty((frames, self.channels), dtype=np.float32)
+        chunk = min(frames, self._CHUNK)
+        if self._scratch.shape[1] < chunk:
+            self._scratch = np.empty((self.channels, chunk), dtype=np.float32)
+        done = 0
+        while done < frames:
+            n = self._pull(self._scratch, min(chunk, frames - done))
+            if self.channels == 1:
+                out[done:done + n, 0] = self._scratch[0, :n]
+            else:
+                out[done:done + n] = self._scratch[:, :n].T
+            done += n
+            if self._ended.value:
+                break
+        return out[:done]
+
+    def blocks(self, blocksize: int, *, out: Optional[np.ndarray] = None) -> Iterator[np.ndarray]:
+        """Yields blocks of `blocksize` frames from the current position to the end (the last
+        one shorter when the length is not a multiple). With `out` (shape (blocksize,
+        channels)), every block is a view of it, overwritten by the next."""
+        if blocksize <= 0:
+            raise Error(f"blocksize {blocksize}: must be more than 0")
+        while True:
+            block = self.read(blocksize, out=out)
+            if len(block) == 0:
+                return
+            yield block
+            if len(block) < blocksize:
+                return
+
+    def seek(self, frame: int) -> int:
+        """Moves to `frame` (0 ... frames): the next read begins with exactly that frame."""
+        self._call(_lib.mixdown_render_seek(self._live(), frame))
+        return frame
+
+    def tell(self) -> int:
+        """The frame the next read begins with."""
+        position = C.c_int64()
+        self._call(_lib.mixdown_render_position(self._live(), C.byref(position)))
+        return position.value
+
+    def close(self) -> None:
+        """Releases the render (closing twice is harmless)."""
+        if self._handle is not None:
+            _lib.mixdown_render_free(self._handle)
+            self._handle = None
+
+    def __enter__(self) -> "Render":
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_handle", None) is not None:
+            self.close()
+
+    def __repr__(self) -> str:
+        return (f"<mixdown.Render {self.frames} frames, {self.sample_rate} Hz, {self.channels} channels"
+                f"{', closed' if self._handle is None else ''}>")
+
+
+def open(source: Document, *, ratio: Optional[Exact] = None, frames: Optional[int] = None,
+         duration: Optional[Exact] = None, match: Optional[PathLike] = None, algorithm: str = "auto",
+         quality: str = "best", stream: Optional[int] = None, base_dir: Optional[PathLike] = None) -> Render:
+    """Opens a render to read into numpy arrays.
+
+    `source` is a composition document or timeline (a dict, a JSON string, or a path ending
+    in .json or .otio), or an audio file. A file is read as it is, or stretched when a target
+    is given (``ratio``, ``frames``, ``duration``, ``match``, as :func:`stretch`).
+    """
+    handle = C.c_void_p()
+    if isinstance(source, Mapping) or (isinstance(source, str) and source.lstrip().startswith("{")) \
+            or os.fsdecode(source).lower().endswith(_DOCUMENT_SUFFIXES):
+        if any(v is not None for v in (ratio, frames, duration, match, stream)):
+            raise Error("ratio, frames, duration, match and stream apply to a file, not to a document")
+        text, base, path = _document(source, base_dir)
+        _check(_lib.mixdown_render_open_document(C.byref(handle), text, base, path))
+    elif all(v is None for v in (ratio, frames, duration, match)):
+        # The file as it is: a composition of the file alone, which passes its samples
+        # unchanged (a stretch by 1 would run them through the resampler's filter).
+        segment: dict[str, Any] = {"file": os.path.abspath(os.fsdecode(source)), "at": "0"}
+        if stream is not None:
+            segment["stream"] = stream
+        text = json.dumps({"version": 1, "tracks": [{"name": "file", "segments": [segment]}]}).encode()
+        _check(_lib.mixdown_render_open_document(C.byref(handle), text, None, None))
+    else:
+        path = _path(source, "source")
+        o = _stretch_options(source, ratio, frames, duration, match, algorithm, quality, stream)
+        _check(_lib.mixdown_render_open_stretch(C.byref(handle), path, C.byref(o)))
+    return Render(handle)
