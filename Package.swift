@@ -11,8 +11,9 @@ let package = Package(
         // an embedder need not build it.
         .library(name: "MixdownTools", targets: ["MixdownTools"]),
         .library(name: "MixdownKernels", targets: ["MixdownKernels"]),
-        // The C API (include/mixdown.h) as a shared library: liblibmixdown.so, installed
-        // as libmixdown.so by tools/install.
+        // The C API (include/mixdown.h) as a shared library. SwiftPM names its file
+        // lib<product>.so and the name mixdown is the command's: the file is liblibmixdown.so,
+        // installed as libmixdown.so (tools/install, tools/build-static).
         .library(name: "libmixdown", type: .dynamic, targets: ["MixdownCAPI"]),
     ],
     traits: [
@@ -50,7 +51,7 @@ let package = Package(
         // include/mixdown.h as a module, so that the C API's Swift side uses its structs.
         .systemLibrary(name: "CMixdownHeader"),
         // The C API: @_cdecl functions that translate to the Swift library, nothing more.
-        .target(name: "MixdownCAPI", dependencies: ["Mixdown", "CMixdownHeader"]),
+        .target(name: "MixdownCAPI", dependencies: ["Mixdown", "MixdownKernels", "CMixdownHeader"]),
         // The `mixdown` command: parsing and printing only.
         .executableTarget(
             name: "MixdownCLI",

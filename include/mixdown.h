@@ -248,6 +248,15 @@ int mixdown_render_pull(mixdown_render *handle, float *const *planar, int64_t fr
                         int64_t *written, int *ended);
 
 /*
+ * As mixdown_render_pull, into one interleaved buffer: `interleaved` holds at least
+ * `frames` x channels floats, and frame f's channel c lands at interleaved[f * channels + c]
+ * (the layout of a C-ordered numpy array of shape (frames, channels), and of most audio
+ * sinks). The frames are those mixdown_render_pull gives. One thread at a time per handle.
+ */
+int mixdown_render_pull_interleaved(mixdown_render *handle, float *interleaved, int64_t frames,
+                                    int64_t *written, int *ended);
+
+/*
  * Moves to `frame` (0 ... total frames): the next pull begins with exactly that frame of
  * the render. One thread at a time per handle.
  */

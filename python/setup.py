@@ -35,7 +35,7 @@ class BuildWithLibrary(build_py):
                              f"{ROOT} has no tools/build-static")
         output = subprocess.run([str(ROOT / "tools" / "build-static"), "libmixdown"], check=True,
                                 stdout=subprocess.PIPE, text=True).stdout
-        built = Path(output.strip().splitlines()[-1]) / "liblibmixdown.so"
+        built = Path(output.strip().splitlines()[-1]) / "libmixdown.so"
         target = Path(self.build_lib) / "mixdown" / "libmixdown.so"
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(built, target)

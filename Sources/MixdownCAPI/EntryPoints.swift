@@ -232,6 +232,24 @@ public func cRenderPull(_ handle: OpaquePointer?, _ planar: UnsafePointer<Unsafe
     }
 }
 
+@_cdecl("mixdown_render_pull_interleaved")
+public func cRenderPullInterleaved(_ handle: OpaquePointer?, _ interleaved: UnsafeMutablePointer<Float>?, _ frames: Int64,
+                                   _ written: UnsafeMutablePointer<Int64>?, _ ended: UnsafeMutablePointer<Int32>?) -> Int32 {
+    written?.pointee = 0
+    let h = RenderHandle.find(handle)
+    return CallBoundary.run(also: h) {
+        let handle = try RenderHandle.required(handle)
+        handle.clearError()
+        let interleaved = try CallBoundary.required(interleaved, "interleaved")
+        guard frames > 0, frames <= Int64(Int32.max) else {
+            throw CallBoundary.invalid("frames \(frames): must be more than 0 (and at most \(Int32.max))")
+        }
+        let status = try handle.pullInterleaved(into: interleaved, frames: Int(frames))
+        written?.pointee = Int64(status.frames)
+        ended?.pointee = status.ended ? 1 : 0
+    }
+}
+
 @_cdecl("mixdown_render_seek")
 public func cRenderSeek(_ handle: OpaquePointer?, _ frame: Int64) -> Int32 {
     let h = RenderHandle.find(handle)

@@ -1,6 +1,7 @@
 import CMixdownHeader
 import Glibc
 import Mixdown
+import MixdownKernels
 import Synchronization
 
 /// What a `mixdown_render *` points at: a `RenderStream` and the handle's last error.
@@ -8,8 +9,31 @@ final class RenderHandle {
     let stream: RenderStream
     private var error: UnsafeMutablePointer<CChar>?
 
+    /// Planar frames on their way to an interleaved pull: allocated by the first such pull,
+    /// then reused (a pull of any length goes through it in chunks of its capacity).
+    private var planar: AudioBuffer?
+    private static let interleavedChunk = 8192
+
     init(stream: RenderStream) { self.stream = stream }
     deinit { free(error) }
+
+    /// Pulls up to `frames` frames into `interleaved` (frames x channels floats, frame f's
+    /// channel c at f * channels + c): the planar pull, then the kernel's interleave.
+    func pullInterleaved(into interleaved: UnsafeMutablePointer<Float>, frames: Int) throws(MixdownError) -> RenderStatus {
+        let buffer = planar ?? AudioBuffer(format: stream.format, capacity: Self.interleavedChunk)
+        planar = buffer
+        let channels = stream.format.channelCount
+        let k = mx_kernels_active().pointee
+        var done = 0
+        var ended = false
+        while done < frames && !ended {
+            let status = try stream.pull(into: buffer.channelPointers, frames: min(frames - done, Self.interleavedChunk))
+            k.interleave(interleaved + done * channels, UnsafePointer(OpaquePointer(buffer.channelPointers)), channels, status.frames)
+            done += status.frames
+            ended = status.ended
+        }
+        return RenderStatus(frames: done, ended: ended)
+    }
 
     func setError(_ message: String) {
         free(error)

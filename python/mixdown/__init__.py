@@ -426,7 +426,7 @@ class Render:
     context manager (``with mixdown.open(...) as r:``) or call :meth:`close`. One thread at a
     time per Render."""
 
-    _CHUNK = 1 << 16  # frames per pull when reading more at once
+    _CHUNK = 1 << 16  # frames per call into the library (Ctrl-C is seen between calls)
 
     def __init__(self, handle: C.c_void_p) -> None:
         self._handle = handle
@@ -438,8 +438,7 @@ class Render:
         self.frames: int = frames.value
         """The render's exact length, in frames."""
         self._written, self._ended = C.c_int64(), C.c_int()
-        self._scratch = np.empty((0, 0), dtype=np.float32)
-        self._planes = (_native.FloatPointer * self.channels)()
+        self._written_ref, self._ended_ref = C.byref(self._written), C.byref(self._ended)
 
     @property
     def duration(self) -> Fraction:
@@ -456,28 +455,17 @@ class Render:
             raise Error("the render is closed")
         return self._handle
 
-    def _pull(self, into: np.ndarray, frames: int) -> int:
-        """Pulls up to `frames` into the planar scratch array `into` (channels, >= frames);
-        returns the frames written (fewer only at the end)."""
-        stride = into.strides[0]
-        base = into.ctypes.data
-        for c in range(self.channels):
-            self._planes[c] = C.cast(base + c * stride, _native.FloatPointer)
-        self._call(_lib.mixdown_render_pull(self._live(), self._planes, frames, C.byref(self._written),
-                                            C.byref(self._ended)))
-        return self._written.value
-
     def read(self, frames: int = -1, *, out: Optional[np.ndarray] = None) -> np.ndarray:
         """Reads `frames` frames from the current position (-1: to the end) as a float32
         array of shape (frames, channels). Fewer frames come back only at the end; after it,
         an array of 0 frames. `out`: a C-contiguous float32 array of shape (n, channels) to
         fill instead (frames defaults to n); the part filled is returned."""
-        self._live()
+        handle = self._live()
         if out is not None:
             if out.dtype != np.float32 or out.ndim != 2 or out.shape[1] != self.channels or not out.flags.c_contiguous:
                 raise Error(f"out: needs a C-contiguous float32 array of shape (frames, {self.channels}), "
                             f"not {out.dtype} {out.shape}")
-            frames = out.shape[0] if frames < 0 else min(frames, out.shape[0])
+            frames = len(out) if frames < 0 else min(frames, len(out))
         else:
             if frames < -1:
                 raise Error(f"frames {frames}: must be 0 or more (-1: to the end)")
@@ -485,20 +473,18 @@ class Render:
             left = self.frames - self.tell()
             frames = left if frames == -1 else min(frames, left)
             out = np.empty((frames, self.channels), dtype=np.float32)
-        chunk = min(frames, self._CHUNK)
-        if self._scratch.shape[1] < chunk:
-            self._scratch = np.empty((self.channels, chunk), dtype=np.float32)
+        # The library writes the frames interleaved, straight into the array's memory.
+        base, step, chunk = out.ctypes.data, 4 * self.channels, self._CHUNK
+        pull, written, ended = _lib.mixdown_render_pull_interleaved, self._written, self._ended
         done = 0
         while done < frames:
-            n = self._pull(self._scratch, min(chunk, frames - done))
-            if self.channels == 1:
-                out[done:done + n, 0] = self._scratch[0, :n]
-            else:
-                out[done:done + n] = self._scratch[:, :n].T
-            done += n
-            if self._ended.value:
+            status = pull(handle, base + done * step, min(chunk, frames - done), self._written_ref, self._ended_ref)
+            if status != _native.OK:
+                self._call(status)
+            done += written.value
+            if ended.value:
                 break
-        return out[:done]
+        return out if done == len(out) else out[:done]
 
     def blocks(self, blocksize: int, *, out: Optional[np.ndarray] = None) -> Iterator[np.ndarray]:
         """Yields blocks of `blocksize` frames from the current position to the end (the last

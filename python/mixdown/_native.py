@@ -90,6 +90,8 @@ def _load() -> C.CDLL:
         "mixdown_render_format": ([C.c_void_p, C.POINTER(i32), C.POINTER(i32), C.POINTER(i64)], C.c_int),
         "mixdown_render_pull": ([C.c_void_p, C.POINTER(FloatPointer), i64, C.POINTER(i64), C.POINTER(C.c_int)],
                                 C.c_int),
+        "mixdown_render_pull_interleaved": ([C.c_void_p, C.c_void_p, i64, C.POINTER(i64), C.POINTER(C.c_int)],
+                                            C.c_int),
         "mixdown_render_seek": ([C.c_void_p, i64], C.c_int),
         "mixdown_render_position": ([C.c_void_p, C.POINTER(i64)], C.c_int),
         "mixdown_render_error": ([C.c_void_p], p),

@@ -196,6 +196,33 @@ int main(int argc, char **argv) {
     for (int c = 0; c < pulled.channels; c++)
         for (int64_t i = 0; i < 5000; i++) same &= pulled.planar[c][i] == cli_stretch.planar[c][at + i];
     CHECK(same, "the frames after a seek to %" PRId64 " are not the file's", at);
+    /* The interleaved pull, in irregular blocks from the start: frame f's channel c at
+     * f * channels + c, the same frames as the planar pull. */
+    CHECK(mixdown_render_seek(h, 0) == MIXDOWN_OK, "%s", mixdown_render_error(h));
+    {
+        int channels = pulled.channels;
+        float *inter = malloc(sizeof(float) * (size_t)channels * (size_t)(cli_stretch.frames + 20000));
+        int64_t done = 0, sizes[] = {1, 8191, 8192, 8193, 20000, 7};
+        int k = 0;
+        for (int end = 0; !end;) {
+            int64_t want = sizes[k++ % 6], got = -1;
+            CHECK(mixdown_render_pull_interleaved(h, inter + done * channels, want, &got, &end) == MIXDOWN_OK, "%s",
+                  mixdown_render_error(h));
+            CHECK(got == want || end, "a short interleaved pull (%" PRId64 " of %" PRId64 ") before the end", got, want);
+            done += got;
+        }
+        CHECK(done == cli_stretch.frames, "the interleaved pull gave %" PRId64 " frames of %" PRId64, done, cli_stretch.frames);
+        int64_t off = 0;
+        for (int64_t i = 0; i < done; i++)
+            for (int c = 0; c < channels; c++) off += inter[i * channels + c] != cli_stretch.planar[c][i];
+        CHECK(off == 0, "%" PRId64 " interleaved samples differ from the CLI's file", off);
+        int64_t got = -1;
+        int end = 0;
+        CHECK(mixdown_render_pull_interleaved(h, NULL, 10, &got, &end) == MIXDOWN_ERROR_NULL_POINTER, "interleaved pull into NULL");
+        CHECK(strstr(mixdown_render_error(h), "interleaved is NULL") != NULL, "'%s'", mixdown_render_error(h));
+        CHECK(mixdown_render_pull_interleaved(h, inter, 0, &got, &end) == MIXDOWN_ERROR_INVALID_ARGUMENT, "interleaved pull of 0 frames");
+        free(inter);
+    }
     mixdown_render_free(h);
     release(&pulled);
 

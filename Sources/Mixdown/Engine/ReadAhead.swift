@@ -19,10 +19,11 @@ public final class ReadAhead: AudioNode, @unchecked Sendable {
 
     private let input: AudioNode
     private var ring: BlockRing<Block>?
-    private let stopping = Atomic<Bool>(false)
-    private let exited = DispatchSemaphore(value: 0)
     private var blockSize = 0
-    private var started = false
+    /// The producer thread's side, which the thread holds strongly: a ReadAhead released
+    /// before its thread has begun (a render opened and closed at once) stops it in
+    /// `deinit` without the thread ever touching the ReadAhead.
+    private var producer: Producer?
     // Consumer side: the block being read and how far.
     private var current: (buffer: AudioBuffer, tag: Block)?
     private var consumed = 0
@@ -33,10 +34,10 @@ public final class ReadAhead: AudioNode, @unchecked Sendable {
     }
 
     deinit {
-        guard started, let ring else { return }
-        stopping.store(true, ordering: .releasing)
-        ring.wakeProducer()
-        exited.wait()
+        guard let producer else { return }
+        producer.stopping.store(true, ordering: .releasing)
+        producer.ring.wakeProducer()
+        producer.exited.wait()
     }
 
     public func prepare(maximumFrames: Int) throws(MixdownError) {
@@ -54,30 +55,47 @@ public final class ReadAhead: AudioNode, @unchecked Sendable {
 
     /// Starts the producer thread (at the preroll, or at the first render without one).
     private func start() {
-        guard !started, let ring else { return }
-        started = true
-        let thread = Thread { [unowned self] in produce(ring) }
+        guard producer == nil, let ring else { return }
+        let producer = Producer(input: input, ring: ring, blockSize: blockSize)
+        self.producer = producer
+        let thread = Thread { [producer] in producer.run() }
         thread.name = "mixdown.read-ahead"
         thread.start()
     }
 
-    private func produce(_ ring: BlockRing<Block>) {
-        while true {
-            let buffer = ring.nextFreeSlot()
-            if stopping.load(ordering: .acquiring) { break }
-            var block = Block()
-            do {
-                let status = try input.render(into: buffer, frames: blockSize)
-                block.frames = status.frames
-                block.ended = status.ended
-            } catch {
-                block.error = error
-                block.ended = true
-            }
-            ring.publish(block)
-            if block.ended { break }
+    /// Fills the ring from the input on the read-ahead thread until the input ends, fails,
+    /// or `stopping` is set.
+    private final class Producer: @unchecked Sendable {
+        let input: AudioNode
+        let ring: BlockRing<Block>
+        let blockSize: Int
+        let stopping = Atomic<Bool>(false)
+        let exited = DispatchSemaphore(value: 0)
+
+        init(input: AudioNode, ring: BlockRing<Block>, blockSize: Int) {
+            self.input = input
+            self.ring = ring
+            self.blockSize = blockSize
         }
-        exited.signal()
+
+        func run() {
+            while true {
+                let buffer = ring.nextFreeSlot()
+                if stopping.load(ordering: .acquiring) { break }
+                var block = Block()
+                do {
+                    let status = try input.render(into: buffer, frames: blockSize)
+                    block.frames = status.frames
+                    block.ended = status.ended
+                } catch {
+                    block.error = error
+                    block.ended = true
+                }
+                ring.publish(block)
+                if block.ended { break }
+            }
+            exited.signal()
+        }
     }
 
     public func render(into buffer: AudioBuffer, frames: Int) throws(MixdownError) -> RenderStatus {

@@ -42,6 +42,26 @@ import Testing
         #expect(out == planes)
     }
 
+    /// A render opened and closed at once (the C API's open then free, with no pull): the
+    /// read-ahead starts its thread at the preroll and is released before the thread has
+    /// run. The thread must not reach for the released node (it trapped on an unowned
+    /// reference), and the release waits for it to stop.
+    @Test func aReadAheadReleasedBeforeItsThreadRunsStopsIt() throws {
+        let planes = [(0..<50_000).map { Float($0) }]
+        for _ in 0..<200 {
+            let node = ReadAhead(input: ArraySource(planes: planes))
+            try node.prepare(maximumFrames: 4096)
+            try node.preroll(Preroll(renderFrames: 50_000))
+        }
+        // And one that is read after its preroll still gives its input's frames.
+        let node = ReadAhead(input: ArraySource(planes: planes))
+        try node.prepare(maximumFrames: 4096)
+        try node.preroll(Preroll(renderFrames: 50_000))
+        let buffer = AudioBuffer(format: node.format, capacity: 1000)
+        let status = try node.render(into: buffer, frames: 1000)
+        #expect(status.frames == 1000 && buffer.samples(channel: 0, frames: 1000) == Array(planes[0][0..<1000]))
+    }
+
     @Test func anInputErrorReachesTheRenderThatMeetsIt() throws {
         let node = ReadAhead(input: Failing(failAfter: 5_000))
         try node.prepare(maximumFrames: 1024)
