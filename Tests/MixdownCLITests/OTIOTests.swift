@@ -300,6 +300,70 @@ import Testing
         #expect(checked.code == 0 && checked.output.hasSuffix("ok\n"), "\(checked.output)")
     }
 
+    /// Avid's clip gain: an AAF written with pyaaf2 as Media Composer writes it (Audio Gain
+    /// operations: a constant Amplitude, linear and held keyframes, beside Filler), read by
+    /// otio-aaf-adapter, renders every frame at the gain the AAF gives it (checked by the
+    /// script from its own fractions); keyframes that are not linear are refused.
+    @Test func avidAudioGainFromTheAAFAdapterRendersItsLevels() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
+        let dir = ScratchDir()
+        let made = try Self.runPython("tools/otio/aaf.py", ["make", dir.path])
+        #expect(made.code == 0, "\(made.output)")
+        let r = try CLI.run(["render", "gain.otio", "gain.wav", "--format", "f32", "-q"], in: dir.path)
+        #expect(r.code == 0, "\(r.stderr)")
+        let checked = try Self.runPython("tools/otio/aaf.py", ["check", dir.path])
+        #expect(checked.code == 0 && checked.output.hasSuffix("ok\n"), "\(checked.output)")
+        let explained = try CLI.run(["render", "gain.otio", "--explain"], in: dir.path)
+        #expect(explained.stdout.contains("144000..<192000  ramp 1 -> 0.25") && explained.stdout.contains("307200..<345600  2"),
+                "\(explained.stdout)")
+        // The same timeline with Bezier keyframes: refused at the parameter, nothing written.
+        let text = try String(contentsOfFile: dir.file("gain.otio"), encoding: .utf8)
+        #expect(text.contains("\"keyframe_interpolation\": \"Linear\""))
+        try text.replacingOccurrences(of: "\"keyframe_interpolation\": \"Linear\"", with: "\"keyframe_interpolation\": \"Bezier\"")
+            .write(toFile: dir.file("bezier.otio"), atomically: true, encoding: .utf8)
+        let bezier = try CLI.run(["render", "bezier.otio", "bezier.wav"], in: dir.path)
+        #expect(bezier.code == 1 && bezier.stderr.contains(
+            "tracks[0].children[2].effects[0].metadata.AAF.Parameters.Amplitude.keyframe_interpolation: keyframed Audio Gain with Bezier interpolation"),
+                "\(bezier.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("bezier.wav")))
+    }
+
+    /// DaVinci Resolve's clip volume (the "Fairlight Clip Volume and Fades" effect of its
+    /// OTIO export, in dB) sets the clip's gain; its other effects are ignored by their own
+    /// names; keyframed volume is refused.
+    @Test func resolveClipVolumeSetsTheClipsGain() throws {
+        let ws = try Workspace()
+        func resolve(_ name: String, _ parameters: String, enabled: Bool = true) -> String {
+            "{\"OTIO_SCHEMA\": \"Effect.1\", \"name\": \"\", \"effect_name\": \"Resolve Effect\", \"metadata\": {\"Resolve_OTIO\": "
+                + "{\"Effect Name\": \"\(name)\", \"Enabled\": \(enabled), \"Parameters\": [\(parameters)]}}}"
+        }
+        func volume(_ db: Double, keys: String = "{}") -> String {
+            "{\"Default Parameter Value\": 0.0, \"Key Frames\": \(keys), \"Parameter ID\": \"volume\", \"Parameter Value\": \(db), \"Variant Type\": \"Double\"}"
+        }
+        func timeline(_ effects: [String]) -> String {
+            Self.timeline([Self.clip(Self.range(0, 24)).replacingOccurrences(of: "\"name\": \"c\",",
+                                                                            with: "\"name\": \"c\", \"effects\": [\(effects.joined(separator: ", "))],")])
+        }
+        try timeline([resolve("Fairlight Clip Volume and Fades", volume(-20)), resolve("Fairlight Clip Pan", "")])
+            .write(toFile: ws.file("t.otio"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(["render", "t.otio", "--explain"], in: ws.path)
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("0..<end  0.1") || r.stdout.contains("0..<48000  0.1"), "\(r.stdout)")
+        #expect(r.stdout.contains("note: tracks[0].children[0].effects[1]: effect 'Fairlight Clip Pan' ignored"), "\(r.stdout)")
+        // Disabled: 0 dB.
+        try timeline([resolve("Fairlight Clip Volume and Fades", volume(-20), enabled: false)])
+            .write(toFile: ws.file("off.otio"), atomically: true, encoding: .utf8)
+        let off = try CLI.run(["render", "off.otio", "--explain"], in: ws.path)
+        #expect(off.code == 0 && !off.stdout.contains("0.1"), "\(off.stdout)")
+        try timeline([resolve("Fairlight Clip Volume and Fades", volume(-6, keys: "{\"3\": {\"Value\": -12.0, \"Variant Type\": \"Double\"}}"))])
+            .write(toFile: ws.file("keys.otio"), atomically: true, encoding: .utf8)
+        let keyed = try CLI.run(["render", "keys.otio", "out.wav"], in: ws.path)
+        #expect(keyed.code == 1 && keyed.stderr.contains(
+            "tracks[0].children[0].effects[0].metadata.Resolve_OTIO.Parameters[0].Key Frames: keyframed clip volume from Resolve is not read"),
+                "\(keyed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: ws.file("out.wav")))
+    }
+
     /// Audio Levels: a keyframed level is refused with its path; a level out of range too.
     @Test func audioLevelsThatCannotBeRenderedAreRefused() throws {
         let ws = try Workspace()

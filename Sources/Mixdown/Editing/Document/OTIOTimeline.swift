@@ -103,6 +103,11 @@ public enum OTIOTimeline {
         /// How far (less than a frame) the clip runs past its media's available range: the
         /// clip ends that much early, and silence fills its place.
         var overrun: Q = .zero
+        /// Keyframed clip gain (an AAF "Audio Gain" with a varying Amplitude): times from
+        /// the clip's start, linear gains; `steps` holds each value to the next key
+        /// (constant interpolation) instead of ramping to it.
+        var gainKeys: [(Q, Double)] = []
+        var steps = false
         var scaled: Bool { sourceDuration != duration }
     }
 
@@ -292,6 +297,78 @@ public enum OTIOTimeline {
                 return level
             }
             throw p.fail("an Audio Levels filter without a 'level' parameter")
+        }
+
+        /// An AAF "Audio Gain" (OperationDef_MonoAudioGain) as otio-aaf-adapter reads it: an
+        /// Effect named "Audio Gain" whose `metadata.AAF.Parameters.Amplitude` is a linear gain
+        /// ("1/2", "1", a number) or keyframes (`keyframe_values`: [time as a fraction of the
+        /// clip's length, gain]) with Linear or Constant interpolation. Nil for any other effect;
+        /// Bezier and Cubic keyframes are refused (not linear in the data).
+        enum ClipGain { case constant(Double), keyframes([(Double, Double)], steps: Bool) }
+
+        func aafAudioGain(_ e: JSONCursor, _ o: JSONObject) throws(MixdownError) -> ClipGain? {
+            guard let md = e.member("metadata", in: o), case .object(let m) = md.value,
+                  let aaf = md.member("AAF", in: m), case .object(let a) = aaf.value,
+                  let op = aaf.member("Operation", in: a), case .object(let oo) = op.value else { return nil }
+            let identification = (try? op.member("Identification", in: oo)?.string()).flatMap { $0 }
+            let name = (try? op.member("Name", in: oo)?.string()).flatMap { $0 }
+            guard identification == "9d2ea894-0968-11d3-8a38-0050040ef7d2" || name == "Audio Gain" else { return nil }
+            guard let ps = aaf.member("Parameters", in: a), case .object(let po) = ps.value,
+                  let amplitude = ps.member("Amplitude", in: po) else {
+                throw e.fail("an Audio Gain without an 'Amplitude' parameter", at: "metadata")
+            }
+            func level(_ v: JSONCursor) throws(MixdownError) -> Double {
+                let g: Double
+                switch v.value {
+                case .string(let text):
+                    let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+                    guard (1...2).contains(parts.count), let n = Double(parts[0]),
+                          let d = parts.count == 2 ? Double(parts[1]) : 1, d != 0 else { throw v.fail("'\(text)' is not a gain") }
+                    g = n / d
+                default: g = try v.number()
+                }
+                guard g >= 0, g <= 16 else { throw v.fail("a gain of \(g): must lie between 0 and 16 (linear)") }
+                return g
+            }
+            guard case .object(let ao) = amplitude.value else { return .constant(try level(amplitude)) }
+            let interpolation = (try? amplitude.member("keyframe_interpolation", in: ao)?.string()).flatMap { $0 } ?? "Linear"
+            guard interpolation == "Linear" || interpolation == "Constant" else {
+                throw amplitude.fail("keyframed Audio Gain with \(interpolation) interpolation: only Linear and Constant keyframes are read (flatten the gain in the editor)",
+                                     at: "keyframe_interpolation")
+            }
+            var keys: [(Double, Double)] = []
+            for k in try amplitude.required("keyframe_values", in: ao).array() {
+                let pair = try k.array()
+                guard pair.count == 2 else { throw k.fail("a keyframe is [time, value]") }
+                let t = try pair[0].number()
+                guard t >= 0, t <= 1 else { throw pair[0].fail("a keyframe time of \(t): must lie between 0 and 1 (a fraction of the clip)") }
+                if let last = keys.last, !(t > last.0) { throw pair[0].fail("keyframes must be given in increasing time") }
+                keys.append((t, try level(pair[1])))
+            }
+            guard !keys.isEmpty else { throw amplitude.fail("keyframed Audio Gain without keyframes", at: "keyframe_values") }
+            return .keyframes(keys, steps: interpolation == "Constant")
+        }
+
+        /// DaVinci Resolve's clip volume: the "Fairlight Clip Volume and Fades" effect
+        /// (`effect_name` "Resolve Effect", `metadata.Resolve_OTIO`) with the parameter "volume"
+        /// in dB. Nil for any other effect, and 0 dB for a disabled one; keyframed volume is
+        /// refused (Resolve's key frame numbering is not documented).
+        func resolveVolume(_ e: JSONCursor, _ o: JSONObject) throws(MixdownError) -> Double? {
+            guard let md = e.member("metadata", in: o), case .object(let m) = md.value,
+                  let r = md.member("Resolve_OTIO", in: m), case .object(let ro) = r.value,
+                  case .string("Fairlight Clip Volume and Fades")? = r.member("Effect Name", in: ro)?.value else { return nil }
+            if case .bool(false)? = r.member("Enabled", in: ro)?.value { return 1 }
+            guard let ps = r.member("Parameters", in: ro) else { return 1 }
+            for p in try ps.array() {
+                guard case .object(let po) = p.value, case .string("volume")? = p.member("Parameter ID", in: po)?.value else { continue }
+                if let keys = p.member("Key Frames", in: po), case .object(let ko) = keys.value, !ko.members.isEmpty {
+                    throw keys.fail("keyframed clip volume from Resolve is not read (flatten it in the editor)")
+                }
+                let db = try p.required("Parameter Value", in: po).number()
+                guard db.isFinite, db <= 30 else { throw p.fail("a clip volume of \(db) dB: must be finite and at most +30 dB", at: "Parameter Value") }
+                return pow(10, db / 20)
+            }
+            return 1   // Resolve writes no parameter for a clip at 0 dB
         }
 
         func gain(_ c: JSONCursor) throws(MixdownError) -> Double {
@@ -495,8 +572,8 @@ public enum OTIOTimeline {
                     let lo = max(start, visible.start), hi = min(end, visible.end)
                     guard lo < hi else { continue }
                     if lo != start || hi != end {
-                        guard !clip.scaled, clip.fadeIn == .zero, clip.fadeOut == .zero else {
-                            throw item.cursor.fail("a time-warped clip or a crossfade cut by a source range is not supported")
+                        guard !clip.scaled, clip.fadeIn == .zero, clip.fadeOut == .zero, clip.gainKeys.isEmpty else {
+                            throw item.cursor.fail("a time-warped clip, a crossfade or keyframed gain cut by a source range is not supported")
                         }
                         clip.sourceStart = try clip.sourceStart + (lo - start)
                         clip.sourceDuration = try hi - lo
@@ -626,12 +703,22 @@ public enum OTIOTimeline {
             // Media consumed: the clip's duration times the warp's scalar (OTIO's rule: a
             // LinearTimeWarp changes the rate media is read, not the clip's length).
             var consumed = duration
-            var levels = 1.0   // Final Cut 7 / Premiere XML Audio Levels, through the FCP adapter
+            var levels = 1.0   // Final Cut 7 / Premiere XML Audio Levels, AAF Audio Gain, Resolve clip volume
+            var gainKeys: [(Double, Double)] = [], steps = false
             if let effects = c.member("effects", in: o) {
                 for e in try effects.array() {
                     let eo = try members(e)
                     let k = try schema(e, eo)
-                    let level = k == "Effect" ? try audioLevels(e, eo) : nil
+                    var level = k == "Effect" ? try audioLevels(e, eo) : nil
+                    if k == "Effect", level == nil { level = try resolveVolume(e, eo) }
+                    if k == "Effect", level == nil, let g = try aafAudioGain(e, eo) {
+                        switch g {
+                        case .constant(let v): level = v
+                        case .keyframes(let keys, let hold):
+                            guard gainKeys.isEmpty else { throw e.fail("two keyframed Audio Gains on one clip are not supported") }
+                            (gainKeys, steps, level) = (keys, hold, 1)
+                        }
+                    }
                     switch k {
                     case "LinearTimeWarp":
                         let s = try e.required("time_scalar", in: eo).number()
@@ -655,9 +742,7 @@ public enum OTIOTimeline {
                     case "Effect" where level != nil:
                         levels *= level!
                     default:
-                        // Named by its effect_name where it has one ("Audio Levels", "Reverb"), else its schema.
-                        let name = (try? e.member("effect_name", in: eo)?.string()).flatMap { $0 }.flatMap { $0.isEmpty ? nil : $0 } ?? k
-                        notes.lines.append("\(e.path): effect '\(name)' ignored")
+                        notes.lines.append("\(e.path): effect '\(effectName(e, eo, schema: k))' ignored")
                     }
                 }
             }
@@ -688,7 +773,32 @@ public enum OTIOTimeline {
                                 origin: sr?.path ?? c.path)
             placed.exactPlace = try exactPlace(c, o)
             placed.overrun = overrun
+            if !gainKeys.isEmpty {
+                // Key times are fractions of the clip, to the microsecond of its length.
+                placed.gainKeys = gainKeys.map { (t, g) in
+                    (Q(Int64((duration.seconds * t * 1e6).rounded(.toNearestOrAwayFromZero)), 1_000_000), g)
+                }
+                placed.steps = steps
+                notes.lines.append("\(c.path): keyframed Audio Gain, \(gainKeys.count) keys (\(steps ? "held" : "linear ramps") between them)")
+            }
             return placed
+        }
+
+        /// What an ignored effect is called: its `effect_name` ("Reverb"); a Resolve effect's
+        /// own name ("Fairlight Clip Pan"); its `name` (AAF operations: "Audio Pan"); else its schema.
+        func effectName(_ e: JSONCursor, _ o: JSONObject, schema: String) -> String {
+            func string(_ c: JSONCursor?) -> String? {
+                guard let c, case .string(let s) = c.value, !s.isEmpty else { return nil }
+                return s
+            }
+            let effectName = string(e.member("effect_name", in: o))
+            if effectName == nil || effectName == "Resolve Effect",
+               let md = e.member("metadata", in: o), case .object(let m) = md.value,
+               let r = md.member("Resolve_OTIO", in: m), case .object(let ro) = r.value,
+               let own = string(r.member("Effect Name", in: ro)) {
+                return own
+            }
+            return effectName ?? string(e.member("name", in: o)) ?? schema
         }
 
         /// The start of `file` on its recorder's clock (seconds) when a source range of
@@ -769,12 +879,12 @@ public enum OTIOTimeline {
                 var volume: [String] = []
                 switch lane.gain {
                 case .events(let text):
-                    guard clips.allSatisfy({ $0.gain == 1 && $0.fadeIn == .zero && $0.fadeOut == .zero }) else {
+                    guard clips.allSatisfy({ $0.gain == 1 && $0.fadeIn == .zero && $0.fadeOut == .zero && $0.gainKeys.isEmpty }) else {
                         throw .invalidDocument(file: file, location: clips[0].origin, reason: "track volume events with clip gains or crossfades are not supported")
                     }
                     volume.append(String(text.dropFirst().dropLast()))
                 case .keyframes(let keys):
-                    guard clips.allSatisfy({ $0.gain == 1 && $0.fadeIn == .zero && $0.fadeOut == .zero }) else {
+                    guard clips.allSatisfy({ $0.gain == 1 && $0.fadeIn == .zero && $0.fadeOut == .zero && $0.gainKeys.isEmpty }) else {
                         throw .invalidDocument(file: file, location: clips[0].origin, reason: "track volume keyframes with clip gains or crossfades are not supported")
                     }
                     // The first value holds from 0 to the first keyframe (a ramp from 0 needs no set before it).
@@ -786,6 +896,25 @@ public enum OTIOTimeline {
                     for c in clips {
                         let level = g * c.gain
                         let end = try c.at + c.duration
+                        if !c.gainKeys.isEmpty {
+                            guard c.fadeIn == .zero, c.fadeOut == .zero else {
+                                throw .invalidDocument(file: file, location: c.origin, reason: "keyframed Audio Gain on a clip with a fade or crossfade is not supported")
+                            }
+                            // The first value holds from the clip's start to the first key (a ramp from
+                            // the start sets it itself); the last holds to the clip's end.
+                            if c.steps || c.gainKeys[0].0 > .zero || c.gainKeys.count == 1 {
+                                volume.append("{\"volume\": \(level * c.gainKeys[0].1), \"at\": \"\(c.at.text)\"}")
+                            }
+                            for (a, b) in zip(c.gainKeys, c.gainKeys.dropFirst()) {
+                                let ta = try c.at + a.0, tb = try c.at + b.0
+                                if c.steps || !(ta < tb) {
+                                    volume.append("{\"volume\": \(level * b.1), \"at\": \"\(tb.text)\"}")
+                                } else {
+                                    volume.append("{\"ramp\": {\"from\": \(level * a.1), \"to\": \(level * b.1), \"start\": \"\(ta.text)\", \"end\": \"\(tb.text)\"}}")
+                                }
+                            }
+                            continue
+                        }
                         volume += try Self.fade(from: c.at, length: c.fadeIn, to: level, rising: true)
                         if c.fadeIn == .zero { volume.append("{\"volume\": \(level), \"at\": \"\(c.at.text)\"}") }
                         volume += try Self.fade(from: end - c.fadeOut, length: c.fadeOut, to: level, rising: false)
