@@ -300,17 +300,21 @@ import Testing
         #expect(checked.code == 0 && checked.output.hasSuffix("ok\n"), "\(checked.output)")
     }
 
-    /// Avid's clip gain: an AAF written with pyaaf2 as Media Composer writes it (Audio Gain
-    /// operations: a constant Amplitude, linear and held keyframes, beside Filler), read by
-    /// otio-aaf-adapter, renders every frame at the gain the AAF gives it (checked by the
-    /// script from its own fractions); keyframes that are not linear are refused.
+    /// Avid's clip gain and fades: AAFs written with pyaaf2 as Media Composer writes them
+    /// (Audio Gain operations: a constant Amplitude, linear and held keyframes, beside Filler;
+    /// a clip between Filler with a Mono Audio Dissolve into and out of it), read by
+    /// otio-aaf-adapter, render every frame at the gain the AAF gives it (checked by the
+    /// script from its own fractions and opentimelineio's places); keyframes that are not
+    /// linear are refused.
     @Test func avidAudioGainFromTheAAFAdapterRendersItsLevels() throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
         let dir = ScratchDir()
         let made = try Self.runPython("tools/otio/aaf.py", ["make", dir.path])
         #expect(made.code == 0, "\(made.output)")
-        let r = try CLI.run(["render", "gain.otio", "gain.wav", "--format", "f32", "-q"], in: dir.path)
-        #expect(r.code == 0, "\(r.stderr)")
+        for name in ["gain", "fade"] {
+            let r = try CLI.run(["render", "\(name).otio", "\(name).wav", "--format", "f32", "-q"], in: dir.path)
+            #expect(r.code == 0, "\(name): \(r.stderr)")
+        }
         let checked = try Self.runPython("tools/otio/aaf.py", ["check", dir.path])
         #expect(checked.code == 0 && checked.output.hasSuffix("ok\n"), "\(checked.output)")
         let explained = try CLI.run(["render", "gain.otio", "--explain"], in: dir.path)
@@ -326,6 +330,22 @@ import Testing
             "tracks[0].children[2].effects[0].metadata.AAF.Parameters.Amplitude.keyframe_interpolation: keyframed Audio Gain with Bezier interpolation"),
                 "\(bezier.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.file("bezier.wav")))
+    }
+
+    /// Track windows (a track's `source_range`) that start before the track and inside it,
+    /// written by opentimelineio: every frame of the render is where opentimelineio's
+    /// `child_at_time` and `transformed_time` put its media frame (silence before the track).
+    @Test func trackWindowsRenderWhereOpentimelineioPlacesThem() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
+        let dir = ScratchDir()
+        let made = try Self.runPython("tools/otio/window.py", ["make", dir.path])
+        #expect(made.code == 0, "\(made.output)")
+        for name in ["window-7-9", "window-7-16", "window3-4"] {
+            let r = try CLI.run(["render", "\(name).otio", "\(name).wav", "--format", "f32", "-q"], in: dir.path)
+            #expect(r.code == 0, "\(name): \(r.stderr)")
+        }
+        let checked = try Self.runPython("tools/otio/window.py", ["check", dir.path])
+        #expect(checked.code == 0 && checked.output.hasSuffix("ok\n"), "\(checked.output)")
     }
 
     /// DaVinci Resolve's clip volume (the "Fairlight Clip Volume and Fades" effect of its

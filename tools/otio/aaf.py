@@ -7,8 +7,13 @@ the real AAF adapter (otio-aaf-adapter) into OTIO, rendered by Mixdown, checked 
                      parameter: a constant 1/2, linear keyframes, constant (held) keyframes,
                      and a clip without gain, with Filler between), and DIR/gain.otio (the
                      adapter's reading of it).
-  aaf.py check DIR   reads DIR/gain.wav (Mixdown's render, 32-bit float) and compares every
-                     frame with the source frame times the gain the AAF gives it.
+                     Also DIR/fade.aaf and DIR/fade.otio: Avid's fades, a clip between Filler
+                     with a Mono Audio Dissolve into it (cut point mid-way) and out of it (cut
+                     point at its start).
+  aaf.py check DIR   reads DIR/gain.wav and DIR/fade.wav (Mixdown's renders, 32-bit float) and
+                     compares every frame with the source frame times the gain the AAF gives
+                     it; for the fades, the places opentimelineio gives the clip and the
+                     transitions, and Mixdown's equal-power curve (16 linear pieces of sin/cos).
 Exit status 0 and "ok" when every frame matches.
 """
 import struct
@@ -30,6 +35,7 @@ CLIPS = [
 ]
 AUDIO_GAIN = "9d2ea894-0968-11d3-8a38-0050040ef7d2"   # OperationDef_MonoAudioGain
 AMPLITUDE = "e4962321-2267-11d3-8a4c-0050040ef7d2"    # ParameterDef_Amplitude
+MONO_AUDIO_DISSOLVE = "0c3bea41-fc05-11d2-8a29-0050040ef7d2"   # OperationDef_MonoAudioDissolve
 
 
 def tone() -> np.ndarray:
@@ -90,6 +96,38 @@ def make(folder: Path) -> None:
     timeline = otio.adapters.read_from_file(str(folder / "gain.aaf"))
     otio.adapters.write_to_file(timeline, str(folder / "gain.otio"))
 
+    with aaf2.open(str(folder / "fade.aaf"), "w") as f:
+        master = f.create.MasterMob("tone")
+        f.content.mobs.append(master)
+        slot = master.import_audio_essence(str(media), EDIT_RATE, offline=True)
+        locator = f.create.NetworkLocator()
+        locator["URLString"].value = "file://" + str(media.resolve())
+        slot.segment.mob.descriptor["Locator"].append(locator)
+        dissolve = f.create.OperationDef(AUID(MONO_AUDIO_DISSOLVE), "Mono Audio Dissolve")
+        dissolve.media_kind = "sound"
+        dissolve["NumberInputs"].value = 2
+        f.dictionary.register_def(dissolve)
+        comp = f.create.CompositionMob("fades")
+        f.content.mobs.append(comp)
+        track = comp.create_sound_slot(edit_rate=EDIT_RATE)
+        sequence = f.create.Sequence(media_kind="sound")
+        track.segment = sequence
+
+        def transition(length: int, cut: int):
+            t = f.create.Transition("sound", length)
+            t["CutPoint"].value = cut
+            t["OperationGroup"].value = f.create.OperationGroup(dissolve, length=length, media_kind="sound")
+            return t
+
+        # AAF's transitions overlap their neighbours: the clip sounds from 13 to 63.
+        sequence.components.append(f.create.Filler("sound", 25))
+        sequence.components.append(transition(12, 6))
+        sequence.components.append(master.create_source_clip(slot_id=slot.slot_id, start=20, length=50))
+        sequence.components.append(transition(10, 0))
+        sequence.components.append(f.create.Filler("sound", 25))
+    timeline = otio.adapters.read_from_file(str(folder / "fade.aaf"))
+    otio.adapters.write_to_file(timeline, str(folder / "fade.otio"))
+
 
 def gain_curve(c: dict) -> np.ndarray:
     """The clip's gain at each of its frames, from the AAF's own numbers (exact fractions)."""
@@ -122,23 +160,74 @@ def read_float_wav(path: Path) -> np.ndarray:
     return np.frombuffer(data, dtype="<f4").astype(np.float64)
 
 
+def fade_curve(frames: int, rising: bool) -> np.ndarray:
+    """Mixdown's equal-power fade over `frames` frames: 16 linear ramps between the values
+    of sin (rising) or cos (falling) at 16 equal steps (frames divisible by 16 here)."""
+    piece = frames // 16
+    assert piece * 16 == frames
+    steps = np.array([np.sin(np.pi / 2 * i / 16) if rising else np.cos(np.pi / 2 * i / 16) for i in range(17)])
+    f = np.arange(frames)
+    k = f // piece
+    return steps[k] + (steps[k + 1] - steps[k]) * (f - k * piece) / piece
+
+
+def expected_fades(folder: Path, source: np.ndarray) -> np.ndarray:
+    """The fade timeline's render from opentimelineio's reading: the clip's place, its
+    media under the transitions beside it, and the fades over the transitions' ranges."""
+    import opentimelineio as otio
+
+    timeline = otio.adapters.read_from_file(str(folder / "fade.otio"))
+    [track] = timeline.audio_tracks()
+    items = list(track)
+    out = np.zeros(int(round(track.duration().to_seconds() * RATE)))
+    for i, item in enumerate(items):
+        if not isinstance(item, otio.schema.Clip):
+            continue
+        placed = item.range_in_parent()
+        start = int(round(placed.start_time.to_seconds() * RATE))
+        end = int(round(placed.end_time_exclusive().to_seconds() * RATE))
+        media = int(round(item.source_range.start_time.to_seconds() * RATE))
+        before = items[i - 1] if i > 0 and isinstance(items[i - 1], otio.schema.Transition) else None
+        after = items[i + 1] if i + 1 < len(items) and isinstance(items[i + 1], otio.schema.Transition) else None
+        a = start - (int(round(before.in_offset.to_seconds() * RATE)) if before else 0)
+        b = end + (int(round(after.out_offset.to_seconds() * RATE)) if after else 0)
+        gain = np.ones(b - a)
+        if before:
+            n = int(round((before.in_offset + before.out_offset).to_seconds() * RATE))
+            gain[:n] = fade_curve(n, rising=True)
+        if after:
+            n = int(round((after.in_offset + after.out_offset).to_seconds() * RATE))
+            gain[len(gain) - n:] = fade_curve(n, rising=False)
+        out[a:b] = source[media - (start - a):media + (b - start)] * gain
+    return out
+
+
+def compare(name: str, got: np.ndarray, expected: np.ndarray) -> int:
+    if len(got) != len(expected):
+        print(f"{name}: {len(got)} frames, the timeline {len(expected)}")
+        return 1
+    worst = np.abs(got - expected)
+    frame = int(np.argmax(worst))
+    if worst[frame] > 2e-6:
+        print(f"{name}: frame {frame}: {got[frame]} where the AAF gives {expected[frame]} (error {worst[frame]:.3g})")
+        return 1
+    print(f"{name}: {len(got)} frames, worst error {worst[frame]:.3g}")
+    return 0
+
+
 def check(folder: Path) -> int:
-    got = read_float_wav(folder / "gain.wav")
     source = tone().astype(np.float64) / 32768
+    failed = compare("fade.wav", read_float_wav(folder / "fade.wav"), expected_fades(folder, source))
+    got = read_float_wav(folder / "gain.wav")
     end = (CLIPS[-1]["at"] + CLIPS[-1]["length"]) * PER_EDIT
     expected = np.zeros(end)
     for c in CLIPS:
         a, s, n = c["at"] * PER_EDIT, c["start"] * PER_EDIT, c["length"] * PER_EDIT
         expected[a:a + n] = source[s:s + n] * gain_curve(c)
-    if len(got) != end:
-        print(f"gain.wav has {len(got)} frames, the timeline {end}")
+    failed += compare("gain.wav", got, expected)
+    if failed:
         return 1
-    worst = np.abs(got - expected)
-    frame = int(np.argmax(worst))
-    if worst[frame] > 2e-6:
-        print(f"frame {frame}: {got[frame]} where the AAF gives {expected[frame]} (error {worst[frame]:.3g})")
-        return 1
-    print(f"{end} frames, worst error {worst[frame]:.3g}: ok")
+    print("ok")
     return 0
 
 
