@@ -72,7 +72,7 @@ struct Batch: ParsableCommand {
                 c.align = c.align.map(at)
                 c.outputOptions.videoFrom = c.outputOptions.videoFrom.map(at)
                 c.common.overwrite = true
-                c.threads = 1
+                c.outputOptions.threads = 1
                 let inputs = [c.files.input] + [c.match, c.align, c.outputOptions.videoFrom].compactMap { $0 }
                 switch try c.job() {
                 case .stretch(let job):
@@ -92,6 +92,7 @@ struct Batch: ParsableCommand {
                 c.common.overwrite = true
                 var job = try c.job()
                 job.threads = 1
+                job.encoders = 1
                 let inputs = [c.files.input] + [c.outputOptions.videoFrom].compactMap { $0 }
                 return BatchTask(inputs: inputs, outputs: [job.output]) { [job] progress, token throws(MixdownError) in
                     try job.run(progress: progress, cancellation: token).frames
@@ -107,6 +108,7 @@ struct Batch: ParsableCommand {
                 let doc = try CompositionDocument(contentsOf: c.document)
                 var job = try c.job(doc)
                 job.threads = 1
+                job.encoders = 1
                 // The document and every file it names decide a rerun.
                 let inputs = [c.document] + doc.composition.assets.map(\.path) + [job.settings.videoFrom].compactMap { $0 }
                 return BatchTask(inputs: inputs, outputs: [job.output]) { [job] progress, token throws(MixdownError) in

@@ -61,6 +61,14 @@ struct OutputOptions: ParsableArguments {
     var truePeak: Double?
     @Flag(help: "With --loudness: hold the peaks under the ceiling with a look-ahead true-peak limiter, and reach the target.")
     var limit = false
+    @Option(parsing: .unconditional, help: "Cores to use: 1 (the serial encoder too), or N: the render on up to 2, AAC and Opus encoders on N (default: every core).")
+    var threads: Int?
+
+    /// --threads, checked.
+    func threadCount() throws -> Int? {
+        if let threads, threads < 1 { throw UsageError(message: "--threads \(threads): must be 1 or more") }
+        return threads
+    }
 
     /// --loudness, --true-peak and --limit; nil without --loudness.
     func loudnessTarget() throws -> LoudnessTarget? {
@@ -190,6 +198,10 @@ extension FileWritingJob {
         if e.bitrate != nil { encoder.bitrate = e.bitrate }
         if let v = output.videoFrom { videoFrom = v }
         if let l = try output.loudnessTarget() { settings.loudness = l }
+        if let t = try output.threadCount() {
+            threads = min(t, 2)
+            encoders = t
+        }
         overwrite = common.overwrite
         durable = common.sync
     }

@@ -36,8 +36,6 @@ struct Stretch: ParsableCommand {
     var quality = "best"
     @Option(parsing: .unconditional, help: "Varispeed resampler: auto, polyphase or libsamplerate.")
     var resampler = "auto"
-    @Option(parsing: .unconditional, help: "Cores to use: 1 or 2.")
-    var threads: Int?
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var common: RenderOptions
 
@@ -68,10 +66,9 @@ struct Stretch: ParsableCommand {
         }
         var job = FileStretch(input: input, output: output, target: target)
         let e = try resamplerOption()
-        let (a, q, t) = try engineOptions()
+        let (a, q) = try engineOptions()
         job.algorithm = a
         job.quality = q
-        job.threads = t ?? job.threads
         job.resampler = e
         job.stream = stream
         try job.apply(outputOptions, common)
@@ -104,25 +101,23 @@ struct Stretch: ParsableCommand {
         return e
     }
 
-    /// --algorithm, --quality and --threads, checked.
-    func engineOptions() throws -> (TimeScaleAlgorithm, ResamplerQuality, Int?) {
+    /// --algorithm and --quality, checked.
+    func engineOptions() throws -> (TimeScaleAlgorithm, ResamplerQuality) {
         guard let a = TimeScaleAlgorithm(rawValue: algorithm) else {
             throw UsageError(message: "--algorithm: '\(algorithm)' is not one of \(TimeScaleAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard let q = ResamplerQuality(rawValue: quality) else {
             throw UsageError(message: "--quality: '\(quality)' is not one of best, medium, fastest")
         }
-        if let threads, !(1...2).contains(threads) { throw UsageError(message: "--threads \(threads): must be 1 or 2") }
-        return (a, q, threads)
+        return (a, q)
     }
 
     func alignJob(reference: String) throws -> FileAlign {
         var job = FileAlign(input: input, reference: reference, output: output)
         guard minConfidence >= 0, minConfidence <= 1 else { throw UsageError(message: "--min-confidence \(minConfidence): between 0 and 1") }
-        let (a, q, t) = try engineOptions()
+        let (a, q) = try engineOptions()
         job.algorithm = a
         job.quality = q
-        job.threads = t ?? job.threads
         job.tuning.minimumConfidence = minConfidence
         job.keepPolarity = keepPolarity
         job.resampler = try resamplerOption()

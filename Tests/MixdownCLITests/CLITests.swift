@@ -301,7 +301,7 @@ final class Workspace {
         ([], 2, "give exactly one of --ratio, --to-duration, --to-frames, --match"),
         (["--ratio", "1.1", "--to-frames", "100"], 2, "give exactly one of"),
         (["--ratio", "1.1", "--algorithm", "psola"], 2, "--algorithm: 'psola' is not one of"),
-        (["--ratio", "1.1", "--threads", "3"], 2, "--threads 3: must be 1 or 2"),
+        (["--ratio", "1.1", "--threads", "0"], 2, "--threads 0: must be 1 or more"),
     ] as [([String], Int32, String)])
     func badStretchInputFailsCleanly(args: [String], code: Int32, message: String) throws {
         let ws = try Workspace()

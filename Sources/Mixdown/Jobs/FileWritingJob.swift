@@ -22,6 +22,8 @@ extension FileWritingJob {
     public var blockSizes: [Int] { get { settings.blockSizes } set { settings.blockSizes = newValue } }
     /// Cores a render may use (1 or 2).
     public var threads: Int { get { settings.threads } set { settings.threads = newValue } }
+    /// AAC and Opus outputs: encoders at once (nil: one per core; 1 when `threads` is 1).
+    public var encoders: Int? { get { settings.encoders } set { settings.encoders = newValue } }
 }
 
 extension FileExport: FileWritingJob {}

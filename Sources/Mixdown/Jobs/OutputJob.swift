@@ -206,6 +206,8 @@ public struct OutputJob: Sendable {
 
     private func render(_ node: AudioNode, frames: Int64, encoding: OutputEncoding, meter: LoudnessMeter?,
                         progress: ((Double) -> Void)?, cancellation: CancellationToken?) throws(MixdownError) -> Outcome {
+        var encoding = encoding
+        encoding.encoderThreads = settings.encoderCount
         let writer = try AudioFileWriter(destination: path, encoding: encoding, format: node.format,
                                          maximumFrames: settings.maximumBlock, overwrite: settings.overwrite,
                                          metadata: settings.metadata, durable: settings.durable, videoFrom: settings.videoFrom)

@@ -44,6 +44,8 @@ final class FFmpegFileSink: EncodedFileSink {
     private var audioOffset: Int64 = 0
     private var video: VideoCopy?
     private var priming: Int64 = 0
+    /// AAC and Opus on several cores; nil: the serial encoder.
+    private var parallel: ChunkedEncoder?
 
     /// The video stream copied from another file.
     final class VideoCopy {
@@ -105,31 +107,12 @@ final class FFmpegFileSink: EncodedFileSink {
             audioOffset = try Self.audioStart(videoFrom, rate: sampleRate)
         }
 
-        guard let encoder = avcodec_find_encoder_by_name(codecKind.encoderName) else {
-            throw fail("this FFmpeg has no \(codecKind.encoderName) encoder")
-        }
-        guard let ctx = avcodec_alloc_context3(encoder) else { throw fail("out of memory") }
+        let setup = EncoderSetup(codec: codecKind, sampleRate: sampleRate, channels: channels, sampleFormat: sampleFormat,
+                                 bitrate: encoding.encoder.bitrate ?? codecKind.defaultBitrate(channels: channels),
+                                 globalHeader: oc.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0,
+                                 destination: destination, format: format)
+        let ctx = try setup.open()
         codec = ctx
-        ctx.pointee.sample_rate = Int32(sampleRate)
-        av_channel_layout_default(&ctx.pointee.ch_layout, Int32(channels))
-        ctx.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
-        switch codecKind {
-        case .aac: ctx.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
-        case .opus: ctx.pointee.sample_fmt = AV_SAMPLE_FMT_FLT
-        case .alac:
-            ctx.pointee.sample_fmt = sampleFormat == .s24 ? AV_SAMPLE_FMT_S32P : AV_SAMPLE_FMT_S16P
-            ctx.pointee.bits_per_raw_sample = sampleFormat == .s24 ? 24 : 16
-        }
-        if let bitrate = encoding.encoder.bitrate ?? codecKind.defaultBitrate(channels: channels) {
-            ctx.pointee.bit_rate = Int64(bitrate)
-        }
-        if oc.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
-            ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
-        }
-        let opened = avcodec_open2(ctx, encoder, nil)
-        guard opened >= 0 else {
-            throw fail("the \(codecKind.rawValue) encoder refused \(format)\(ctx.pointee.bit_rate > 0 ? " at \(ctx.pointee.bit_rate / 1000) kbps" : ""): \(FFmpegDecoder.message(opened))")
-        }
         frameSize = ctx.pointee.frame_size > 0 ? Int(ctx.pointee.frame_size) : 4096
         staging.deallocate()
         staging = .allocate(capacity: frameSize * channels)
@@ -168,11 +151,69 @@ final class FFmpegFileSink: EncodedFileSink {
         let header = avformat_write_header(oc, &options)
         av_dict_free(&options)
         guard header >= 0 else { throw fail("cannot write the \(muxer) header: \(FFmpegDecoder.message(header))") }
+        // AAC and Opus on several cores (ChunkedEncoder); one encoder keeps the serial path.
+        if encoding.encoderThreads > 1 && (codecKind == .aac || codecKind == .opus) {
+            parallel = ChunkedEncoder(workers: encoding.encoderThreads, chunkFrames: encoding.chunkFrames,
+                                      preroll: encoding.prerollFrames, postroll: encoding.postrollFrames,
+                                      codec: codecKind, channels: channels, frameSize: frameSize, destination: destination) { () throws(MixdownError) in
+                try setup.open()
+            }
+        }
         try writeSilence(audioOffset)
+    }
+
+    /// How the stream's encoder is made: once for the stream's parameters (and the serial
+    /// encode), and again for every chunk of a parallel one.
+    struct EncoderSetup: @unchecked Sendable {
+        let codec: AudioCodec
+        let sampleRate: Int
+        let channels: Int
+        let sampleFormat: SampleFormat?
+        let bitrate: Int?
+        let globalHeader: Bool
+        let destination: String
+        let format: AudioFormat
+
+        func open() throws(MixdownError) -> UnsafeMutablePointer<AVCodecContext> {
+            func fail(_ reason: String) -> MixdownError { .unsupportedOutput(path: destination, reason: reason) }
+            guard let encoder = avcodec_find_encoder_by_name(codec.encoderName) else {
+                throw fail("this FFmpeg has no \(codec.encoderName) encoder")
+            }
+            guard var ctx = avcodec_alloc_context3(encoder) else { throw fail("out of memory") }
+            ctx.pointee.sample_rate = Int32(sampleRate)
+            av_channel_layout_default(&ctx.pointee.ch_layout, Int32(channels))
+            ctx.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
+            switch codec {
+            case .aac: ctx.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+            case .opus: ctx.pointee.sample_fmt = AV_SAMPLE_FMT_FLT
+            case .alac:
+                ctx.pointee.sample_fmt = sampleFormat == .s24 ? AV_SAMPLE_FMT_S32P : AV_SAMPLE_FMT_S16P
+                ctx.pointee.bits_per_raw_sample = sampleFormat == .s24 ? 24 : 16
+            }
+            if let bitrate { ctx.pointee.bit_rate = Int64(bitrate) }
+            if globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+            let opened = avcodec_open2(ctx, encoder, nil)
+            guard opened >= 0 else {
+                let rate = ctx.pointee.bit_rate > 0 ? " at \(ctx.pointee.bit_rate / 1000) kbps" : ""
+                var holder: UnsafeMutablePointer<AVCodecContext>? = ctx
+                avcodec_free_context(&holder)
+                throw fail("the \(codec.rawValue) encoder refused \(format)\(rate): \(FFmpegDecoder.message(opened))")
+            }
+            return ctx
+        }
     }
 
     /// Encodes `frames` frames of silence (the lead-in before the render).
     private func writeSilence(_ frames: Int64) throws(MixdownError) {
+        if let parallel {
+            var left = frames
+            while left > 0 {
+                let n = Int(min(left, 65_536))
+                try parallel.append(frames: n, channel: { _ in nil }, mux: writePacket)
+                left -= Int64(n)
+            }
+            return
+        }
         var left = frames
         while left > 0 {
             let n = Int(min(left, Int64(frameSize - fill)))
@@ -194,6 +235,10 @@ final class FFmpegFileSink: EncodedFileSink {
     }
 
     func write(_ buffer: AudioBuffer, frames: Int) throws(MixdownError) {
+        if let parallel {
+            try parallel.append(frames: frames, channel: { UnsafePointer(buffer[channel: $0]) }, mux: writePacket)
+            return
+        }
         var done = 0
         while done < frames {
             let n = min(frames - done, frameSize - fill)
@@ -241,24 +286,32 @@ final class FFmpegFileSink: EncodedFileSink {
 
     /// Writes every packet the encoder has ready, with the video due before it.
     private func drainPackets() throws(MixdownError) {
-        guard let ctx = codec, let packet, let oc = output else { return }
+        guard let ctx = codec, let packet else { return }
         while true {
             let r = avcodec_receive_packet(ctx, packet)
             if r == mx_averror_eagain() || r == mx_averror_eof() { return }
             guard r >= 0 else { throw .writeFailed(path: destination, reason: "the \(codecKind.rawValue) encoder: \(FFmpegDecoder.message(r))") }
-            packetsFrames += Int64(frameSize)
-            // The encoder rounds the last packet up (FFmpeg's AAC to 32 frames): its end is
-            // the last rendered frame, which is what the edit list then declares.
-            if codecKind != .opus, packet.pointee.pts != mx_av_nopts(), packet.pointee.pts + packet.pointee.duration > framesSent {
-                packet.pointee.duration = max(0, framesSent - packet.pointee.pts)
-            }
-            packet.pointee.stream_index = audioIndex
-            let st = oc.pointee.streams[Int(audioIndex)]!
-            av_packet_rescale_ts(packet, ctx.pointee.time_base, st.pointee.time_base)
-            try copyVideo(until: packet.pointee.dts, timeBase: st.pointee.time_base)
-            let w = av_interleaved_write_frame(oc, packet)
-            guard w >= 0 else { throw .writeFailed(path: destination, reason: FFmpegDecoder.message(w)) }
+            try writePacket(packet)
         }
+    }
+
+    /// Muxes one packet of the audio (timestamps in the encoder's time base, frames), with
+    /// the video due before it.
+    private func writePacket(_ packet: UnsafeMutablePointer<AVPacket>) throws(MixdownError) {
+        guard let ctx = codec, let oc = output else { return }
+        packetsFrames += Int64(frameSize)
+        // The encoder rounds the last packet up (FFmpeg's AAC to 32 frames): its end is
+        // the last rendered frame, which is what the edit list then declares. (While a
+        // parallel encode runs, `framesSent` is 0: the end is known at `finish`.)
+        if codecKind != .opus, framesSent > 0, packet.pointee.pts != mx_av_nopts(), packet.pointee.pts + packet.pointee.duration > framesSent {
+            packet.pointee.duration = max(0, framesSent - packet.pointee.pts)
+        }
+        packet.pointee.stream_index = audioIndex
+        let st = oc.pointee.streams[Int(audioIndex)]!
+        av_packet_rescale_ts(packet, ctx.pointee.time_base, st.pointee.time_base)
+        try copyVideo(until: packet.pointee.dts, timeBase: st.pointee.time_base)
+        let w = av_interleaved_write_frame(oc, packet)
+        guard w >= 0 else { throw .writeFailed(path: destination, reason: FFmpegDecoder.message(w)) }
     }
 
     /// Copies the video's packets up to `limit` (in `timeBase`), or all of them.
@@ -285,10 +338,16 @@ final class FFmpegFileSink: EncodedFileSink {
 
     func finish(durable: Bool) throws(MixdownError) {
         guard let ctx = codec, let oc = output else { return }
-        try encodeStaged()
-        let flushed = avcodec_send_frame(ctx, nil)
-        guard flushed >= 0 else { throw .writeFailed(path: destination, reason: FFmpegDecoder.message(flushed)) }
-        try drainPackets()
+        if let parallel {
+            framesSent = parallel.received
+            try parallel.finish(mux: writePacket)
+            self.parallel = nil
+        } else {
+            try encodeStaged()
+            let flushed = avcodec_send_frame(ctx, nil)
+            guard flushed >= 0 else { throw .writeFailed(path: destination, reason: FFmpegDecoder.message(flushed)) }
+            try drainPackets()
+        }
         try copyVideo(until: nil, timeBase: AVRational(num: 1, den: 1))
         let trailer = av_write_trailer(oc)
         guard trailer >= 0 else { throw .writeFailed(path: destination, reason: FFmpegDecoder.message(trailer)) }
@@ -306,6 +365,7 @@ final class FFmpegFileSink: EncodedFileSink {
     }
 
     func close() {
+        parallel = nil
         if let oc = output {
             if oc.pointee.pb != nil { avio_closep(&oc.pointee.pb) }
             avformat_free_context(oc)

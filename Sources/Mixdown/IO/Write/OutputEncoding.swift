@@ -14,6 +14,15 @@ public struct OutputEncoding: Sendable, Equatable {
     /// MP4 family: write the priming and valid length as an edit list (off only to test
     /// that readers fall back on iTunSMPB).
     var writesEditList = true
+    /// AAC and Opus: encoders running at once on chunks of the stream (`ChunkedEncoder`);
+    /// 1 encodes serially, byte for byte as before. Other codecs are always serial.
+    public var encoderThreads = 1
+    /// A parallel encode's chunks, in codec frames (512 AAC frames: 10.9 s at 48 kHz).
+    var chunkFrames = 512
+    /// Codec frames each chunk's encoder is fed before its chunk (real audio), and after it.
+    /// Chosen by measurement (docs/containers.md); tests set 0 to show what it prevents.
+    var prerollFrames = 8
+    var postrollFrames = 2
 
     init(type: AudioFileType, sampleFormat: SampleFormat?, dataBytes: Int64?) {
         self.type = type

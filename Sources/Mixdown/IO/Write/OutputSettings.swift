@@ -25,6 +25,12 @@ public struct OutputSettings: Sendable, Equatable {
     public var blockSizes: [Int]
     /// Cores a render may use (1 or 2).
     public var threads: Int
+    /// AAC and Opus outputs: encoders at once, on chunks of the stream. Nil: one per core,
+    /// or 1 (the serial encoder) when `threads` is 1.
+    public var encoders: Int?
+
+    /// The encoders a write uses.
+    var encoderCount: Int { max(1, encoders ?? (threads == 1 ? 1 : ProcessInfo.processInfo.activeProcessorCount)) }
 
     public init(blockSizes: [Int] = [16_384], threads: Int = min(2, ProcessInfo.processInfo.activeProcessorCount)) {
         self.blockSizes = blockSizes

@@ -1,0 +1,337 @@
+#if FFmpeg
+import CFFmpeg
+import Foundation
+import MixdownKernels
+import Synchronization
+
+/// Encodes one AAC or Opus stream on several cores, for `FFmpegFileSink`.
+///
+/// The stream is cut into chunks of `chunkFrames` whole codec frames (AAC 1024 frames,
+/// Opus 960 at 48 kHz). Each chunk goes to an encoder of its own on a worker thread,
+/// started `preroll` codec frames before the chunk on the real audio there, and fed
+/// `postroll` frames past its end (the encoder's look-ahead sees what the serial encoder
+/// would). Of its packets only those of the chunk's own frames are kept: packet i (the
+/// one that carries codec frame i, pts = i x frameSize - the encoder's delay) belongs to
+/// chunk i / chunkFrames. So the packets are the serial encoder's in number, timing and
+/// priming; at a join, the decoder's overlap-add sums the last packet of one encoder and
+/// the first kept packet of the next, which encode the same audio with the same window
+/// history (the pre-roll). AAC's raw data blocks stand alone (no bit reservoir crosses a
+/// packet in the stream); Opus's decoder carries state across the join, which the
+/// pre-roll's packets of the same audio bring close.
+///
+/// The render runs ahead into at most `workers` + 1 chunks; `mux` receives each chunk's
+/// packets in order, on the caller's thread (which owns the muxer), and frees nothing: the
+/// packets are freed after it returns.
+final class ChunkedEncoder {
+    /// One chunk's work and, when done, its packets or its error.
+    final class Job: @unchecked Sendable {
+        let index: Int
+        /// Global frame of `samples`' first frame (a multiple of the codec frame).
+        let firstFrame: Int64
+        /// Planar audio from `firstFrame` (the pre-roll, the chunk, the post-roll): channel c's
+        /// `count` frames at `audio + c * count`. Owned by the job.
+        let audio: UnsafeMutablePointer<Float>
+        let count: Int
+        /// The codec frames whose packets are kept: [keepFrom, keepTo), or to the end when
+        /// `keepTo` is nil (the last chunk, whose encoder is flushed at the stream's end).
+        let keepFrom: Int64
+        let keepTo: Int64?
+        var packets: [UnsafeMutablePointer<AVPacket>] = []
+        var error: MixdownError?
+        let done = DispatchSemaphore(value: 0)
+
+        init(index: Int, firstFrame: Int64, channels: Int, count: Int, keepFrom: Int64, keepTo: Int64?) {
+            self.index = index
+            self.firstFrame = firstFrame
+            self.count = count
+            audio = .allocate(capacity: max(1, channels * count))
+            self.keepFrom = keepFrom
+            self.keepTo = keepTo
+        }
+
+        deinit {
+            audio.deallocate()
+            for p in packets {
+                var owned: UnsafeMutablePointer<AVPacket>? = p
+                av_packet_free(&owned)
+            }
+        }
+    }
+
+    /// Opens a fresh encoder, configured as the stream's.
+    typealias Opener = () throws(MixdownError) -> UnsafeMutablePointer<AVCodecContext>
+
+    private let open: Opener
+    private let codec: AudioCodec
+    private let channels: Int
+    private let frameSize: Int
+    private let chunkFrames: Int
+    private let preroll: Int
+    private let postroll: Int
+    private let destination: String
+    private let workerCount: Int
+
+    /// Audio received and not yet handed to a chunk, from global frame `pendingStart`.
+    private var pending: [[Float]]
+    private var pendingStart: Int64 = 0
+    /// Frames received in all.
+    private(set) var received: Int64 = 0
+    private var nextChunk = 0
+    /// Submitted chunks not yet muxed, in order.
+    private var inFlight: [Job] = []
+
+    /// What the worker threads share, held by them (never the encoder itself, which its
+    /// owner may release while a thread has not yet started).
+    private final class Workers: @unchecked Sendable {
+        let queue = Mutex<[Job]>([])
+        let available = DispatchSemaphore(value: 0)
+        let stopping = Atomic<Bool>(false)
+        let exited = DispatchSemaphore(value: 0)
+        let open: Opener
+        let codec: AudioCodec
+        let channels: Int
+        let frameSize: Int
+        let destination: String
+
+        init(open: @escaping Opener, codec: AudioCodec, channels: Int, frameSize: Int, destination: String) {
+            self.open = open
+            self.codec = codec
+            self.channels = channels
+            self.frameSize = frameSize
+            self.destination = destination
+        }
+
+        func run() {
+            // This worker's encoder, kept from chunk to chunk: its rate control (FFmpeg's
+            // AAC lambda, the psychoacoustic model's bit reservoir) stays settled, where a
+            // fresh encoder takes seconds to settle and spends its first ones at another
+            // quality. A failed encode is replaced by a fresh one for the next chunk.
+            var encoder: ChunkEncoder?
+            while true {
+                available.wait()
+                if stopping.load(ordering: .acquiring) { break }
+                guard let job = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
+                do throws(MixdownError) {
+                    // An encoder's timestamps only go forward: a chunk from before what this
+                    // one has been fed (a worker that took two of the first chunks) gets a
+                    // fresh encoder (its pre-roll then starts at the stream's start).
+                    if let e = encoder, job.firstFrame < e.fedUntil { encoder = nil }
+                    if encoder == nil {
+                        encoder = try ChunkEncoder(context: open(), codec: codec, channels: channels, frameSize: frameSize,
+                                                   destination: destination)
+                    }
+                    job.packets = try encoder!.encode(job)
+                } catch {
+                    job.error = error
+                    encoder = nil
+                }
+                job.done.signal()
+            }
+            exited.signal()
+        }
+    }
+
+    private let workers: Workers
+
+    init(workers: Int, chunkFrames: Int, preroll: Int, postroll: Int, codec: AudioCodec, channels: Int, frameSize: Int,
+         destination: String, open: @escaping Opener) {
+        precondition(workers >= 1 && chunkFrames > preroll && preroll >= 0 && postroll >= 0)
+        self.open = open
+        self.codec = codec
+        self.channels = channels
+        self.frameSize = frameSize
+        self.chunkFrames = chunkFrames
+        self.preroll = preroll
+        self.postroll = postroll
+        self.destination = destination
+        self.workerCount = workers
+        pending = Array(repeating: [], count: channels)
+        for c in 0..<channels { pending[c].reserveCapacity((chunkFrames + preroll + postroll + 1) * frameSize) }
+        let shared = Workers(open: open, codec: codec, channels: channels, frameSize: frameSize, destination: destination)
+        self.workers = shared
+        for w in 0..<workers {
+            let thread = Thread { [shared] in shared.run() }
+            thread.name = "mixdown.encoder.\(w)"
+            thread.start()
+        }
+    }
+
+    /// Stops the workers (a chunk being encoded is finished first) and waits for them.
+    deinit {
+        workers.stopping.store(true, ordering: .releasing)
+        for _ in 0..<workerCount { workers.available.signal() }
+        for _ in 0..<workerCount { workers.exited.wait() }
+    }
+
+    /// Takes `frames` frames of `channel(c)` (planar), submits every chunk they complete and
+    /// muxes the chunks that are done, in order, through `mux`.
+    func append(frames: Int, channel: (Int) -> UnsafePointer<Float>?,
+                mux: (UnsafeMutablePointer<AVPacket>) throws(MixdownError) -> Void) throws(MixdownError) {
+        for c in 0..<channels {
+            if let p = channel(c) {
+                pending[c].append(contentsOf: UnsafeBufferPointer(start: p, count: frames))
+            } else {
+                pending[c].append(contentsOf: repeatElement(0, count: frames))
+            }
+        }
+        received += Int64(frames)
+        let chunk = Int64(chunkFrames * frameSize)
+        // Chunk k is due when its post-roll has arrived.
+        while received >= Int64(nextChunk + 1) * chunk + Int64(postroll * frameSize) {
+            let k = nextChunk
+            try submit(from: start(of: k), to: Int64(k + 1) * chunk + Int64(postroll * frameSize),
+                       keepFrom: Int64(k * chunkFrames), keepTo: Int64((k + 1) * chunkFrames), mux: mux)
+            // What the next chunk's pre-roll needs is all that is kept.
+            drop(before: start(of: k + 1))
+        }
+    }
+
+    /// The first frame chunk `k`'s encoder is fed: `preroll` codec frames before the chunk,
+    /// and for the chunks that start a worker's encoder (the first `workers`, as the
+    /// queue hands them out) a whole chunk more, over which its rate control settles.
+    private func start(of k: Int) -> Int64 {
+        let lead = k < workerCount ? preroll + chunkFrames : preroll
+        return Int64(max(0, k * chunkFrames - lead)) * Int64(frameSize)
+    }
+
+    /// Submits the rest as the last chunk, then muxes every chunk in order.
+    func finish(mux: (UnsafeMutablePointer<AVPacket>) throws(MixdownError) -> Void) throws(MixdownError) {
+        let k = nextChunk
+        if received > Int64(k * chunkFrames * frameSize) || k == 0 {
+            try submit(from: start(of: k), to: received, keepFrom: Int64(k * chunkFrames), keepTo: nil, mux: mux)
+        }
+        while !inFlight.isEmpty { try muxOldest(mux) }
+    }
+
+    private func submit(from: Int64, to: Int64, keepFrom: Int64, keepTo: Int64?,
+                        mux: (UnsafeMutablePointer<AVPacket>) throws(MixdownError) -> Void) throws(MixdownError) {
+        // The render runs at most one chunk ahead of the encoders.
+        while inFlight.count > workerCount { try muxOldest(mux) }
+        let a = Int(from - pendingStart), n = Int(to - from)
+        let job = Job(index: nextChunk, firstFrame: from, channels: channels, count: n, keepFrom: keepFrom, keepTo: keepTo)
+        for c in 0..<channels {
+            pending[c].withUnsafeBufferPointer { (job.audio + c * n).update(from: $0.baseAddress! + a, count: n) }
+        }
+        nextChunk += 1
+        inFlight.append(job)
+        workers.queue.withLock { $0.append(job) }
+        workers.available.signal()
+    }
+
+    private func drop(before frame: Int64) {
+        let n = Int(frame - pendingStart)
+        guard n > 0 else { return }
+        for c in 0..<channels { pending[c].removeFirst(n) }
+        pendingStart = frame
+    }
+
+    private func muxOldest(_ mux: (UnsafeMutablePointer<AVPacket>) throws(MixdownError) -> Void) throws(MixdownError) {
+        let job = inFlight.removeFirst()
+        job.done.wait()
+        if let error = job.error { throw error }
+        for p in job.packets { try mux(p) }
+    }
+
+    /// One worker's encoder, fed chunk after chunk (each after its own pre-roll, so the
+    /// jump in the audio between two chunks lies in packets that are dropped).
+    fileprivate final class ChunkEncoder {
+        private var ctx: UnsafeMutablePointer<AVCodecContext>?
+        private var frame: UnsafeMutablePointer<AVFrame>?
+        private var packet: UnsafeMutablePointer<AVPacket>?
+        private let planes: UnsafeMutablePointer<UnsafePointer<Float>?>
+        private let codec: AudioCodec
+        private let channels: Int
+        private let frameSize: Int
+        private let destination: String
+        private let delay: Int64
+        /// The frame after the last one fed.
+        private(set) var fedUntil: Int64 = 0
+
+        init(context: UnsafeMutablePointer<AVCodecContext>, codec: AudioCodec, channels: Int, frameSize: Int,
+             destination: String) throws(MixdownError) {
+            ctx = context
+            self.codec = codec
+            self.channels = channels
+            self.frameSize = frameSize
+            self.destination = destination
+            delay = Int64(context.pointee.initial_padding)
+            planes = .allocate(capacity: channels)
+            frame = av_frame_alloc()
+            packet = av_packet_alloc()
+            guard let frame, packet != nil else { throw .writeFailed(path: destination, reason: "out of memory") }
+            frame.pointee.format = context.pointee.sample_fmt.rawValue
+            frame.pointee.sample_rate = context.pointee.sample_rate
+            av_channel_layout_copy(&frame.pointee.ch_layout, &context.pointee.ch_layout)
+            frame.pointee.nb_samples = Int32(frameSize)
+            let buffered = av_frame_get_buffer(frame, 0)
+            guard buffered >= 0 else { throw fail(buffered) }
+        }
+
+        deinit {
+            avcodec_free_context(&ctx)
+            av_frame_free(&frame)
+            av_packet_free(&packet)
+            planes.deallocate()
+        }
+
+        private func fail(_ code: Int32) -> MixdownError {
+            .writeFailed(path: destination, reason: "the \(codec.rawValue) encoder: \(FFmpegDecoder.message(code))")
+        }
+
+        /// Encodes `job`'s audio and returns the packets of its own codec frames. The last
+        /// chunk flushes the encoder; any other leaves its post-roll's packets pending, to be
+        /// dropped when the next chunk's frames push them out.
+        func encode(_ job: Job) throws(MixdownError) -> [UnsafeMutablePointer<AVPacket>] {
+            guard let ctx, let frame, let packet else { throw .writeFailed(path: destination, reason: "out of memory") }
+            var kept: [UnsafeMutablePointer<AVPacket>] = []
+            func receive() throws(MixdownError) {
+                while true {
+                    let r = avcodec_receive_packet(ctx, packet)
+                    if r == mx_averror_eagain() || r == mx_averror_eof() { return }
+                    guard r >= 0 else { throw fail(r) }
+                    // The codec frame this packet carries.
+                    let index = (packet.pointee.pts + delay) / Int64(frameSize)
+                    if index >= job.keepFrom && (job.keepTo == nil || index < job.keepTo!) {
+                        guard let copy = av_packet_clone(packet) else { throw .writeFailed(path: destination, reason: "out of memory") }
+                        kept.append(copy)
+                    }
+                    av_packet_unref(packet)
+                }
+            }
+            let total = job.count
+            let k = mx_kernels_active().pointee
+            var at = 0
+            while at < total {
+                let n = min(frameSize, total - at)
+                let writable = av_frame_make_writable(frame)
+                guard writable >= 0 else { throw fail(writable) }
+                frame.pointee.nb_samples = Int32(n)
+                frame.pointee.pts = job.firstFrame + Int64(at)
+                let data = frame.pointee.extended_data!
+                switch codec {
+                case .aac:
+                    for c in 0..<channels {
+                        UnsafeMutableRawPointer(data[c]!).assumingMemoryBound(to: Float.self).update(from: job.audio + c * total + at, count: n)
+                    }
+                case .opus:
+                    for c in 0..<channels { planes[c] = UnsafePointer(job.audio + c * total + at) }
+                    k.interleave(UnsafeMutableRawPointer(data[0]!).assumingMemoryBound(to: Float.self), planes, channels, n)
+                case .alac:
+                    throw .writeFailed(path: destination, reason: "ALAC is encoded serially")
+                }
+                let sent = avcodec_send_frame(ctx, frame)
+                guard sent >= 0 else { throw fail(sent) }
+                try receive()
+                at += n
+            }
+            fedUntil = job.firstFrame + Int64(total)
+            if job.keepTo == nil {
+                let flushed = avcodec_send_frame(ctx, nil)
+                guard flushed >= 0 else { throw fail(flushed) }
+                try receive()
+            }
+            return kept
+        }
+    }
+}
+#endif
