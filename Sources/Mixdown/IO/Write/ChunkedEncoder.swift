@@ -7,21 +7,24 @@ import Synchronization
 /// Encodes one AAC or Opus stream on several cores, for `FFmpegFileSink`.
 ///
 /// The stream is cut into chunks of `chunkFrames` whole codec frames (AAC 1024 frames,
-/// Opus 960 at 48 kHz). Each chunk goes to an encoder of its own on a worker thread,
-/// started `preroll` codec frames before the chunk on the real audio there, and fed
-/// `postroll` frames past its end (the encoder's look-ahead sees what the serial encoder
-/// would). Of its packets only those of the chunk's own frames are kept: packet i (the
-/// one that carries codec frame i, pts = i x frameSize - the encoder's delay) belongs to
-/// chunk i / chunkFrames. So the packets are the serial encoder's in number, timing and
-/// priming; at a join, the decoder's overlap-add sums the last packet of one encoder and
-/// the first kept packet of the next, which encode the same audio with the same window
-/// history (the pre-roll). AAC's raw data blocks stand alone (no bit reservoir crosses a
-/// packet in the stream); Opus's decoder carries state across the join, which the
-/// pre-roll's packets of the same audio bring close.
+/// Opus 960 at 48 kHz), encoded by `workers` threads at once. Each worker keeps one encoder
+/// for every chunk it takes, so its rate control (FFmpeg's AAC lambda, the psychoacoustic
+/// model's bit reservoir) stays settled: a fresh encoder takes seconds to settle, and its
+/// first seconds come out at another quality. Before each chunk the worker's encoder is fed
+/// `preroll` codec frames of the real audio before it (so the window history and the MDCT
+/// overlap at the join are the serial encoder's), and after it `postroll` frames (so its
+/// look-ahead sees what the serial encoder's would); a worker's first chunk gets a whole
+/// chunk more before it, to settle. Only the packets of the chunk's own codec frames are
+/// kept: packet i (pts = i x frameSize - the encoder's delay) belongs to chunk
+/// i / chunkFrames, so the packets are the serial encoder's in number, timing and priming,
+/// and the jump in the audio between two chunks of one worker lies in dropped packets.
+/// Measured (tools/encode/joins.py, docs/containers.md): without the pre-roll a join is
+/// audible; with 4 codec frames or more, no decoder's block near a join is worse than the
+/// serial encode's.
 ///
-/// The render runs ahead into at most `workers` + 1 chunks; `mux` receives each chunk's
-/// packets in order, on the caller's thread (which owns the muxer), and frees nothing: the
-/// packets are freed after it returns.
+/// The render runs at most one chunk ahead of the encoders; `mux` receives each chunk's
+/// packets in order, on the caller's thread (which owns the muxer); the packets are freed
+/// after it returns.
 final class ChunkedEncoder {
     /// One chunk's work and, when done, its packets or its error.
     final class Job: @unchecked Sendable {

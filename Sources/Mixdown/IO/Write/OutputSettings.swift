@@ -30,7 +30,7 @@ public struct OutputSettings: Sendable, Equatable {
     public var encoders: Int?
 
     /// The encoders a write uses.
-    var encoderCount: Int { max(1, encoders ?? (threads == 1 ? 1 : ProcessInfo.processInfo.activeProcessorCount)) }
+    var encoderCount: Int { max(1, encoders ?? (threads == 1 ? 1 : AvailableCores.count)) }
 
     public init(blockSizes: [Int] = [16_384], threads: Int = min(2, ProcessInfo.processInfo.activeProcessorCount)) {
         self.blockSizes = blockSizes
