@@ -209,44 +209,44 @@ public func cRenderFormat(_ handle: OpaquePointer?, _ sampleRate: UnsafeMutableP
     }
 }
 
-@_cdecl("mixdown_render_pull")
-public func cRenderPull(_ handle: OpaquePointer?, _ planar: UnsafePointer<UnsafeMutablePointer<Float>?>?, _ frames: Int64,
-                        _ written: UnsafeMutablePointer<Int64>?, _ ended: UnsafeMutablePointer<Int32>?) -> Int32 {
+/// The part the two pulls share: the handle checked and its error cleared, `frames`
+/// checked, `*written` and `*ended` set from what `pull` did (0 frames on a failure).
+private func pullCall(_ handle: OpaquePointer?, _ frames: Int64, _ written: UnsafeMutablePointer<Int64>?,
+                      _ ended: UnsafeMutablePointer<Int32>?,
+                      _ pull: (RenderHandle, Int) throws -> RenderStatus) -> Int32 {
     written?.pointee = 0
     let h = RenderHandle.find(handle)
     return CallBoundary.run(also: h) {
         let handle = try RenderHandle.required(handle)
         handle.clearError()
-        let planar = try CallBoundary.required(planar, "planar")
-        let channels = handle.stream.format.channelCount
-        for c in 0..<channels where planar[c] == nil { throw CallBoundary.Refusal(status: MIXDOWN_ERROR_NULL_POINTER, message: "planar[\(c)] is NULL") }
         guard frames > 0, frames <= Int64(Int32.max) else {
             throw CallBoundary.invalid("frames \(frames): must be more than 0 (and at most \(Int32.max))")
         }
-        // A channel pointer array with no NULL in its first `channels` entries.
-        let status = try planar.withMemoryRebound(to: UnsafeMutablePointer<Float>.self, capacity: channels) { p throws(MixdownError) in
-            try handle.stream.pull(into: p, frames: Int(frames))
-        }
+        let status = try pull(handle, Int(frames))
         written?.pointee = Int64(status.frames)
         ended?.pointee = status.ended ? 1 : 0
+    }
+}
+
+@_cdecl("mixdown_render_pull")
+public func cRenderPull(_ handle: OpaquePointer?, _ planar: UnsafePointer<UnsafeMutablePointer<Float>?>?, _ frames: Int64,
+                        _ written: UnsafeMutablePointer<Int64>?, _ ended: UnsafeMutablePointer<Int32>?) -> Int32 {
+    pullCall(handle, frames, written, ended) { handle, frames in
+        let planar = try CallBoundary.required(planar, "planar")
+        let channels = handle.stream.format.channelCount
+        for c in 0..<channels where planar[c] == nil { throw CallBoundary.Refusal(status: MIXDOWN_ERROR_NULL_POINTER, message: "planar[\(c)] is NULL") }
+        // A channel pointer array with no NULL in its first `channels` entries.
+        return try planar.withMemoryRebound(to: UnsafeMutablePointer<Float>.self, capacity: channels) { p throws(MixdownError) in
+            try handle.stream.pull(into: p, frames: frames)
+        }
     }
 }
 
 @_cdecl("mixdown_render_pull_interleaved")
 public func cRenderPullInterleaved(_ handle: OpaquePointer?, _ interleaved: UnsafeMutablePointer<Float>?, _ frames: Int64,
                                    _ written: UnsafeMutablePointer<Int64>?, _ ended: UnsafeMutablePointer<Int32>?) -> Int32 {
-    written?.pointee = 0
-    let h = RenderHandle.find(handle)
-    return CallBoundary.run(also: h) {
-        let handle = try RenderHandle.required(handle)
-        handle.clearError()
-        let interleaved = try CallBoundary.required(interleaved, "interleaved")
-        guard frames > 0, frames <= Int64(Int32.max) else {
-            throw CallBoundary.invalid("frames \(frames): must be more than 0 (and at most \(Int32.max))")
-        }
-        let status = try handle.pullInterleaved(into: interleaved, frames: Int(frames))
-        written?.pointee = Int64(status.frames)
-        ended?.pointee = status.ended ? 1 : 0
+    pullCall(handle, frames, written, ended) { handle, frames in
+        try handle.pullInterleaved(into: try CallBoundary.required(interleaved, "interleaved"), frames: frames)
     }
 }
 

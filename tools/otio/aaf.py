@@ -43,6 +43,18 @@ def tone() -> np.ndarray:
     return np.round(16384 * np.sin(2 * np.pi * 441 * t / RATE)).astype("<i2")
 
 
+def linked_master(f, media: Path):
+    """A master mob for `media` as Avid links external media: an offline source mob whose
+    descriptor's NetworkLocator names the file (the adapter's target_url)."""
+    master = f.create.MasterMob("tone")
+    f.content.mobs.append(master)
+    slot = master.import_audio_essence(str(media), EDIT_RATE, offline=True)
+    locator = f.create.NetworkLocator()
+    locator["URLString"].value = "file://" + str(media.resolve())
+    slot.segment.mob.descriptor["Locator"].append(locator)
+    return master, slot
+
+
 def make(folder: Path) -> None:
     import aaf2
     import opentimelineio as otio
@@ -54,12 +66,7 @@ def make(folder: Path) -> None:
     body = b"WAVEfmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(payload)) + payload
     media.write_bytes(b"RIFF" + struct.pack("<I", len(body)) + body)
     with aaf2.open(str(folder / "gain.aaf"), "w") as f:
-        master = f.create.MasterMob("tone")
-        f.content.mobs.append(master)
-        slot = master.import_audio_essence(str(media), EDIT_RATE, offline=True)
-        locator = f.create.NetworkLocator()
-        locator["URLString"].value = "file://" + str(media.resolve())
-        slot.segment.mob.descriptor["Locator"].append(locator)
+        master, slot = linked_master(f, media)
         opdef = f.create.OperationDef(AUID(AUDIO_GAIN), "Audio Gain")
         opdef.media_kind = "sound"
         opdef["NumberInputs"].value = 1
@@ -97,12 +104,7 @@ def make(folder: Path) -> None:
     otio.adapters.write_to_file(timeline, str(folder / "gain.otio"))
 
     with aaf2.open(str(folder / "fade.aaf"), "w") as f:
-        master = f.create.MasterMob("tone")
-        f.content.mobs.append(master)
-        slot = master.import_audio_essence(str(media), EDIT_RATE, offline=True)
-        locator = f.create.NetworkLocator()
-        locator["URLString"].value = "file://" + str(media.resolve())
-        slot.segment.mob.descriptor["Locator"].append(locator)
+        master, slot = linked_master(f, media)
         dissolve = f.create.OperationDef(AUID(MONO_AUDIO_DISSOLVE), "Mono Audio Dissolve")
         dissolve.media_kind = "sound"
         dissolve["NumberInputs"].value = 2

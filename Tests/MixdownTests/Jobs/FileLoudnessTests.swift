@@ -11,15 +11,7 @@ import Testing
     static let python = OTIOPaths.repository.appendingPathComponent("tools/.venv/bin/python").path
 
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let p = Process(), out = Pipe()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try runProcess(executable, arguments).output
     }
 
     /// ffmpeg's summary: integrated loudness, loudness range, true peak.

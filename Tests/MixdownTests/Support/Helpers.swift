@@ -86,3 +86,17 @@ func readFile(_ path: String) throws -> (info: AudioFileInfo, planes: [[Float]])
 func sine(_ hz: Double, rate: Int = 48_000, frames n: Int, amplitude a: Float = 0.5) -> [Float] {
     (0..<n).map { a * Float(sin(2 * Double.pi * hz * Double($0) / Double(rate))) }
 }
+
+/// Runs `executable` with `arguments`; its exit status and what it printed (stdout and
+/// stderr together).
+func runProcess(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let p = Process(), out = Pipe()
+    p.executableURL = URL(fileURLWithPath: executable)
+    p.arguments = arguments
+    p.standardOutput = out
+    p.standardError = out
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+}

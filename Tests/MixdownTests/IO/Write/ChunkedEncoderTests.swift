@@ -89,15 +89,7 @@ import Testing
 
     /// joins.py's verdict on serial/parallel pairs of decodes: its exit status and report.
     static func checkJoins(_ reference: String, _ pairs: [(String, String)], chunkFrames: Int) throws -> (Int32, String) {
-        let p = Process(), out = Pipe()
-        p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = [joins, reference, "\(chunkFrames)"] + pairs.flatMap { [$0.0, $0.1] }
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        try runProcess(python, [joins, reference, "\(chunkFrames)"] + pairs.flatMap { [$0.0, $0.1] })
     }
 
     @Test(arguments: [(AudioFileType.m4a, AudioCodec.aac, 1024), (.webm, .opus, 960)])
