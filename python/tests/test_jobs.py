@@ -1,6 +1,5 @@
 """Errors, progress, cancellation by Ctrl-C and by a progress callback, and two renders on
 two Python threads at once."""
-import os
 import signal
 import subprocess
 import sys
@@ -9,7 +8,6 @@ import threading
 import time
 import ctypes
 
-import numpy as np
 import pytest
 
 import mixdown
