@@ -55,6 +55,17 @@ def linked_master(f, media: Path):
     return master, slot
 
 
+def sound_operation(f, auid: str, name: str, inputs: int):
+    """An OperationDef of the sound kind, registered in the file's dictionary."""
+    from aaf2.auid import AUID
+
+    operation = f.create.OperationDef(AUID(auid), name)
+    operation.media_kind = "sound"
+    operation["NumberInputs"].value = inputs
+    f.dictionary.register_def(operation)
+    return operation
+
+
 def make(folder: Path) -> None:
     import aaf2
     import opentimelineio as otio
@@ -67,10 +78,7 @@ def make(folder: Path) -> None:
     media.write_bytes(b"RIFF" + struct.pack("<I", len(body)) + body)
     with aaf2.open(str(folder / "gain.aaf"), "w") as f:
         master, slot = linked_master(f, media)
-        opdef = f.create.OperationDef(AUID(AUDIO_GAIN), "Audio Gain")
-        opdef.media_kind = "sound"
-        opdef["NumberInputs"].value = 1
-        f.dictionary.register_def(opdef)
+        opdef = sound_operation(f, AUDIO_GAIN, "Audio Gain", inputs=1)
         paramdef = f.create.ParameterDef(AUID(AMPLITUDE), "Amplitude", "Amplitude", f.dictionary.lookup_typedef("Rational"))
         f.dictionary.register_def(paramdef)
         for auid, name in (("5b6c85a4-0ede-11d3-80a9-006008143e6f", "LinearInterp"),
@@ -105,10 +113,7 @@ def make(folder: Path) -> None:
 
     with aaf2.open(str(folder / "fade.aaf"), "w") as f:
         master, slot = linked_master(f, media)
-        dissolve = f.create.OperationDef(AUID(MONO_AUDIO_DISSOLVE), "Mono Audio Dissolve")
-        dissolve.media_kind = "sound"
-        dissolve["NumberInputs"].value = 2
-        f.dictionary.register_def(dissolve)
+        dissolve = sound_operation(f, MONO_AUDIO_DISSOLVE, "Mono Audio Dissolve", inputs=2)
         comp = f.create.CompositionMob("fades")
         f.content.mobs.append(comp)
         track = comp.create_sound_slot(edit_rate=EDIT_RATE)
