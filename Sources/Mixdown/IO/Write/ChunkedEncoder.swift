@@ -28,9 +28,11 @@ import Synchronization
 final class ChunkedEncoder {
     /// One chunk's work and, when done, its packets or its error.
     final class Job: @unchecked Sendable {
-        let index: Int
-        /// Global frame of `samples`' first frame (a multiple of the codec frame).
+        /// Global frame of `audio`'s first frame (a multiple of the codec frame): a whole
+        /// chunk before the pre-roll, for a worker whose encoder is fresh to settle on.
         let firstFrame: Int64
+        /// Where an encoder that is already settled starts: the pre-roll's first frame.
+        let prerollFrame: Int64
         /// Planar audio from `firstFrame` (the pre-roll, the chunk, the post-roll): channel c's
         /// `count` frames at `audio + c * count`. Owned by the job.
         let audio: UnsafeMutablePointer<Float>
@@ -43,9 +45,9 @@ final class ChunkedEncoder {
         var error: MixdownError?
         let done = DispatchSemaphore(value: 0)
 
-        init(index: Int, firstFrame: Int64, channels: Int, count: Int, keepFrom: Int64, keepTo: Int64?) {
-            self.index = index
+        init(firstFrame: Int64, prerollFrame: Int64, channels: Int, count: Int, keepFrom: Int64, keepTo: Int64?) {
             self.firstFrame = firstFrame
+            self.prerollFrame = prerollFrame
             self.count = count
             audio = .allocate(capacity: max(1, channels * count))
             self.keepFrom = keepFrom
@@ -64,14 +66,11 @@ final class ChunkedEncoder {
     /// Opens a fresh encoder, configured as the stream's.
     typealias Opener = () throws(MixdownError) -> UnsafeMutablePointer<AVCodecContext>
 
-    private let open: Opener
-    private let codec: AudioCodec
     private let channels: Int
     private let frameSize: Int
     private let chunkFrames: Int
     private let preroll: Int
     private let postroll: Int
-    private let destination: String
     private let workerCount: Int
 
     /// Audio received and not yet handed to a chunk, from global frame `pendingStart`.
@@ -116,14 +115,16 @@ final class ChunkedEncoder {
                 guard let job = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
                 do throws(MixdownError) {
                     // An encoder's timestamps only go forward: a chunk from before what this
-                    // one has been fed (a worker that took two of the first chunks) gets a
-                    // fresh encoder (its pre-roll then starts at the stream's start).
-                    if let e = encoder, job.firstFrame < e.fedUntil { encoder = nil }
-                    if encoder == nil {
+                    // one has been fed gets a fresh encoder.
+                    if let e = encoder, job.prerollFrame < e.fedUntil { encoder = nil }
+                    // A fresh encoder settles on the chunk before the pre-roll first, whichever
+                    // chunk this worker happens to take first.
+                    let fresh = encoder == nil
+                    if fresh {
                         encoder = try ChunkEncoder(context: open(), codec: codec, channels: channels, frameSize: frameSize,
                                                    destination: destination)
                     }
-                    job.packets = try encoder!.encode(job)
+                    job.packets = try encoder!.encode(job, from: fresh ? job.firstFrame : job.prerollFrame)
                 } catch {
                     job.error = error
                     encoder = nil
@@ -139,14 +140,11 @@ final class ChunkedEncoder {
     init(workers: Int, chunkFrames: Int, preroll: Int, postroll: Int, codec: AudioCodec, channels: Int, frameSize: Int,
          destination: String, open: @escaping Opener) {
         precondition(workers >= 1 && chunkFrames > preroll && preroll >= 0 && postroll >= 0)
-        self.open = open
-        self.codec = codec
         self.channels = channels
         self.frameSize = frameSize
         self.chunkFrames = chunkFrames
         self.preroll = preroll
         self.postroll = postroll
-        self.destination = destination
         self.workerCount = workers
         pending = Array(repeating: [], count: channels)
         for c in 0..<channels { pending[c].reserveCapacity((chunkFrames + preroll + postroll + 1) * frameSize) }
@@ -182,36 +180,34 @@ final class ChunkedEncoder {
         // Chunk k is due when its post-roll has arrived.
         while received >= Int64(nextChunk + 1) * chunk + Int64(postroll * frameSize) {
             let k = nextChunk
-            try submit(from: start(of: k), to: Int64(k + 1) * chunk + Int64(postroll * frameSize),
-                       keepFrom: Int64(k * chunkFrames), keepTo: Int64((k + 1) * chunkFrames), mux: mux)
-            // What the next chunk's pre-roll needs is all that is kept.
-            drop(before: start(of: k + 1))
+            try submit(k, to: Int64(k + 1) * chunk + Int64(postroll * frameSize), keepTo: Int64((k + 1) * chunkFrames), mux: mux)
+            // What the next chunk's warm-up needs is all that is kept.
+            drop(before: start(of: k + 1, lead: chunkFrames + preroll))
         }
     }
 
-    /// The first frame chunk `k`'s encoder is fed: `preroll` codec frames before the chunk,
-    /// and for the chunks that start a worker's encoder (the first `workers`, as the
-    /// queue hands them out) a whole chunk more, over which its rate control settles.
-    private func start(of k: Int) -> Int64 {
-        let lead = k < workerCount ? preroll + chunkFrames : preroll
-        return Int64(max(0, k * chunkFrames - lead)) * Int64(frameSize)
+    /// The frame `lead` codec frames before chunk `k` (or the stream's start).
+    private func start(of k: Int, lead: Int) -> Int64 {
+        Int64(max(0, k * chunkFrames - lead)) * Int64(frameSize)
     }
 
-    /// Submits the rest as the last chunk, then muxes every chunk in order.
+    /// Submits the rest as the last chunk (its encoder flushed: the packets of the encoder's
+    /// delay come from it even when no frame of its own is left), then muxes every chunk in order.
     func finish(mux: (UnsafeMutablePointer<AVPacket>) throws(MixdownError) -> Void) throws(MixdownError) {
-        let k = nextChunk
-        if received > Int64(k * chunkFrames * frameSize) || k == 0 {
-            try submit(from: start(of: k), to: received, keepFrom: Int64(k * chunkFrames), keepTo: nil, mux: mux)
-        }
+        try submit(nextChunk, to: received, keepTo: nil, mux: mux)
         while !inFlight.isEmpty { try muxOldest(mux) }
     }
 
-    private func submit(from: Int64, to: Int64, keepFrom: Int64, keepTo: Int64?,
+    /// Hands chunk `k` (its audio to `to`, its packets up to codec frame `keepTo`) to the
+    /// workers, with a chunk of warm-up and the pre-roll before it.
+    private func submit(_ k: Int, to: Int64, keepTo: Int64?,
                         mux: (UnsafeMutablePointer<AVPacket>) throws(MixdownError) -> Void) throws(MixdownError) {
         // The render runs at most one chunk ahead of the encoders.
         while inFlight.count > workerCount { try muxOldest(mux) }
+        let from = start(of: k, lead: chunkFrames + preroll)
         let a = Int(from - pendingStart), n = Int(to - from)
-        let job = Job(index: nextChunk, firstFrame: from, channels: channels, count: n, keepFrom: keepFrom, keepTo: keepTo)
+        let job = Job(firstFrame: from, prerollFrame: start(of: k, lead: preroll), channels: channels, count: n,
+                      keepFrom: Int64(k * chunkFrames), keepTo: keepTo)
         for c in 0..<channels {
             pending[c].withUnsafeBufferPointer { (job.audio + c * n).update(from: $0.baseAddress! + a, count: n) }
         }
@@ -284,7 +280,7 @@ final class ChunkedEncoder {
         /// Encodes `job`'s audio and returns the packets of its own codec frames. The last
         /// chunk flushes the encoder; any other leaves its post-roll's packets pending, to be
         /// dropped when the next chunk's frames push them out.
-        func encode(_ job: Job) throws(MixdownError) -> [UnsafeMutablePointer<AVPacket>] {
+        func encode(_ job: Job, from first: Int64) throws(MixdownError) -> [UnsafeMutablePointer<AVPacket>] {
             guard let ctx, let frame, let packet else { throw .writeFailed(path: destination, reason: "out of memory") }
             var kept: [UnsafeMutablePointer<AVPacket>] = []
             func receive() throws(MixdownError) {
@@ -303,7 +299,7 @@ final class ChunkedEncoder {
             }
             let total = job.count
             let k = mx_kernels_active().pointee
-            var at = 0
+            var at = Int(first - job.firstFrame)
             while at < total {
                 let n = min(frameSize, total - at)
                 let writable = av_frame_make_writable(frame)
