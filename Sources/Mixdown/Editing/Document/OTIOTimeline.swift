@@ -293,8 +293,7 @@ public enum OTIOTimeline {
                     level = d
                 default: level = try v.number()
                 }
-                guard level >= 0, level <= 16 else { throw v.fail("a level of \(level): must lie between 0 and 16 (linear)") }
-                return level
+                return try linear(level, at: v, noun: "level")
             }
             throw p.fail("an Audio Levels filter without a 'level' parameter")
         }
@@ -318,17 +317,11 @@ public enum OTIOTimeline {
                 throw e.fail("an Audio Gain without an 'Amplitude' parameter", at: "metadata")
             }
             func level(_ v: JSONCursor) throws(MixdownError) -> Double {
-                let g: Double
-                switch v.value {
-                case .string(let text):
-                    let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-                    guard (1...2).contains(parts.count), let n = Double(parts[0]),
-                          let d = parts.count == 2 ? Double(parts[1]) : 1, d != 0 else { throw v.fail("'\(text)' is not a gain") }
-                    g = n / d
-                default: g = try v.number()
-                }
-                guard g >= 0, g <= 16 else { throw v.fail("a gain of \(g): must lie between 0 and 16 (linear)") }
-                return g
+                guard case .string(let text) = v.value else { return try gain(v) }
+                let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+                guard (1...2).contains(parts.count), let n = Double(parts[0]),
+                      let d = parts.count == 2 ? Double(parts[1]) : 1, d != 0 else { throw v.fail("'\(text)' is not a gain") }
+                return try linear(n / d, at: v)
             }
             guard case .object(let ao) = amplitude.value else { return .constant(try level(amplitude)) }
             let interpolation = (try? amplitude.member("keyframe_interpolation", in: ao)?.string()).flatMap { $0 } ?? "Linear"
@@ -372,9 +365,14 @@ public enum OTIOTimeline {
         }
 
         func gain(_ c: JSONCursor) throws(MixdownError) -> Double {
-            let v = try c.number()
-            guard v >= 0, v <= 16 else { throw c.fail("a gain of \(v): must lie between 0 and 16 (linear)") }
-            return v
+            try linear(try c.number(), at: c)
+        }
+
+        /// `g` when it is a linear gain Mixdown takes (0 to 16), else an error at `c`
+        /// calling it a `noun` ("gain", or FCP's "level").
+        func linear(_ g: Double, at c: JSONCursor, noun: String = "gain") throws(MixdownError) -> Double {
+            guard g >= 0, g <= 16 else { throw c.fail("a \(noun) of \(g): must lie between 0 and 16 (linear)") }
+            return g
         }
 
         /// An item of a track: its object, schema, and place in the track's time (transitions take none).
