@@ -56,10 +56,15 @@ final class ChunkedEncoder {
 
         deinit {
             audio.deallocate()
-            for p in packets {
-                var owned: UnsafeMutablePointer<AVPacket>? = p
-                av_packet_free(&owned)
-            }
+            ChunkedEncoder.freePackets(packets)
+        }
+    }
+
+    /// Frees packets this encoder owns.
+    fileprivate static func freePackets(_ packets: [UnsafeMutablePointer<AVPacket>]) {
+        for p in packets {
+            var owned: UnsafeMutablePointer<AVPacket>? = p
+            av_packet_free(&owned)
         }
     }
 
@@ -114,17 +119,27 @@ final class ChunkedEncoder {
                 if stopping.load(ordering: .acquiring) { break }
                 guard let job = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
                 do throws(MixdownError) {
-                    // An encoder's timestamps only go forward: a chunk from before what this
-                    // one has been fed gets a fresh encoder.
-                    if let e = encoder, job.prerollFrame < e.fedUntil { encoder = nil }
-                    // A fresh encoder settles on the chunk before the pre-roll first, whichever
-                    // chunk this worker happens to take first.
-                    let fresh = encoder == nil
-                    if fresh {
+                    // An encoder that stopped before this chunk's pre-roll jumps to it; one that
+                    // stopped inside this chunk's audio (it did the chunk before) goes on from
+                    // there; its timestamps cannot go back, so otherwise a fresh encoder, which
+                    // settles on the chunk before the pre-roll first, whichever chunk this
+                    // worker happens to take first.
+                    var from = job.firstFrame
+                    if let e = encoder {
+                        if e.fedUntil <= job.prerollFrame {
+                            from = job.prerollFrame
+                        } else if e.fedUntil <= job.firstFrame + Int64(job.count) {
+                            from = e.fedUntil
+                        } else {
+                            encoder = nil
+                        }
+                    }
+                    if encoder == nil {
                         encoder = try ChunkEncoder(context: open(), codec: codec, channels: channels, frameSize: frameSize,
                                                    destination: destination)
+                        from = job.firstFrame
                     }
-                    job.packets = try encoder!.encode(job, from: fresh ? job.firstFrame : job.prerollFrame)
+                    job.packets = try encoder!.encode(job, from: from)
                 } catch {
                     job.error = error
                     encoder = nil
@@ -245,6 +260,9 @@ final class ChunkedEncoder {
         private let delay: Int64
         /// The frame after the last one fed.
         private(set) var fedUntil: Int64 = 0
+        /// Packets this encoder made past its last chunk (its post-roll's), with the codec
+        /// frame each carries: the next chunk's first packets when the encoder goes on with it.
+        private var ahead: [(index: Int64, packet: UnsafeMutablePointer<AVPacket>)] = []
 
         init(context: UnsafeMutablePointer<AVCodecContext>, codec: AudioCodec, channels: Int, frameSize: Int,
              destination: String) throws(MixdownError) {
@@ -267,6 +285,7 @@ final class ChunkedEncoder {
         }
 
         deinit {
+            ChunkedEncoder.freePackets(ahead.map(\.packet))
             avcodec_free_context(&ctx)
             av_frame_free(&frame)
             av_packet_free(&packet)
@@ -277,12 +296,19 @@ final class ChunkedEncoder {
             .writeFailed(path: destination, reason: "the \(codec.rawValue) encoder: \(FFmpegDecoder.message(code))")
         }
 
-        /// Encodes `job`'s audio and returns the packets of its own codec frames. The last
-        /// chunk flushes the encoder; any other leaves its post-roll's packets pending, to be
-        /// dropped when the next chunk's frames push them out.
+        /// Encodes `job`'s audio from frame `first` and returns the packets of its own codec
+        /// frames. The last chunk flushes the encoder; any other leaves its post-roll's
+        /// packets ahead, for the next chunk if the encoder goes on with it (`first` is then
+        /// `fedUntil`), else dropped.
         func encode(_ job: Job, from first: Int64) throws(MixdownError) -> [UnsafeMutablePointer<AVPacket>] {
             guard let ctx, let frame, let packet else { throw .writeFailed(path: destination, reason: "out of memory") }
+            func owned(_ index: Int64) -> Bool { index >= job.keepFrom && (job.keepTo == nil || index < job.keepTo!) }
             var kept: [UnsafeMutablePointer<AVPacket>] = []
+            let carried = ahead
+            ahead = []
+            for (index, p) in carried {
+                if first == fedUntil && owned(index) { kept.append(p) } else { ChunkedEncoder.freePackets([p]) }
+            }
             func receive() throws(MixdownError) {
                 while true {
                     let r = avcodec_receive_packet(ctx, packet)
@@ -290,9 +316,9 @@ final class ChunkedEncoder {
                     guard r >= 0 else { throw fail(r) }
                     // The codec frame this packet carries.
                     let index = (packet.pointee.pts + delay) / Int64(frameSize)
-                    if index >= job.keepFrom && (job.keepTo == nil || index < job.keepTo!) {
+                    if owned(index) || (job.keepTo != nil && index >= job.keepTo!) {
                         guard let copy = av_packet_clone(packet) else { throw .writeFailed(path: destination, reason: "out of memory") }
-                        kept.append(copy)
+                        if owned(index) { kept.append(copy) } else { ahead.append((index, copy)) }
                     }
                     av_packet_unref(packet)
                 }
