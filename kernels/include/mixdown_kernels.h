@@ -163,6 +163,22 @@ void mx_resample_lerp_fma_scalar(float *MX_RESTRICT dst, const float *MX_RESTRIC
                                  const int32_t *MX_RESTRICT phase, const float *MX_RESTRICT frac, size_t count,
                                  const float *MX_RESTRICT bank, int taps);
 
+/* The resampler's positions (Resampler.swift says what they mean). An output at input
+ * frame n plus a remainder r of the ratio's numerator reads rows q and q + 1 with
+ * r * row_count = q * numerator + e. For i < count:
+ *     base[i] = n - offset,  phase[i] = q,  frac[i] = (float)((double)e * (1.0 / numerator))
+ * (frac may be NULL: exact rows), then the position steps by one output:
+ *     n += frames; q += rows; e += excess;
+ *     if e >= numerator: e -= numerator, q += 1;   if q >= row_count: q -= row_count, n += 1
+ * with 0 <= excess < numerator and 0 <= rows < row_count. `position` is read at the start
+ * and holds the next output's position at the end. One plain implementation: integer
+ * stepping is exact on every CPU. */
+typedef struct { int64_t frame, row; uint64_t excess; } mx_resample_position;
+typedef struct { int64_t frames, rows, row_count; uint64_t excess, numerator; } mx_resample_step;
+void mx_resample_positions(int32_t *MX_RESTRICT base, int32_t *MX_RESTRICT phase, float *MX_RESTRICT frac, size_t count,
+                           mx_resample_position *MX_RESTRICT position, int64_t offset,
+                           const mx_resample_step *MX_RESTRICT step);
+
 /* The discrete Fourier transform of n complex values in place (re, im: n doubles each),
  * n a power of two: X[k] = sum x[j] e^(-2 pi i jk/n), or with `inverse` e^(+2 pi i jk/n)
  * and no 1/n scaling. Iterative radix-2, double precision, one plain implementation (no

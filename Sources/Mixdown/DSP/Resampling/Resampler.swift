@@ -1,4 +1,5 @@
 import MixdownKernels
+import Synchronization
 
 /// Mixdown's resampler: every rate change and varispeed, one pass at one exact ratio.
 ///
@@ -32,13 +33,11 @@ public final class Resampler: AudioNode {
     private let halfTaps: Int64
     private let interpolatedPhases: Int64?
 
-    // The input position of the next output: whole frame, row and excess (see `render`).
+    /// Output frames rendered so far, counted from frame 0 of the whole stream.
     private var produced: Int64
-    private var nextFrame: Int64
-    private var nextRow: Int64
-    private var nextExcess: UInt64
     private let rows: Int64
-    private let stepFrames: Int64, stepRows: Int64, stepExcess: UInt64
+    /// One output's step in input position (frames, rows, excess; see `fillPositions`).
+    private let step: mx_resample_step
 
     private var window: InputWindow?
     private var base: UnsafeMutablePointer<Int32>?
@@ -46,7 +45,10 @@ public final class Resampler: AudioNode {
     private var fraction: UnsafeMutablePointer<Float>?
     private var bank: UnsafeMutablePointer<Float>?
     private var destination: AudioBuffer?
-    private var split = (from: 0, to: 0)
+    /// The block being rendered: its first output frame, its length, and the input frame
+    /// the window's first frame stands for plus taps/2 − 1. Set before chunks are claimed.
+    private var block = (first: Int64(0), count: 0, offset: Int64(0))
+    private let nextChunk = Atomic<Int>(0)
     private var helper: HelperThread?
 
     /// Resamples `input` by `ratio` and labels the output `outputRate` (default: the input's
@@ -79,15 +81,10 @@ public final class Resampler: AudioNode {
         if case .interpolated(let p) = filter.layout { interpolatedPhases = Int64(p) } else { interpolatedPhases = nil }
         rows = interpolatedPhases ?? ratio.numerator
         let num = Int128(ratio.numerator)
-        stepFrames = ratio.denominator / ratio.numerator
         let stepRemainder = Int128(ratio.denominator % ratio.numerator) * Int128(rows)
-        stepRows = Int64(stepRemainder / num)
-        stepExcess = UInt64(stepRemainder % num)
+        step = mx_resample_step(frames: ratio.denominator / ratio.numerator, rows: Int64(stepRemainder / num), row_count: rows,
+                                excess: UInt64(stepRemainder % num), numerator: UInt64(ratio.numerator))
         produced = startFrame
-        let (n0, r0) = ratio.inputPosition(ofOutput: startFrame)
-        nextFrame = n0
-        nextRow = Int64(Int128(r0) * Int128(rows) / num)
-        nextExcess = UInt64(Int128(r0) * Int128(rows) % num)
         inputOrigin = Self.inputStart(forOutput: startFrame, ratio: ratio, filter: filter)
         if let n = input.length, n != total - inputOrigin {
             throw .invalidParameter(name: "input", value: "\(n) frames",
@@ -121,7 +118,7 @@ public final class Resampler: AudioNode {
         // A block of F outputs spans (F − 1) / R + 1 input frames, plus the filter.
         let span = Int(Int128(maximumFrames) * Int128(ratio.denominator) / Int128(ratio.numerator)) + 2
         window = InputWindow(input: input, length: inputFrames, capacity: span + filter.taps + 8, maximumPull: maximumFrames,
-                             start: nextFrame - (halfTaps - 1), origin: inputOrigin, label: "resampler input")
+                             start: ratio.inputPosition(ofOutput: startFrame).frame - (halfTaps - 1), origin: inputOrigin, label: "resampler input")
         base = .allocate(capacity: maximumFrames)
         phase = .allocate(capacity: maximumFrames)
         fraction = .allocate(capacity: maximumFrames)
@@ -130,7 +127,7 @@ public final class Resampler: AudioNode {
             .bindMemory(to: Float.self, capacity: filter.bank.count)
         bank!.initialize(from: filter.bank, count: filter.bank.count)
         if threads > 1 {
-            helper = HelperThread(name: "mixdown.resampler") { [unowned self] in self.runKernel(from: self.split.from, to: self.split.to) }
+            helper = HelperThread(name: "mixdown.resampler") { [unowned self] in self.runChunks() }
         }
     }
 
@@ -138,51 +135,59 @@ public final class Resampler: AudioNode {
         let count = Int(min(Int64(frames), outputFrames - produced))
         guard count > 0 else { return RenderStatus(frames: 0, ended: true) }
         // Input frames this block reads: from the first output's first tap to the last output's last tap.
+        let firstFrame = ratio.inputPosition(ofOutput: produced).frame
         let lastFrame = ratio.inputPosition(ofOutput: produced + Int64(count) - 1).frame
         let window = window!
-        try window.slide(from: nextFrame - (halfTaps - 1), to: lastFrame + halfTaps + 1)
+        try window.slide(from: firstFrame - (halfTaps - 1), to: lastFrame + halfTaps + 1)
 
-        // Output i reads input frames n − (taps/2 − 1) ... and row q: the position's
-        // remainder r (of the ratio's numerator) as r · rows = q · numerator + e, stepped
-        // exactly. With exact rows, rows = numerator, so q = r and e = 0.
-        // Positions stay within the window (checked by its slide), so the arithmetic is
-        // wrapping on purpose: no overflow checks in the per-frame loop.
-        let b = base!, p = phase!, f = fraction!
-        var n = nextFrame, q = nextRow, e = nextExcess
-        let offset = window.start + (halfTaps - 1), num = UInt64(ratio.numerator), scale = 1 / Double(ratio.numerator)
-        let interpolating = interpolatedPhases != nil
-        for i in 0..<count {
-            b[i] = Int32(truncatingIfNeeded: n &- offset)
-            p[i] = Int32(truncatingIfNeeded: q)
-            if interpolating { f[i] = Float(Double(e) * scale) }
-            n &+= stepFrames
-            q &+= stepRows
-            e &+= stepExcess
-            if e >= num { e &-= num; q &+= 1 }
-            if q >= rows { q &-= rows; n &+= 1 }
-        }
-        nextFrame = n
-        nextRow = q
-        nextExcess = e
-
+        block = (first: produced, count: count, offset: window.start + (halfTaps - 1))
         destination = buffer
-        if let helper, count >= 2048 {
-            let mid = count / 2
-            split = (mid, count)
+        nextChunk.store(0, ordering: .relaxed)
+        // Both threads claim chunks until none is left: a thread the reader or the writer
+        // preempts takes fewer, and neither waits for a fixed half.
+        if let helper, count >= 2 * Self.chunkFrames {
             helper.start()
-            runKernel(from: 0, to: mid)
+            runChunks()
             helper.wait()
         } else {
-            runKernel(from: 0, to: count)
+            runChunks()
         }
         destination = nil
         produced += Int64(count)
         return RenderStatus(frames: count, ended: produced == outputFrames)
     }
 
+    /// Outputs per claim of `runChunks`: small enough to balance two threads, large enough
+    /// that the claim and the exact start position (two 128-bit divisions) cost nothing.
+    static let chunkFrames = 1024
+
+    /// Claims chunks of the current block and renders them, until the block is done.
+    private func runChunks() {
+        while true {
+            let from = nextChunk.wrappingAdd(1, ordering: .relaxed).oldValue * Self.chunkFrames
+            guard from < block.count else { return }
+            let to = min(from + Self.chunkFrames, block.count)
+            fillPositions(from: from, to: to)
+            runKernel(from: from, to: to)
+        }
+    }
+
+    /// The kernel's inputs for outputs `from..<to` of the current block: the first
+    /// output's input position is computed exactly, the rest stepped exactly by the C
+    /// kernels' `mx_resample_positions`, so any split of a block gives the same values.
+    private func fillPositions(from: Int, to: Int) {
+        let num = Int128(ratio.numerator)
+        let (n0, r0) = ratio.inputPosition(ofOutput: block.first + Int64(from))
+        let scaled = Int128(r0) * Int128(rows)
+        var position = mx_resample_position(frame: n0, row: Int64(scaled / num), excess: UInt64(scaled % num))
+        var step = step
+        mx_resample_positions(base! + from, phase! + from, interpolatedPhases != nil ? fraction! + from : nil,
+                              to - from, &position, block.offset, &step)
+    }
+
     /// Outputs `from..<to` of the current block, every channel.
     private func runKernel(from: Int, to: Int) {
-        guard to > from, let dst = destination else { return }
+        guard let dst = destination else { return }
         let k = mx_kernels_active().pointee
         let taps = Int32(filter.taps)
         for c in 0..<channels {
