@@ -42,35 +42,12 @@ final class FFmpegFileSink: EncodedFileSink {
     private var packetsFrames: Int64 = 0
     /// Frames of silence before the render (the video file's audio offset).
     private var audioOffset: Int64 = 0
-    private var video: VideoCopy?
+    /// The video stream copied from another file, read ahead on a thread of its own.
+    private var video: VideoPacketReader?
+    private var videoOutputIndex: Int32 = 0
     private var priming: Int64 = 0
     /// AAC and Opus on several cores; nil: the serial encoder.
     private var parallel: ChunkedEncoder?
-
-    /// The video stream copied from another file.
-    final class VideoCopy {
-        var input: UnsafeMutablePointer<AVFormatContext>?
-        let inputIndex: Int32
-        let outputIndex: Int32
-        let inputTimeBase: AVRational
-        var packet: UnsafeMutablePointer<AVPacket>?
-        var ended = false
-        let path: String
-
-        init(path: String, input: UnsafeMutablePointer<AVFormatContext>, inputIndex: Int32, outputIndex: Int32) {
-            self.path = path
-            self.input = input
-            self.inputIndex = inputIndex
-            self.outputIndex = outputIndex
-            inputTimeBase = input.pointee.streams[Int(inputIndex)]!.pointee.time_base
-            packet = av_packet_alloc()
-        }
-
-        deinit {
-            avformat_close_input(&input)
-            av_packet_free(&packet)
-        }
-    }
 
     init(path: String, destination: String, encoding: OutputEncoding, format: AudioFormat,
          metadata: AudioMetadata, videoFrom: String?) throws(MixdownError) {
@@ -103,7 +80,7 @@ final class FFmpegFileSink: EncodedFileSink {
 
         // The video first, so that its offset is known before the audio's timestamps.
         if let videoFrom {
-            video = try Self.openVideo(videoFrom, into: oc, destination: destination)
+            (video, videoOutputIndex) = try Self.openVideo(videoFrom, into: oc, destination: destination)
             audioOffset = try Self.audioStart(videoFrom, rate: sampleRate)
         }
 
@@ -316,23 +293,17 @@ final class FFmpegFileSink: EncodedFileSink {
 
     /// Copies the video's packets up to `limit` (in `timeBase`), or all of them.
     private func copyVideo(until limit: Int64?, timeBase: AVRational) throws(MixdownError) {
-        guard let v = video, !v.ended, let input = v.input, let pkt = v.packet, let oc = output else { return }
-        let outTimeBase = oc.pointee.streams[Int(v.outputIndex)]!.pointee.time_base
-        while true {
-            let r = av_read_frame(input, pkt)
-            if r < 0 {
-                guard r == mx_averror_eof() else { throw .readFailed(path: v.path, reason: "video: \(FFmpegDecoder.message(r))") }
-                v.ended = true
-                return
-            }
-            guard pkt.pointee.stream_index == v.inputIndex else { av_packet_unref(pkt); continue }
+        guard let v = video, !v.ended, let oc = output else { return }
+        let outTimeBase = oc.pointee.streams[Int(videoOutputIndex)]!.pointee.time_base
+        while let pkt = try v.next() {
             let dts = pkt.pointee.dts
-            pkt.pointee.stream_index = v.outputIndex
+            pkt.pointee.stream_index = videoOutputIndex
             pkt.pointee.pos = -1
-            av_packet_rescale_ts(pkt, v.inputTimeBase, outTimeBase)
+            av_packet_rescale_ts(pkt, v.timeBase, outTimeBase)
             let w = av_interleaved_write_frame(oc, pkt)
+            v.release()
             guard w >= 0 else { throw .writeFailed(path: destination, reason: "video from '\(v.path)': \(FFmpegDecoder.message(w))") }
-            if let limit, dts != mx_av_nopts(), av_compare_ts(dts, v.inputTimeBase, limit, timeBase) >= 0 { return }
+            if let limit, dts != mx_av_nopts(), av_compare_ts(dts, v.timeBase, limit, timeBase) >= 0 { return }
         }
     }
 
@@ -380,7 +351,7 @@ final class FFmpegFileSink: EncodedFileSink {
     // MARK: - Video
 
     private static func openVideo(_ path: String, into oc: UnsafeMutablePointer<AVFormatContext>,
-                                  destination: String) throws(MixdownError) -> VideoCopy {
+                                  destination: String) throws(MixdownError) -> (VideoPacketReader, Int32) {
         var st = stat()
         guard stat(path, &st) == 0 else { throw .fileNotFound(path: path) }
         var input: UnsafeMutablePointer<AVFormatContext>?
@@ -404,7 +375,7 @@ final class FFmpegFileSink: EncodedFileSink {
         out.pointee.r_frame_rate = inStream.pointee.r_frame_rate
         out.pointee.sample_aspect_ratio = inStream.pointee.sample_aspect_ratio
         av_dict_copy(&out.pointee.metadata, inStream.pointee.metadata, 0)
-        return VideoCopy(path: path, input: input, inputIndex: index, outputIndex: out.pointee.index)
+        return (VideoPacketReader(path: path, input: input, streamIndex: index), out.pointee.index)
     }
 
     /// Where `path`'s audio frame 0 is presented, in frames at `rate` (rounded half away
