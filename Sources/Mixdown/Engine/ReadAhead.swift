@@ -104,7 +104,8 @@ public final class ReadAhead: AudioNode, @unchecked Sendable {
         var done = 0
         while done < frames && !finished {
             if current == nil {
-                current = ring.nextFilledSlot()
+                let (slot, tag) = ring.nextFilledSlot()
+                current = (slot, tag)
                 consumed = 0
             }
             let (slot, block) = current!

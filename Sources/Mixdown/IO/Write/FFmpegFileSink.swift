@@ -42,8 +42,12 @@ final class FFmpegFileSink: EncodedFileSink {
     private var packetsFrames: Int64 = 0
     /// Frames of silence before the render (the video file's audio offset).
     private var audioOffset: Int64 = 0
-    /// The video stream copied from another file, read ahead on a thread of its own.
+    /// The output file, written on a thread of its own.
+    private var file: WriteBehindFile?
+    /// The video stream copied from another file, read ahead on a thread of its own, until
+    /// the header is written; then the muxer's, which muxes on a thread of its own.
     private var video: VideoPacketReader?
+    private var muxer: VideoMuxer?
     private var videoOutputIndex: Int32 = 0
     private var priming: Int64 = 0
     /// AAC and Opus on several cores; nil: the serial encoder.
@@ -116,8 +120,9 @@ final class FFmpegFileSink: EncodedFileSink {
                              ("comment", metadata.comment), ("date", metadata.date), ("encoder", metadata.software)] {
             if let value { av_dict_set(&oc.pointee.metadata, key, value, 0) }
         }
-        let io = avio_open(&oc.pointee.pb, path, AVIO_FLAG_WRITE)
-        guard io >= 0 else { throw .outputNotWritable(path: destination, reason: FFmpegDecoder.message(io)) }
+        let file = try WriteBehindFile(path: path, destination: destination)
+        self.file = file
+        oc.pointee.pb = file.context
         var options: OpaquePointer?
         if !encoding.writesEditList { av_dict_set(&options, "use_editlist", "0", 0) }
         if [.m4a, .mp4, .mov].contains(type) {
@@ -128,6 +133,11 @@ final class FFmpegFileSink: EncodedFileSink {
         let header = avformat_write_header(oc, &options)
         av_dict_free(&options)
         guard header >= 0 else { throw fail("cannot write the \(muxer) header: \(FFmpegDecoder.message(header))") }
+        if let video {
+            self.muxer = VideoMuxer(output: oc, video: video, videoIndex: videoOutputIndex,
+                                    audioTimeBase: oc.pointee.streams[Int(audioIndex)]!.pointee.time_base, destination: destination)
+            self.video = nil
+        }
         // AAC and Opus on several cores (ChunkedEncoder); one encoder keeps the serial path.
         if encoding.encoderThreads > 1 && (codecKind == .aac || codecKind == .opus) {
             parallel = ChunkedEncoder(workers: encoding.encoderThreads, chunkFrames: encoding.chunkFrames,
@@ -286,25 +296,12 @@ final class FFmpegFileSink: EncodedFileSink {
         packet.pointee.stream_index = audioIndex
         let st = oc.pointee.streams[Int(audioIndex)]!
         av_packet_rescale_ts(packet, ctx.pointee.time_base, st.pointee.time_base)
-        try copyVideo(until: packet.pointee.dts, timeBase: st.pointee.time_base)
+        if let muxer {
+            try muxer.write(packet)
+            return
+        }
         let w = av_interleaved_write_frame(oc, packet)
         guard w >= 0 else { throw .writeFailed(path: destination, reason: FFmpegDecoder.message(w)) }
-    }
-
-    /// Copies the video's packets up to `limit` (in `timeBase`), or all of them.
-    private func copyVideo(until limit: Int64?, timeBase: AVRational) throws(MixdownError) {
-        guard let v = video, !v.ended, let oc = output else { return }
-        let outTimeBase = oc.pointee.streams[Int(videoOutputIndex)]!.pointee.time_base
-        while let pkt = try v.next() {
-            let dts = pkt.pointee.dts
-            pkt.pointee.stream_index = videoOutputIndex
-            pkt.pointee.pos = -1
-            av_packet_rescale_ts(pkt, v.timeBase, outTimeBase)
-            let w = av_interleaved_write_frame(oc, pkt)
-            v.release()
-            guard w >= 0 else { throw .writeFailed(path: destination, reason: "video from '\(v.path)': \(FFmpegDecoder.message(w))") }
-            if let limit, dts != mx_av_nopts(), av_compare_ts(dts, v.timeBase, limit, timeBase) >= 0 { return }
-        }
     }
 
     func finish(durable: Bool) throws(MixdownError) {
@@ -319,11 +316,15 @@ final class FFmpegFileSink: EncodedFileSink {
             guard flushed >= 0 else { throw .writeFailed(path: destination, reason: FFmpegDecoder.message(flushed)) }
             try drainPackets()
         }
-        try copyVideo(until: nil, timeBase: AVRational(num: 1, den: 1))
+        if let muxer {
+            try muxer.finish()
+            self.muxer = nil
+        }
         let trailer = av_write_trailer(oc)
         guard trailer >= 0 else { throw .writeFailed(path: destination, reason: FFmpegDecoder.message(trailer)) }
-        if durable { avio_flush(oc.pointee.pb) }
-        let closed = avio_closep(&oc.pointee.pb)
+        oc.pointee.pb = nil
+        let closed = file?.close() ?? 0
+        file = nil
         guard closed >= 0 else { throw .writeFailed(path: destination, reason: FFmpegDecoder.message(closed)) }
         avformat_free_context(oc)
         output = nil
@@ -337,11 +338,15 @@ final class FFmpegFileSink: EncodedFileSink {
 
     func close() {
         parallel = nil
+        // The muxer's thread stops before the output it writes is freed.
+        muxer = nil
         if let oc = output {
-            if oc.pointee.pb != nil { avio_closep(&oc.pointee.pb) }
+            oc.pointee.pb = nil
             avformat_free_context(oc)
             output = nil
         }
+        _ = file?.close()
+        file = nil
         avcodec_free_context(&codec)
         av_packet_free(&packet)
         av_frame_free(&frame)

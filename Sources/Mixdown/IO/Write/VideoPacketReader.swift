@@ -5,13 +5,13 @@ import Synchronization
 
 /// Reads one video stream's packets ahead of the muxer, on a thread of its own: the
 /// demuxing and the file's reads of a `--video-from` copy (gigabytes for an hour of
-/// 1080p) overlap with the audio's render, encode and mux instead of adding to them.
+/// 1080p) overlap with the rest of the job instead of adding to it.
 ///
 /// Packets pass through a ring of `slots` packets allocated up front, in file order, with
 /// the input's timestamps (the muxer rescales them: its time base is final only once its
-/// header is written). The muxing thread takes them with `next()` and hands each back
-/// with `release()`; the reader waits only when the ring is full. The end of the stream
-/// and a read error arrive in order, after the packets before them. Owns the input.
+/// header is written). The consumer takes them with `next()` and hands each back with
+/// `release()`; the reader waits only when the ring is full. The end of the stream and a
+/// read error arrive in order, after the packets before them. Owns the input.
 final class VideoPacketReader: @unchecked Sendable {
     let path: String
     /// The video stream's index in the input, and its time base.
@@ -24,12 +24,8 @@ final class VideoPacketReader: @unchecked Sendable {
     /// a reader released before its thread has run stops it without the thread touching it.
     private final class Shared: @unchecked Sendable {
         var input: UnsafeMutablePointer<AVFormatContext>?
-        let slots: [UnsafeMutablePointer<AVPacket>]
-        /// Per slot: av_read_frame's result (>= 0: a packet of the stream). A slot belongs
-        /// to one side at a time, handed over through the two semaphores.
-        let results: UnsafeMutablePointer<Int32>
-        let free = DispatchSemaphore(value: 0)
-        let filled = DispatchSemaphore(value: 0)
+        /// Each slot's tag: av_read_frame's result (>= 0: a packet of the stream).
+        let ring: PacketRing<Int32>
         let stopping = Atomic<Bool>(false)
         let exited = DispatchSemaphore(value: 0)
         let streamIndex: Int32
@@ -37,34 +33,25 @@ final class VideoPacketReader: @unchecked Sendable {
         init(input: UnsafeMutablePointer<AVFormatContext>, streamIndex: Int32, slots: Int) {
             self.input = input
             self.streamIndex = streamIndex
-            self.slots = (0..<slots).map { _ in av_packet_alloc()! }
-            results = .allocate(capacity: slots)
-            results.initialize(repeating: 0, count: slots)
-            // libdispatch traps if a semaphore dies below its initial value: start at 0.
-            for _ in 0..<slots { free.signal() }
+            ring = PacketRing(packets: slots, empty: 0)
         }
 
         deinit {
-            for p in slots { var owned: UnsafeMutablePointer<AVPacket>? = p; av_packet_free(&owned) }
-            results.deallocate()
+            ring.freePackets()
             avformat_close_input(&input)
         }
 
         func run() {
-            var index = 0
             while true {
-                free.wait()
+                let packet = ring.nextFreeSlot()
                 if stopping.load(ordering: .acquiring) { break }
-                let packet = slots[index]
                 var r: Int32
                 repeat {
                     r = av_read_frame(input, packet)
-                    if r >= 0 && packet.pointee.stream_index != streamIndex { av_packet_unref(packet); continue }
-                    break
+                    guard r >= 0 && packet.pointee.stream_index != streamIndex else { break }
+                    av_packet_unref(packet)
                 } while true
-                results[index] = r
-                index = (index + 1) % slots.count
-                filled.signal()
+                ring.publish(r)
                 if r < 0 { break }
             }
             exited.signal()
@@ -72,7 +59,8 @@ final class VideoPacketReader: @unchecked Sendable {
     }
 
     private let shared: Shared
-    private var readIndex = 0
+    /// The packet `next()` returned, until `release()`.
+    private var current: UnsafeMutablePointer<AVPacket>?
 
     /// Takes ownership of `input` (opened, its streams found) and starts reading
     /// `streamIndex`'s packets. `slots` bounds the packets read ahead (256: about 8 s of
@@ -83,13 +71,13 @@ final class VideoPacketReader: @unchecked Sendable {
         timeBase = input.pointee.streams[Int(streamIndex)]!.pointee.time_base
         shared = Shared(input: input, streamIndex: streamIndex, slots: slots)
         let thread = Thread { [shared] in shared.run() }
-        thread.name = "mixdown.video"
+        thread.name = "mixdown.video-reader"
         thread.start()
     }
 
     deinit {
         shared.stopping.store(true, ordering: .releasing)
-        shared.free.signal()
+        shared.ring.wakeProducer()
         shared.exited.wait()
     }
 
@@ -98,21 +86,22 @@ final class VideoPacketReader: @unchecked Sendable {
     /// data), then `release()` it before the next call.
     func next() throws(MixdownError) -> UnsafeMutablePointer<AVPacket>? {
         guard !ended else { return nil }
-        shared.filled.wait()
-        let r = shared.results[readIndex]
+        let (packet, r) = shared.ring.nextFilledSlot()
         guard r >= 0 else {
             ended = true
             guard r == mx_averror_eof() else { throw .readFailed(path: path, reason: "video: \(FFmpegDecoder.message(r))") }
             return nil
         }
-        return shared.slots[readIndex]
+        current = packet
+        return packet
     }
 
     /// Gives the packet from `next()` back to the reader.
     func release() {
-        av_packet_unref(shared.slots[readIndex])
-        readIndex = (readIndex + 1) % shared.slots.count
-        shared.free.signal()
+        guard let packet = current else { return }
+        av_packet_unref(packet)
+        current = nil
+        shared.ring.release()
     }
 }
 #endif

@@ -1,29 +1,29 @@
 import Foundation
 
-/// A single-producer single-consumer ring of audio blocks: `count` buffers of `capacity`
-/// frames allocated up front, each with a `Tag` the producer attaches (how many frames it
+/// A single-producer single-consumer ring of slots allocated up front (audio blocks,
+/// FFmpeg packets, byte buffers), each with a `Tag` the producer attaches (how much it
 /// holds, whether the stream ended, an error). The producer fills slots in order, the
 /// consumer drains them in the same order; each side blocks only when the ring is full
 /// (producer) or empty (consumer). A slot belongs to one side at a time, handed over only
 /// through the two semaphores: hence the unchecked Sendable.
-final class BlockRing<Tag>: @unchecked Sendable {
-    private let slots: [AudioBuffer]
+final class SlotRing<Slot, Tag>: @unchecked Sendable {
+    let slots: [Slot]
     private var tags: [Tag]
     private let free = DispatchSemaphore(value: 0)
     private let filled = DispatchSemaphore(value: 0)
     private var writeIndex = 0
     private var readIndex = 0
 
-    init(format: AudioFormat, capacity: Int, count: Int = 4, empty: Tag) {
-        precondition(count > 0)
-        slots = (0..<count).map { _ in AudioBuffer(format: format, capacity: capacity) }
-        tags = [Tag](repeating: empty, count: count)
+    init(slots: [Slot], empty: Tag) {
+        precondition(!slots.isEmpty)
+        self.slots = slots
+        tags = [Tag](repeating: empty, count: slots.count)
         // libdispatch traps if a semaphore dies below its initial value: start at 0.
-        for _ in 0..<count { free.signal() }
+        for _ in slots { free.signal() }
     }
 
-    /// Producer: waits for a free slot and returns its buffer to fill. Then `publish`.
-    func nextFreeSlot() -> AudioBuffer {
+    /// Producer: waits for a free slot and returns it to fill. Then `publish`.
+    func nextFreeSlot() -> Slot {
         free.wait()
         return slots[writeIndex]
     }
@@ -35,8 +35,14 @@ final class BlockRing<Tag>: @unchecked Sendable {
         filled.signal()
     }
 
+    /// Producer, holding no slot: waits until the consumer has released every slot.
+    func waitUntilDrained() {
+        for _ in slots { free.wait() }
+        for _ in slots { free.signal() }
+    }
+
     /// Consumer: waits for the oldest filled slot. Read it, then `release`.
-    func nextFilledSlot() -> (buffer: AudioBuffer, tag: Tag) {
+    func nextFilledSlot() -> (slot: Slot, tag: Tag) {
         filled.wait()
         return (slots[readIndex], tags[readIndex])
     }
@@ -48,6 +54,15 @@ final class BlockRing<Tag>: @unchecked Sendable {
     }
 
     /// Wakes a producer blocked in `nextFreeSlot` without a slot to spare (for shutting it
-    /// down: it must check its stop flag before it touches the buffer).
+    /// down: it must check its stop flag before it touches the slot).
     func wakeProducer() { free.signal() }
+}
+
+/// Audio blocks: `count` buffers of `capacity` frames.
+typealias BlockRing<Tag> = SlotRing<AudioBuffer, Tag>
+
+extension SlotRing where Slot == AudioBuffer {
+    convenience init(format: AudioFormat, capacity: Int, count: Int = 4, empty: Tag) {
+        self.init(slots: (0..<count).map { _ in AudioBuffer(format: format, capacity: capacity) }, empty: empty)
+    }
 }
