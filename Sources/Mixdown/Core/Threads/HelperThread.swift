@@ -3,7 +3,7 @@ import Synchronization
 
 /// One extra thread that runs a fixed job on request, for nodes that split a block between
 /// two cores. A render asks for the job block after block, so the helper spins for a
-/// short while (about 0.2 ms) after each job before it sleeps: waking a sleeping thread
+/// short while (about 0.2 ms by default) after each job before it sleeps: waking a sleeping thread
 /// costs tens of microseconds on a virtual machine, as much as the half block it would
 /// save. Handing over a job allocates nothing, so the render loop stays allocation-free.
 final class HelperThread: @unchecked Sendable {
@@ -13,11 +13,14 @@ final class HelperThread: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let wake = DispatchSemaphore(value: 0)
     private let job: () -> Void
+    private let spins: Int
     private var generation = 0
 
-    /// `job` runs on the helper thread each time `start()` is called.
-    init(name: String, job: @escaping () -> Void) {
+    /// `job` runs on the helper thread each time `start()` is called. After each job the
+    /// helper checks for the next `spins` times before it sleeps.
+    init(name: String, spins: Int = 20_000, job: @escaping () -> Void) {
         self.job = job
+        self.spins = spins
         let thread = Thread { [self] in loop() }
         thread.name = name
         thread.start()
@@ -29,7 +32,7 @@ final class HelperThread: @unchecked Sendable {
             var spins = 0
             while requested.load(ordering: .acquiring) == seen && !stopping.load(ordering: .relaxed) {
                 spins += 1
-                if spins > 20_000 {
+                if spins > self.spins {
                     // Sleep; re-check after announcing it, so a request is never missed.
                     sleeping.store(true, ordering: .sequentiallyConsistent)
                     if requested.load(ordering: .sequentiallyConsistent) == seen && !stopping.load(ordering: .sequentiallyConsistent) {

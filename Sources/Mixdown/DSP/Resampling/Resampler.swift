@@ -127,7 +127,11 @@ public final class Resampler: AudioNode {
             .bindMemory(to: Float.self, capacity: filter.bank.count)
         bank!.initialize(from: filter.bank, count: filter.bank.count)
         if threads > 1 {
-            helper = HelperThread(name: "mixdown.resampler") { [unowned self] in self.runChunks() }
+            // A file render's blocks are 65,536 frames, a millisecond apart: a helper that
+            // spun 0.2 ms after each took CPU time from the reading and writing threads
+            // (the 1-hour WAV job: 2.7-3.1 s of CPU at 20,000 spins, 2.7-3.0 at 2,000,
+            // and fewer slow runs).
+            helper = HelperThread(name: "mixdown.resampler", spins: 2_000) { [unowned self] in self.runChunks() }
         }
     }
 
