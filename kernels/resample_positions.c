@@ -1,6 +1,6 @@
-/* The resampler's per-output positions, stepped exactly. Scalar only: integer stepping
- * with carries does not vectorise. Two positions, an output apart, step by two outputs
- * each, so that the carry chains of neighbours run side by side. */
+/* The resampler's per-output positions, stepped exactly: the scalar reference (the AVX2
+ * path is in x86_avx2.c). Two positions, an output apart, step by two outputs each, so
+ * that the carry chains of neighbours run side by side. */
 #include "mixdown_kernels.h"
 
 typedef struct { int64_t n, q; uint64_t e; } position;
@@ -54,7 +54,7 @@ static inline __attribute__((always_inline)) void fill(int32_t *restrict base, i
     start->excess = a.e;
 }
 
-void mx_resample_positions(int32_t *restrict base, int32_t *restrict phase, float *restrict frac, size_t count,
+void mx_resample_positions_scalar(int32_t *restrict base, int32_t *restrict phase, float *restrict frac, size_t count,
                            mx_resample_position *restrict position, int64_t offset, const mx_resample_step *restrict step) {
     if (frac) fill(base, phase, frac, count, position, offset, step, 1);
     else fill(base, phase, frac, count, position, offset, step, 0);

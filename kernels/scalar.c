@@ -151,4 +151,5 @@ const mx_kernels mx_kernels_scalar = {
     mx_xcorr_scalar, mx_s16_deinterleave_scalar,
     mx_resample_scalar, mx_resample_lerp_scalar,
     mx_kweight_scalar, mx_peak_scalar, mx_peak_interp_scalar,
+    mx_resample_positions_scalar,
 };

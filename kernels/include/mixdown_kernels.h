@@ -44,6 +44,10 @@ typedef enum mx_isa {
     MX_ISA_COUNT = 5
 } mx_isa;
 
+/* The resampler's position of an output and its step per output (see resample_positions). */
+typedef struct { int64_t frame, row; uint64_t excess; } mx_resample_position;
+typedef struct { int64_t frames, rows, row_count; uint64_t excess, numerator; } mx_resample_step;
+
 /* One implementation of every kernel. */
 typedef struct mx_kernels {
     /* dst[i] += src[i] * gain(i), gain(i) = (float)(g0 + (offset + i) * step). */
@@ -117,6 +121,19 @@ typedef struct mx_kernels {
      * lanes with the same operations: bit-identical. */
     float (*peak_interp)(const float *MX_RESTRICT x, size_t frames, const float *MX_RESTRICT bank,
                          size_t phases, size_t taps);
+    /* The resampler's positions (Resampler.swift says what they mean). An output at input
+     * frame n plus a remainder r of the ratio's numerator reads rows q and q + 1 with
+     * r * row_count = q * numerator + e. For i < count:
+     *     base[i] = n - offset,  phase[i] = q,  frac[i] = (float)((double)e * (1.0 / numerator))
+     * (frac may be NULL: exact rows), then the position steps by one output:
+     *     n += frames; q += rows; e += excess;
+     *     if e >= numerator: e -= numerator, q += 1;   if q >= row_count: q -= row_count, n += 1
+     * with 0 <= excess < numerator <= INT64_MAX and 0 <= rows < row_count. `position` is
+     * read at the start and holds the next output's position at the end. Integer stepping
+     * is exact, and the fraction one multiply and one rounding: every path is bit-identical. */
+    void (*resample_positions)(int32_t *MX_RESTRICT base, int32_t *MX_RESTRICT phase, float *MX_RESTRICT frac,
+                               size_t count, mx_resample_position *MX_RESTRICT position, int64_t offset,
+                               const mx_resample_step *MX_RESTRICT step);
 } mx_kernels;
 
 /* The table for `isa`, or NULL when that path is not built for this architecture or
@@ -163,21 +180,9 @@ void mx_resample_lerp_fma_scalar(float *MX_RESTRICT dst, const float *MX_RESTRIC
                                  const int32_t *MX_RESTRICT phase, const float *MX_RESTRICT frac, size_t count,
                                  const float *MX_RESTRICT bank, int taps);
 
-/* The resampler's positions (Resampler.swift says what they mean). An output at input
- * frame n plus a remainder r of the ratio's numerator reads rows q and q + 1 with
- * r * row_count = q * numerator + e. For i < count:
- *     base[i] = n - offset,  phase[i] = q,  frac[i] = (float)((double)e * (1.0 / numerator))
- * (frac may be NULL: exact rows), then the position steps by one output:
- *     n += frames; q += rows; e += excess;
- *     if e >= numerator: e -= numerator, q += 1;   if q >= row_count: q -= row_count, n += 1
- * with 0 <= excess < numerator and 0 <= rows < row_count. `position` is read at the start
- * and holds the next output's position at the end. One plain implementation: integer
- * stepping is exact on every CPU. */
-typedef struct { int64_t frame, row; uint64_t excess; } mx_resample_position;
-typedef struct { int64_t frames, rows, row_count; uint64_t excess, numerator; } mx_resample_step;
-void mx_resample_positions(int32_t *MX_RESTRICT base, int32_t *MX_RESTRICT phase, float *MX_RESTRICT frac, size_t count,
-                           mx_resample_position *MX_RESTRICT position, int64_t offset,
-                           const mx_resample_step *MX_RESTRICT step);
+void mx_resample_positions_scalar(int32_t *MX_RESTRICT base, int32_t *MX_RESTRICT phase, float *MX_RESTRICT frac,
+                                  size_t count, mx_resample_position *MX_RESTRICT position, int64_t offset,
+                                  const mx_resample_step *MX_RESTRICT step);
 
 /* The discrete Fourier transform of n complex values in place (re, im: n doubles each),
  * n a power of two: X[k] = sum x[j] e^(-2 pi i jk/n), or with `inverse` e^(+2 pi i jk/n)

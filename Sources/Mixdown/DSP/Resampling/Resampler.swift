@@ -178,14 +178,14 @@ public final class Resampler: AudioNode {
 
     /// The kernel's inputs for outputs `from..<to` of the current block: the first
     /// output's input position is computed exactly, the rest stepped exactly by the C
-    /// kernels' `mx_resample_positions`, so any split of a block gives the same values.
+    /// kernels' `resample_positions`, so any split of a block gives the same values.
     private func fillPositions(from: Int, to: Int) {
         let num = Int128(ratio.numerator)
         let (n0, r0) = ratio.inputPosition(ofOutput: block.first + Int64(from))
         let scaled = Int128(r0) * Int128(rows)
         var position = mx_resample_position(frame: n0, row: Int64(scaled / num), excess: UInt64(scaled % num))
         var step = step
-        mx_resample_positions(base! + from, phase! + from, interpolatedPhases != nil ? fraction! + from : nil,
+        mx_kernels_active().pointee.resample_positions(base! + from, phase! + from, interpolatedPhases != nil ? fraction! + from : nil,
                               to - from, &position, block.offset, &step)
     }
 
