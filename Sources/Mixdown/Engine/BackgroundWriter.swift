@@ -3,8 +3,8 @@ import Synchronization
 
 /// Writes rendered blocks to an `AudioFileWriter` on a thread of its own, so that encoding
 /// and writing overlap with rendering the next block. Blocks pass through a `BlockRing`
-/// allocated up front; `submit` copies a block into a free slot (waiting only when all are
-/// full). A write error is reported by the next `submit` or by `finish`.
+/// allocated up front; the render writes each block straight into a free slot
+/// (`nextBuffer`, waiting only when all are full) and `publish`es it. A write error is reported by the next `submit` or by `finish`.
 final class BackgroundWriter: @unchecked Sendable {
     private let writer: AudioFileWriter
     /// Each slot's tag is its frame count; nil closes the stream.
@@ -13,6 +13,8 @@ final class BackgroundWriter: @unchecked Sendable {
     private let failure = Mutex<MixdownError?>(nil)
     /// Measures every block as it is handed to the encoder (on this thread).
     private let meter: LoudnessMeter?
+    /// The slot `nextBuffer` gave out, until `publish`.
+    private var held: AudioBuffer?
 
     init(writer: AudioFileWriter, maximumFrames: Int, slotCount: Int = 4, meter: LoudnessMeter? = nil) {
         self.writer = writer
@@ -38,17 +40,28 @@ final class BackgroundWriter: @unchecked Sendable {
         done.signal()
     }
 
-    /// Queues the first `frames` frames of `buffer`.
-    func submit(_ buffer: AudioBuffer, frames: Int) throws(MixdownError) {
+    /// The free slot the next block is to be rendered into (waiting while every slot is
+    /// full): the render writes straight into the ring, with no copy. Asked again before
+    /// `publish`, it is the same slot.
+    func nextBuffer() throws(MixdownError) -> AudioBuffer {
         if let error = failure.withLock({ $0 }) { throw error }
+        if let held { return held }
         let slot = ring.nextFreeSlot()
-        for c in 0..<buffer.channelCount { slot[channel: c].update(from: buffer[channel: c], count: frames) }
+        held = slot
+        return slot
+    }
+
+    /// Queues the first `frames` frames of the slot from `nextBuffer`.
+    func publish(frames: Int) {
+        precondition(held != nil, "publish after nextBuffer")
+        held = nil
         ring.publish(frames)
     }
 
     /// Waits for every queued block to be written and stops the thread. Call exactly once.
     func finish() throws(MixdownError) {
-        _ = ring.nextFreeSlot()
+        if held == nil { _ = ring.nextFreeSlot() }
+        held = nil
         ring.publish(nil)
         done.wait()
         if let error = failure.withLock({ $0 }) { throw error }

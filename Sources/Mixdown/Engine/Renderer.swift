@@ -21,8 +21,9 @@ public enum Renderer {
         defer { if !finished { try? background.finish() } }
         let done = try pull(source, blockSizes: blockSizes, expectedFrames: expectedFrames, progress: progress,
                             cancellation: cancellation,
-                            failure: { reason in .writeFailed(path: writer.destination, reason: reason) }) { (buffer, frames) throws(MixdownError) in
-            try background.submit(buffer, frames: frames)
+                            failure: { reason in .writeFailed(path: writer.destination, reason: reason) },
+                            into: { () throws(MixdownError) in try background.nextBuffer() }) { (_, frames) throws(MixdownError) in
+            background.publish(frames: frames)
         }
         finished = true
         try background.finish()
@@ -32,11 +33,14 @@ public enum Renderer {
     /// The loop itself, for any consumer of the blocks (a file writer, a loudness meter):
     /// prepares and prerolls `source`, then pulls it in blocks cycling through
     /// `blockSizes` and hands each to `consume` (its first `frames` frames, valid during
-    /// the call). With `expectedFrames`, a stream that ends short of it or would run past
-    /// it throws `failure(reason)`. Returns the frames pulled.
+    /// the call). Each block is rendered into the buffer `into` gives (a writer's free
+    /// slot, of at least the largest block size), or into one buffer of the loop's own.
+    /// With `expectedFrames`, a stream that ends short of it or would run past it throws
+    /// `failure(reason)`. Returns the frames pulled.
     @discardableResult
     static func pull(_ source: AudioNode, blockSizes: [Int], expectedFrames: Int64?, progress: ((Double) -> Void)?,
                      cancellation: CancellationToken?, failure: (String) -> MixdownError,
+                     into target: (() throws(MixdownError) -> AudioBuffer)? = nil,
                      consume: (AudioBuffer, Int) throws(MixdownError) -> Void) throws(MixdownError) -> Int64 {
         precondition(!blockSizes.isEmpty && blockSizes.allSatisfy { $0 > 0 }, "block sizes must be positive")
         let source = ContractCheck.wrap(source)
@@ -46,7 +50,8 @@ public enum Renderer {
         let preroll = Preroll(renderFrames: expectedFrames ?? 0, progress: expectedFrames == nil ? nil : progress,
                               cancellation: cancellation)
         try source.preroll(preroll)
-        let buffer = AudioBuffer(format: source.format, capacity: maxBlock)
+        // With a target, the loop's own buffer only takes the one frame asked past the end.
+        let buffer = AudioBuffer(format: source.format, capacity: target == nil ? maxBlock : 1)
         var done: Int64 = 0
         var next = 0
         var ended = false
@@ -56,8 +61,9 @@ public enum Renderer {
             next = next + 1 == blockSizes.count ? 0 : next + 1
             if let total = expectedFrames { want = Int(min(Int64(want), total - done)) }
             if want == 0 { break }
-            let status = try source.render(into: buffer, frames: want)
-            try consume(buffer, status.frames)
+            let block = try target?() ?? buffer
+            let status = try source.render(into: block, frames: want)
+            try consume(block, status.frames)
             done += Int64(status.frames)
             if expectedFrames != nil { progress?(preroll.fraction(rendered: done)) }
             ended = status.ended
