@@ -4,7 +4,8 @@ import Synchronization
 /// Writes rendered blocks to an `AudioFileWriter` on a thread of its own, so that encoding
 /// and writing overlap with rendering the next block. Blocks pass through a `BlockRing`
 /// allocated up front; the render writes each block straight into a free slot
-/// (`nextBuffer`, waiting only when all are full) and `publish`es it. A write error is reported by the next `submit` or by `finish`.
+/// (`nextBuffer`, waiting only when all are full) and `publish`es it. A write error is
+/// reported by the next `nextBuffer` or by `finish`.
 final class BackgroundWriter: @unchecked Sendable {
     private let writer: AudioFileWriter
     /// Each slot's tag is its frame count; nil closes the stream.

@@ -3,9 +3,9 @@ import Synchronization
 
 /// One extra thread that runs a fixed job on request, for nodes that split a block between
 /// two cores. A render asks for the job block after block, so the helper spins for a
-/// short while (about 0.2 ms by default) after each job before it sleeps: waking a sleeping thread
-/// costs tens of microseconds on a virtual machine, as much as the half block it would
-/// save. Handing over a job allocates nothing, so the render loop stays allocation-free.
+/// short while (by default about 0.2 ms) after each job before it sleeps: waking a
+/// sleeping thread costs tens of microseconds on a virtual machine, as much as the half
+/// block it would save. Handing over a job allocates nothing, so the render loop stays allocation-free.
 final class HelperThread: @unchecked Sendable {
     private let requested = Atomic<Int>(0)
     private let completed = Atomic<Int>(0)
