@@ -15,12 +15,17 @@ struct CLI {
     struct Result { let code: Int32; let stdout: String; let stderr: String }
 
     /// Runs `mixdown args` in `dir`; with `openFiles`, under `ulimit -n openFiles` (through /bin/sh).
-    static func run(_ args: [String], in dir: String, openFiles: Int? = nil) throws -> Result {
+    /// Runs the CLI in `dir`; `openFiles` and `fileSizeBlocks` (512-byte blocks, with
+    /// SIGXFSZ ignored, so that a write past it fails with EFBIG) limit the process.
+    static func run(_ args: [String], in dir: String, openFiles: Int? = nil, fileSizeBlocks: Int? = nil) throws -> Result {
         let p = Process()
-        if let limit = openFiles {
+        if openFiles != nil || fileSizeBlocks != nil {
             let quoted = ([executable.path] + args).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            var limits = ""
+            if let limit = openFiles { limits += "ulimit -n \(limit) && " }
+            if let blocks = fileSizeBlocks { limits += "trap '' XFSZ && ulimit -f \(blocks) && " }
             p.executableURL = URL(fileURLWithPath: "/bin/sh")
-            p.arguments = ["-c", "ulimit -n \(limit) && exec " + quoted.joined(separator: " ")]
+            p.arguments = ["-c", limits + "exec " + quoted.joined(separator: " ")]
         } else {
             p.executableURL = executable
             p.arguments = args

@@ -15,6 +15,24 @@ private func ffmpeg(_ args: [String], in dir: String) throws {
 }
 
 @Suite(.serialized) struct ContainerCLITests {
+    /// A write refused mid-render (the file-size limit: EFBIG) ends the job with the
+    /// destination's name and the system's reason, exit 1, and nothing left, through each
+    /// writer: libsndfile's (WAV), the FFmpeg sink's file written behind (M4A), and its
+    /// muxer's thread with a video copied beside (MP4).
+    @Test(arguments: [["export", "in.wav", "out.wav"], ["export", "in.wav", "out.m4a"],
+                      ["export", "in.wav", "out.mp4", "--video-from", "v.mp4"]])
+    func aRefusedWriteFailsCleanly(args: [String]) throws {
+        let ws = try Workspace()
+        if args.contains("v.mp4") {
+            try ffmpeg(["-f", "lavfi", "-i", "testsrc=size=64x48:rate=25:d=3", "-c:v", "mpeg4", "v.mp4"], in: ws.path)
+        }
+        // 200 KiB: the 60 s input makes an 11.5 MB WAV and an M4A of about 1 MB.
+        let r = try CLI.run(args + ["--overwrite", "-q"], in: ws.path, fileSizeBlocks: 400)
+        #expect(r.code == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("'\(args[2])': write failed") && r.stderr.contains("File too large"), "\(r.stderr)")
+        #expect(!ws.contents.contains { $0.hasPrefix("out") || $0.hasPrefix(".out") }, "\(ws.contents)")
+    }
+
     /// `info` lists every stream of an MP4: the video's codec, frame rate and exact
     /// duration; the audio's codec, rate, channels and exact frames.
     @Test func infoListsEveryStream() throws {
