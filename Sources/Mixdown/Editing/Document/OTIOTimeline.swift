@@ -98,8 +98,14 @@ public enum OTIOTimeline {
         var fadeIn: Q = .zero
         var fadeOut: Q = .zero
         var origin: String
-        /// The exact place Mixdown wrote beside OTIO's values (used while they agree to 1 µs).
+        /// The exact place Mixdown wrote beside OTIO's values (used while they agree to 1 µs,
+        /// or to `placeTolerance`).
         var exactPlace: (at: Q, duration: Q)?
+        /// Seconds OTIO's start and end may lie from the exact place for it to be used: half
+        /// a unit of the rate Mixdown wrote the track at (it rounds each position to that
+        /// rate, so a coarse rate puts them more than 1 µs off); 0 for a place Mixdown wrote
+        /// as rounded to an edit rate.
+        var placeTolerance = 0.0
         /// How far (less than a frame) the clip runs past its media's available range: the
         /// clip ends that much early, and silence fills its place.
         var overrun: Q = .zero
@@ -770,6 +776,9 @@ public enum OTIOTimeline {
             var placed = Placed(file: file, sourceStart: fileStart, sourceDuration: consumed, at: .zero, duration: duration, gain: gain,
                                 origin: sr?.path ?? c.path)
             placed.exactPlace = try exactPlace(c, o)
+            if placed.exactPlace != nil, !(try placeWasRounded(c, o)), let sr, let unit = try frameLength(sr) {
+                placed.placeTolerance = unit.seconds / 2
+            }
             placed.overrun = overrun
             if !gainKeys.isEmpty {
                 // Key times are fractions of the clip, to the microsecond of its length.
@@ -833,6 +842,14 @@ public enum OTIOTimeline {
             return (Q(try at.time(frameRate: nil)), Q(try d.time(frameRate: nil)))
         }
 
+        /// `metadata.mixdown.rounded`: Mixdown rounded the clip to an edit rate (`--otio-rate`).
+        func placeWasRounded(_ c: JSONCursor, _ o: JSONObject) throws(MixdownError) -> Bool {
+            guard let md = c.member("metadata", in: o), case .object(let m) = md.value,
+                  let mx = md.member("mixdown", in: m), case .object(let x) = mx.value,
+                  let r = mx.member("rounded", in: x), case .bool(let rounded) = r.value else { return false }
+            return rounded
+        }
+
         /// `metadata.mixdown.source_duration` ("n/d" seconds): the exact media a warped clip
         /// consumes, as Mixdown writes it.
         func exactSource(_ c: JSONCursor, _ o: JSONObject) throws(MixdownError) -> Q? {
@@ -858,9 +875,12 @@ public enum OTIOTimeline {
                 var segments: [String] = []
                 var clipsEnd = Q.zero
                 for (j, var c) in clips.enumerated() {
-                    // Within a microsecond of where OTIO's values put it: the place Mixdown wrote
-                    // (farther, the clip was moved or trimmed since, and OTIO's values are taken).
-                    if let p = c.exactPlace, abs(p.at.seconds - c.at.seconds) <= 1e-6, abs(p.duration.seconds - c.duration.seconds) <= 1e-6 {
+                    // Start and end within a microsecond (or half a unit of the track's rate) of
+                    // where OTIO's values put them: the place Mixdown wrote (farther, the clip
+                    // was moved or trimmed since, by a unit at least, and OTIO's values are taken).
+                    let tolerance = max(1e-6, c.placeTolerance)
+                    if let p = c.exactPlace, abs(p.at.seconds - c.at.seconds) <= tolerance,
+                       abs((p.at.seconds + p.duration.seconds) - (c.at.seconds + c.duration.seconds)) <= tolerance {
                         if !c.scaled { c.sourceDuration = p.duration }
                         (c.at, c.duration) = p
                     }

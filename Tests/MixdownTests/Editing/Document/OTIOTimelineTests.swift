@@ -80,6 +80,30 @@ import Testing
         #expect(back.timePitchAlgorithm == .varispeed)
     }
 
+    /// A clip placed where its start and duration have no common timescale a MediaTime holds
+    /// (at 10/302518 s, 13,230 frames of a 44.1 kHz file: its end rounds, and the track's
+    /// rate, 302518, puts OTIO's end 1.3 µs from the exact one): found by FuzzDocument.
+    /// Written as OTIO and read back, the same place.
+    @Test func aPlaceOnACoarseTrackRateReadsBackTheSame() throws {
+        let dir = TempDir()
+        try writeFile(dir.file("b.wav"), [sine(300, frames: 22_050)], sampleRate: 44_100)
+        let doc = try CompositionDocument(data: Data("""
+        {"version": 1, "tracks": [{"name": "voice", "segments": [
+          {"file": "b.wav", "source": {"start": "4410f", "end": "0.4"}, "at": "10/302518"}]}]}
+        """.utf8), path: dir.file("doc.json"))
+        let text = try OTIOTimeline.json(for: doc, relativeTo: dir.path)
+        let back = try CompositionDocument(data: Data(text.utf8), path: dir.file("doc.otio"))
+        let (x, y) = (doc.composition.tracks[0].placedSegments.filter { $0.source != nil }, back.composition.tracks[0].placedSegments.filter { $0.source != nil })
+        #expect(x.map(\.target) == y.map(\.target), "\(x.map(\.target)) against \(y.map(\.target))")
+        #expect(x.map { $0.source!.range } == y.map { $0.source!.range }, "\(x.map { $0.source!.range }) against \(y.map { $0.source!.range })")
+        // Trimmed by one unit of that rate in an editor: OTIO's values are taken, not the old place.
+        let trimmed = text.replacingOccurrences(of: "\"rate\": 302518.0, \"value\": 90755.0", with: "\"rate\": 302518.0, \"value\": 90754.0")
+        #expect(trimmed != text)
+        let edited = try CompositionDocument(data: Data(trimmed.utf8), path: dir.file("edited.otio"))
+        let z = edited.composition.tracks[0].placedSegments.filter { $0.source != nil }
+        #expect(z.map { $0.target.duration } == [MediaTime(value: 90754, timescale: 302518)], "\(z.map(\.target))")
+    }
+
     /// Track keyframes (`metadata.mixdown.volume.keyframes`, times in the track's time):
     /// linear between them, the first value held before the first, the last after the last;
     /// a first keyframe at 0 included.
