@@ -776,7 +776,7 @@ public enum OTIOTimeline {
             var placed = Placed(file: file, sourceStart: fileStart, sourceDuration: consumed, at: .zero, duration: duration, gain: gain,
                                 origin: sr?.path ?? c.path)
             placed.exactPlace = try exactPlace(c, o)
-            if placed.exactPlace != nil, !(try placeWasRounded(c, o)), let sr, let unit = try frameLength(sr) {
+            if placed.exactPlace != nil, !placeWasRounded(c, o), let sr, let unit = try frameLength(sr) {
                 placed.placeTolerance = unit.seconds / 2
             }
             placed.overrun = overrun
@@ -833,31 +833,31 @@ public enum OTIOTimeline {
             return try Q.make(Int128(den), Int128(num))
         }
 
+        /// `metadata.mixdown.<name>` of an item, where Mixdown keeps what OTIO cannot say.
+        func mixdownMember(_ name: String, _ c: JSONCursor, _ o: JSONObject) -> JSONCursor? {
+            guard let md = c.member("metadata", in: o), case .object(let m) = md.value,
+                  let mx = md.member("mixdown", in: m), case .object(let x) = mx.value else { return nil }
+            return mx.member(name, in: x)
+        }
+
         /// `metadata.mixdown.at` and `.duration` ("n/d" seconds): a clip's exact place, which
         /// Mixdown writes when OTIO's sums of values at one rate cannot say it.
         func exactPlace(_ c: JSONCursor, _ o: JSONObject) throws(MixdownError) -> (at: Q, duration: Q)? {
-            guard let md = c.member("metadata", in: o), case .object(let m) = md.value,
-                  let mx = md.member("mixdown", in: m), case .object(let x) = mx.value,
-                  let at = mx.member("at", in: x), let d = mx.member("duration", in: x) else { return nil }
+            guard let at = mixdownMember("at", c, o), let d = mixdownMember("duration", c, o) else { return nil }
             return (Q(try at.time(frameRate: nil)), Q(try d.time(frameRate: nil)))
         }
 
         /// `metadata.mixdown.rounded`: Mixdown rounded the clip to an edit rate (`--otio-rate`).
-        func placeWasRounded(_ c: JSONCursor, _ o: JSONObject) throws(MixdownError) -> Bool {
-            guard let md = c.member("metadata", in: o), case .object(let m) = md.value,
-                  let mx = md.member("mixdown", in: m), case .object(let x) = mx.value,
-                  let r = mx.member("rounded", in: x), case .bool(let rounded) = r.value else { return false }
+        func placeWasRounded(_ c: JSONCursor, _ o: JSONObject) -> Bool {
+            guard let r = mixdownMember("rounded", c, o), case .bool(let rounded) = r.value else { return false }
             return rounded
         }
 
         /// `metadata.mixdown.source_duration` ("n/d" seconds): the exact media a warped clip
         /// consumes, as Mixdown writes it.
         func exactSource(_ c: JSONCursor, _ o: JSONObject) throws(MixdownError) -> Q? {
-            guard let md = c.member("metadata", in: o), case .object(let m) = md.value,
-                  let mx = md.member("mixdown", in: m), case .object(let x) = mx.value,
-                  let sd = mx.member("source_duration", in: x) else { return nil }
-            let t = try sd.time(frameRate: nil)
-            return Q(t)
+            guard let sd = mixdownMember("source_duration", c, o) else { return nil }
+            return Q(try sd.time(frameRate: nil))
         }
 
         // MARK: The document

@@ -14,8 +14,7 @@ import Synchronization
 /// read error arrive in order, after the packets before them. Owns the input.
 final class VideoPacketReader: @unchecked Sendable {
     let path: String
-    /// The video stream's index in the input, and its time base.
-    let streamIndex: Int32
+    /// The video stream's time base in the input.
     let timeBase: AVRational
     /// The stream ended (after `next()` returned nil).
     private(set) var ended = false
@@ -67,7 +66,6 @@ final class VideoPacketReader: @unchecked Sendable {
     /// 30 fps video, some 16 MB of 1080p H.264).
     init(path: String, input: UnsafeMutablePointer<AVFormatContext>, streamIndex: Int32, slots: Int = 256) {
         self.path = path
-        self.streamIndex = streamIndex
         timeBase = input.pointee.streams[Int(streamIndex)]!.pointee.time_base
         shared = Shared(input: input, streamIndex: streamIndex, slots: slots)
         let thread = Thread { [shared] in shared.run() }
