@@ -34,6 +34,16 @@ struct GeneratePair: ParsableCommand {
     var seed: UInt64 = 7
     @Flag(help: "Make REC a recording of another event.")
     var unrelated = false
+    @Option(name: .customLong("wander-ppm"), parsing: .unconditional, help: "REC's rate wanders around --ppm by this much, a sinusoid over --wander-period (a clock that follows the temperature).")
+    var wanderPPM: Double?
+    @Option(name: .customLong("wander-period"), parsing: .unconditional, help: "The wander's period, seconds (default: the duration).")
+    var wanderPeriod: Double?
+    @Option(name: .customLong("ramp-ppm-per-hour"), parsing: .unconditional, help: "REC's rate moves away from --ppm by this much every hour (a clock warming up).")
+    var rampPPMPerHour: Double?
+    @Option(name: .customLong("pause-at"), parsing: .unconditional, help: "REC paused at this time of its own, seconds (with --pause-gap).")
+    var pauseAt: Double?
+    @Option(name: .customLong("pause-gap"), parsing: .unconditional, help: "Seconds of the event REC missed while paused.")
+    var pauseGap: Double?
     @Flag(help: "Print the truth as JSON.")
     var json = false
 
@@ -43,7 +53,15 @@ struct GeneratePair: ParsableCommand {
         guard channels == 1 || channels == 2 else { throw UsageError(message: "--channels \(channels): 1 or 2") }
         guard abs(ppm) <= 10_000, abs(ppmAfterHalf ?? 0) <= 10_000 else { throw UsageError(message: "--ppm: at most 10000 either way") }
         guard abs(offset) < Double(duration) / 2 else { throw UsageError(message: "--offset \(offset): less than half the duration") }
+        guard wanderPPM == nil || rampPPMPerHour == nil else { throw UsageError(message: "--wander-ppm and --ramp-ppm-per-hour: one or the other") }
+        guard (pauseAt == nil) == (pauseGap == nil) else { throw UsageError(message: "--pause-at and --pause-gap go together") }
+        if let g = pauseGap, !(g > 0) { throw UsageError(message: "--pause-gap \(g): must be above 0 s") }
+        if let a = wanderPPM, !(abs(a) <= 1000) { throw UsageError(message: "--wander-ppm \(a): at most 1000 either way") }
+        if let p = wanderPeriod, !(p >= 10) { throw UsageError(message: "--wander-period \(p): at least 10 s") }
         var job = SyncTestPair(reference: reference, recording: recording)
+        if let a = wanderPPM { job.wander = .sinusoid(amplitudePPM: a, periodSeconds: wanderPeriod ?? Double(duration)) }
+        if let k = rampPPMPerHour { job.wander = .ramp(ppmPerHour: k) }
+        if let a = pauseAt, let g = pauseGap { job.pause = .init(at: a, gap: g) }
         job.duration = duration
         job.offsetSeconds = offset
         job.ppm = ppm

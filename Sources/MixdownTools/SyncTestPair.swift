@@ -28,6 +28,34 @@ public struct SyncTestPair: Sendable {
     public var seed: UInt64 = 7
     /// Another event altogether for REC (an unrelated recording).
     public var unrelated = false
+    /// REC's clock wanders around `ppm` (temperature): rendered in 2-second pieces of
+    /// constant ratio whose positions follow the exact integral of the rate.
+    public var wander: Wander?
+    /// REC paused: from REC's time `at` (seconds) on, REC lands `gap` seconds later on
+    /// REF's clock (the gap was not recorded).
+    public var pause: Pause?
+
+    /// How REC's rate departs from `ppm` over its time τ (seconds).
+    public enum Wander: Sendable, Codable, Equatable {
+        /// ppm + amplitude · sin(2π τ / period).
+        case sinusoid(amplitudePPM: Double, periodSeconds: Double)
+        /// ppm + slope · τ / 3600.
+        case ramp(ppmPerHour: Double)
+
+        /// ∫₀^τ of the departure, seconds of REF per the rate's ppm: REF time gained by τ.
+        func integral(_ tau: Double) -> Double {
+            switch self {
+            case .sinusoid(let a, let p): a * 1e-6 * p / (2 * .pi) * (1 - cos(2 * .pi * tau / p))
+            case .ramp(let k): k * 1e-6 * tau * tau / (2 * 3600)
+            }
+        }
+    }
+
+    public struct Pause: Sendable, Codable, Equatable {
+        public var at: Double
+        public var gap: Double
+        public init(at: Double, gap: Double) { self.at = at; self.gap = gap }
+    }
 
     public init(reference: String, recording: String) {
         self.reference = reference
@@ -42,6 +70,17 @@ public struct SyncTestPair: Sendable {
         public let change: Double?
         public let offsetAfterChange: Double?
         public let ratioAfterChange: Double?
+        public var wander: Wander? = nil
+        public var pause: Pause? = nil
+
+        /// REF's time (seconds) of REC's time `t` (seconds, its own clock), exactly as rendered
+        /// (within half a world frame).
+        public func referenceSeconds(atRecordingSeconds t: Double) -> Double {
+            if let change, t >= change, let o = offsetAfterChange, let r = ratioAfterChange { return o + r * t }
+            var ref = offsetSeconds + ratio * t + (wander?.integral(t) ?? 0)
+            if let pause, t >= pause.at { ref += pause.gap }
+            return ref
+        }
     }
 
     public func run() throws(MixdownError) -> Truth {
@@ -81,7 +120,33 @@ public struct SyncTestPair: Sendable {
                 return try Resampler(input: src, ratio: StretchRatio(exactly: rateRatio / r), outputRate: recordingRate, outputFrames: n)
             }
         }
-        if let ppm2 = ppmAfterHalf {
+        if wander != nil || pause != nil {
+            truth.wander = wander
+            truth.pause = pause
+            // Pieces of 2 s of REC, each at the mean rate of its stretch; each chain starts
+            // `lead` outputs early (dropped) so that no piece begins on the resampler's
+            // zero padding, its first input frame rounded to the world's frames.
+            let piece = Int64(2 * recordingRate), lead: Int64 = 4096
+            var j0: Int64 = 0
+            while j0 < outFrames {
+                var j1 = min(outFrames, j0 + piece)
+                // A piece ends where REC paused.
+                if let pause { let p = Int64((pause.at * Double(recordingRate)).rounded()); if j0 < p && p < j1 { j1 = p } }
+                let t0 = Double(j0) / Double(recordingRate), t1 = Double(j1) / Double(recordingRate)
+                let w0 = truth.referenceSeconds(atRecordingSeconds: t0) * Double(fs) + Double(refStart)
+                let w1 = w0 + (truth.referenceSeconds(atRecordingSeconds: t1 - 1e-9) - truth.referenceSeconds(atRecordingSeconds: t0)) * Double(fs)
+                let perOutput = (w1 - w0) / Double(j1 - j0)   // world frames per REC frame
+                let first = Int64((w0 - Double(lead) * perOutput).rounded())
+                let ratio = StretchRatio(exactly: 1 / perOutput)
+                let frames = j0..<j1
+                let path = recWorld, needed = Int64(Double(j1 - j0 + lead) * perOutput) + 256
+                items.append(TrackPlayer.Item(frames: frames, skip: lead) { () throws(MixdownError) -> AudioNode in
+                    let src = try FileSource(path: path, range: first..<min(worldFrames, first + needed))
+                    return try Resampler(input: src, ratio: ratio, outputRate: recordingRate, outputFrames: Int64(frames.count) + lead)
+                })
+                j0 = j1
+            }
+        } else if let ppm2 = ppmAfterHalf {
             let half = outFrames / 2
             let r2 = 1 + ppm2 / 1e6
             // The second piece starts where the first one's world position got to.

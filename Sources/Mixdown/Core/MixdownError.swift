@@ -55,6 +55,9 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
     case unplaced(recordings: [String], reasons: [String])
     /// Two different alignments fit about as well (periodic material): no estimate is given.
     case ambiguousAlignment(reference: String, recording: String, offsets: [Double], reason: String)
+    /// An aligned output measured against its reference lies off it by more than the check
+    /// allows (a clock the estimate did not model): it was removed.
+    case misaligned(output: String, reference: String, worstMilliseconds: Double, atSeconds: Double, limitMilliseconds: Double)
     /// A batch manifest line that is not a job (`line` 1-based; 0: the manifest as a whole).
     case invalidManifest(file: String, line: Int, reason: String)
     /// A node broke the render contract (more frames than asked, a short block before its
@@ -102,6 +105,8 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
             return "could not place " + zip(recs, reasons).map { "'\($0)' (\($1))" }.joined(separator: "; ")
         case .ambiguousAlignment(let ref, let rec, let o, let r):
             return "'\(rec)' against '\(ref)': offsets \(o.map { String(format: "%+.3f s", $0) }.joined(separator: " and ")) fit about as well: \(r)"
+        case .misaligned(let o, let r, let w, let t, let l):
+            return "'\(o)': measured against '\(r)', the aligned output is \(String(format: "%.3f", w)) ms off at \(String(format: "%.1f", t)) s of it (at most \(String(format: "%.3f", l)) ms is accepted): the recording's clock does not follow the estimate; nothing was written"
         case .invalidManifest(let f, let l, let r): return l > 0 ? "'\(f)': line \(l): \(r)" : "'\(f)': \(r)"
         case .nodeContractViolated(let n, let r): return "node \(n) broke the render contract: \(r)"
         case .silentAudio(let w, let t):

@@ -35,6 +35,12 @@ public struct FileAlign: Sendable {
     /// negated, exactly), so that it sums with REF instead of cancelling it.
     public var keepPolarity = false
 
+    /// The most (seconds) the check may find the output off REF: its fitted offset, drift
+    /// or map anywhere (a true alignment leaves a few hundredths of a millisecond), and any
+    /// one window's own lag (noisier: a window of noisy material scatters by tenths).
+    public static let maximumModelLag = 0.000_25
+    public static let maximumResidualLag = 0.001
+
     public init(input: String, reference: String, output: String) {
         self.input = input
         self.reference = reference
@@ -51,6 +57,8 @@ public struct FileAlign: Sendable {
         public let ratio: Double
         public let ppm: Double
         public let confidence: Double
+        /// Knots of the clock map the render followed (nil: one ratio, a steady clock).
+        public var mapKnots: Int? = nil
         /// The output's samples were negated: the recording's polarity was inverted against
         /// the reference's and `keepPolarity` was off.
         public let polarityCorrected: Bool
@@ -68,6 +76,38 @@ public struct FileAlign: Sendable {
         public var removedStaleTemporaryFiles: [String] = []
         /// How the output was brought to `settings.loudness` (nil without one).
         public var loudness: OutputJob.LoudnessReport? = nil
+    }
+
+    /// REC on REF's clock along `map`, as a track's items: knots k and k+1 (REC frames
+    /// n_k, REF frames J_k) give output frames J_k ..< J_{k+1} from input positions
+    /// n_k + (j − J_k) · (n_{k+1} − n_k) / (J_{k+1} − J_k), exactly; the position is
+    /// continuous across knots and each piece's resampler reads the input on both sides
+    /// of its first position, so pieces join without a seam. Output frames outside
+    /// 0 ..< `referenceFrames` are not rendered (the player pads them with silence).
+    static func mapItems(_ map: ClockMap, path: String, recordingFrames: Int64, referenceFrames: Int64, quality: ResamplerQuality,
+                         threads: Int, invert: Bool) throws(MixdownError) -> [TrackPlayer.Item] {
+        guard map.knots.last!.recordingFrame <= recordingFrames else {
+            throw .invalidParameter(name: "clock map", value: "\(map.knots.last!.recordingFrame) frames",
+                                    reason: "runs past the end of '\(path)' (\(recordingFrames) frames)")
+        }
+        var items: [TrackPlayer.Item] = []
+        for (a, b) in zip(map.knots, map.knots.dropFirst()) {
+            let j0 = a.referenceTime.frames(atRate: map.referenceRate), j1 = b.referenceTime.frames(atRate: map.referenceRate)
+            let from = max(j0, 0), to = min(j1, referenceFrames)
+            guard from < to else { continue }
+            let ratio = StretchRatio(j1 - j0, b.recordingFrame - a.recordingFrame)
+            try ratio.validate(limit: StretchRatio.rateConversionLimit, parameter: "clock map piece \(a.recordingFrame)..<\(b.recordingFrame)")
+            let skip = from - j0, offset = a.recordingFrame
+            let origin = Resampler.inputStart(forOutput: skip, ratio: ratio, quality: quality, inputOffset: offset)
+            let rate = map.referenceRate
+            items.append(TrackPlayer.Item(frames: from..<to) { () throws(MixdownError) -> AudioNode in
+                let source = ReadAhead(input: try FileSource(path: path, range: origin..<recordingFrames))
+                let node = try Resampler(input: source, ratio: ratio, outputRate: rate, quality: quality, inputFrames: recordingFrames,
+                                         outputFrames: to - j0, startingAt: skip, inputOffset: offset, threads: threads)
+                return invert ? GainAutomation(input: node, envelope: .inverted) : node
+            })
+        }
+        return items
     }
 
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
@@ -110,7 +150,15 @@ public struct FileAlign: Sendable {
         let last = min(ref.frames, first + Int64(available.rounded(.down)))
         var items: [TrackPlayer.Item] = []
         let invert = estimate.polarity < 0 && !keepPolarity
-        if last > first && recStart < rec.frames {
+        if let map = estimate.map {
+            // A clock that wanders: the resampler follows the map, one exact ratio per piece.
+            guard chosen == .varispeed || chosen == .auto else {
+                throw .invalidParameter(name: "--algorithm", value: chosen.rawValue,
+                                        reason: "cannot follow '\(input)''s wandering clock (a map of \(map.knots.count) knots); varispeed does")
+            }
+            items = try Self.mapItems(map, path: input, recordingFrames: rec.frames, referenceFrames: ref.frames,
+                                      quality: quality, threads: settings.threads, invert: invert)
+        } else if last > first && recStart < rec.frames {
             let count = last - first, path = input, quality = self.quality, threads = settings.threads, engine = resampler
             let range = recStart..<rec.frames
             // The recording on REF's clock, before any polarity correction.
@@ -151,12 +199,40 @@ public struct FileAlign: Sendable {
         if verify {
             check = try DriftEstimator(reference: reference, recording: output).run(progress: { progress?(1 - after + after * $0) }, cancellation: cancellation)
         }
-        let worst = check.map { c in c.windows.filter { $0.status == "used" }.compactMap { $0.lag.map(abs) }.max() ?? .nan }
+        let used = check.map { c in c.windows.filter { $0.status == "used" && $0.lag != nil } } ?? []
+        let worstWindow = used.max { abs($0.lag!) < abs($1.lag!) }
+        let worst = check.map { _ in worstWindow.map { abs($0.lag!) } ?? .nan }
+        // What was written is measured: an output the check places confidently but finds
+        // off REF somewhere (its fitted model by more than `maximumModelLag`, or one window by
+        // more than `maximumResidualLag`) is not the job's output.
+        if let c = check, c.confidence >= tuning.minimumConfidence {
+            let end = Double(ref.frames) / fRef
+            var model: (lag: Double, at: Double) = abs(c.offsetSeconds) >= abs(c.offsetSeconds + (c.ratio - 1) * end)
+                ? (c.offsetSeconds, 0) : (c.offsetSeconds + (c.ratio - 1) * end, end)
+            if let m = c.map {
+                for k in m.knots {
+                    let t = Double(k.recordingFrame) / Double(m.recordingRate)
+                    let lag = k.referenceTime.approximateSeconds - t
+                    if abs(lag) > abs(model.lag) { model = (lag, t) }
+                }
+            }
+            if abs(model.lag) > Self.maximumModelLag {
+                unlink(output)
+                throw .misaligned(output: output, reference: reference, worstMilliseconds: abs(model.lag) * 1000,
+                                  atSeconds: model.at, limitMilliseconds: Self.maximumModelLag * 1000)
+            }
+            if let w = worstWindow, abs(w.lag!) > Self.maximumResidualLag {
+                unlink(output)
+                throw .misaligned(output: output, reference: reference, worstMilliseconds: abs(w.lag!) * 1000,
+                                  atSeconds: w.recordingTime, limitMilliseconds: Self.maximumResidualLag * 1000)
+            }
+        }
         var report = Report(input: input, reference: reference, output: output, algorithm: chosen, offsetSeconds: t0, ratio: r,
                       ppm: estimate.ppm, confidence: estimate.confidence, polarityCorrected: invert, outputFrames: ref.frames, sampleRate: ref.sampleRate,
                       channels: format.channelCount, residualOffsetMilliseconds: check.map { $0.offsetSeconds * 1000 },
                       residualPPM: check?.ppm, residualMaxLagMilliseconds: worst.map { $0 * 1000 }, seconds: job.seconds)
         report.removedStaleTemporaryFiles = done.removedStaleTemporaryFiles
+        report.mapKnots = estimate.map?.knots.count
         report.loudness = done.loudness
         return report
     }

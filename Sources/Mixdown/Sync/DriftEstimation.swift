@@ -48,6 +48,13 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
     public internal(set) var residualMaxMilliseconds: Double
     /// Present with `piecewise`: one entry per stretch of constant drift.
     public internal(set) var segments: [Segment]?
+    /// Present when REC's clock wanders: the map from REC's frames to REF's time that the
+    /// windows follow (`offsetSeconds` and `ratio` are then the best single line through
+    /// it, and the residuals are against the map). nil for a steady clock.
+    public internal(set) var map: ClockMap?
+    /// With a map: the most (ms) the best single line departs from it at any window used,
+    /// which a render at one ratio would be off.
+    public internal(set) var lineDepartureMilliseconds: Double?
     public internal(set) var windows: [Window]
     public let seconds: Double
     /// Which coarse strategy placed the windows: "envelope" (100 Hz energy envelopes) or
@@ -99,6 +106,9 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
                        sign, at, abs(ppm), speed, ratio, windowsUsed, windowsUsed + windowsRejected, confidence,
                        residualRMSMilliseconds, residualMaxMilliseconds)
         if polarity < 0 { s += "; REC's polarity is inverted" }
+        if let map, let departure = lineDepartureMilliseconds {
+            s += String(format: "; REC's clock wanders: it follows a map of %d knots (one ratio would leave it %.3f ms off)", map.knots.count, departure)
+        }
         if let segments, segments.count > 1 {
             s += "; the drift changes: " + segments.map { String(format: "%.1f-%.1f s: %+.3f ppm", $0.start, $0.end, $0.ppm) }.joined(separator: ", ")
         }
@@ -260,7 +270,8 @@ public struct DriftEstimator: Sendable {
                              windows: times.indices.map { (times[$0], silent[$0], found[s][$0]) },
                              jointly: measure == .lineClipped, piecewise: piecewise, minimumCorrelation: Self.minimumCorrelation,
                              duration: rec.duration, referenceDuration: ref.duration, maxSlope: maxDrift,
-                             seconds: stopwatch.seconds, coarse: names[s])
+                             seconds: stopwatch.seconds, coarse: names[s],
+                             clock: (rec.info.sampleRate, ref.info.sampleRate, rec.info.frames))
             }
         }
         /// The most confident fit (the earlier strategy on a tie), with a rival line when

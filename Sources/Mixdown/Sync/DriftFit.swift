@@ -181,7 +181,8 @@ enum Fit {
     /// they matched (median |correlation| / 0.5, at most 1).
     static func estimate(reference: String, recording: String, windows all: [WindowMatches],
                          jointly: Bool, piecewise: Bool, minimumCorrelation: Double, duration: Double, referenceDuration: Double,
-                         maxSlope: Double = .infinity, seconds: Double, coarse: String) -> DriftEstimate {
+                         maxSlope: Double = .infinity, seconds: Double, coarse: String,
+                         clock: (recordingRate: Int, referenceRate: Int, recordingFrames: Int64)? = nil) -> DriftEstimate {
         // Only clear candidates count.
         let all: [WindowMatches] = all.map { m in
             let clear = m.silent ? [] : m.candidates.filter { abs($0.correlation) >= minimumCorrelation }
@@ -230,6 +231,20 @@ enum Fit {
             }
         }
         var fitted: [(indices: [Int], line: Fit.Line)] = []
+        // A clock that wanders: a smooth map, where it explains the windows better than
+        // any line does (chosen by held-out windows; a steady clock keeps its line).
+        let smooth = !jointly ? ClockMapFit.fit(candidates.map { (w[$0].t, w[$0].lag!) }) : nil
+        let map = piecewise ? nil : smooth
+        if let map {
+            for (j, i) in candidates.enumerated() {
+                residual[i] = w[i].lag! - map.fitted[j]
+                status[i] = map.inliers[j] ? "used" : "outlier"
+            }
+            // The line reported beside it: the best single offset and ratio through the map.
+            let kept = candidates.indices.filter { map.inliers[$0] }.map { (w[candidates[$0]].t, map.fitted[$0]) }
+            if let line = leastSquares(kept) { fitted.append((candidates, line)) }
+            groups = []
+        }
         for g in groups {
             guard let r = robust(g.map { (w[$0].t, w[$0].lag!) }) else { continue }
             for (j, i) in g.enumerated() {
@@ -238,14 +253,14 @@ enum Fit {
             }
             fitted.append((g, r.line))
         }
-        if let line = fitted.first?.line {
+        if map == nil, let line = fitted.first?.line {
             for i in w.indices where status[i] == "outlier" { residual[i] = w[i].lag.map { $0 - (line.intercept + line.slope * w[i].t) } }
         }
         // Windows the line puts outside REF (a recording that starts before it or runs on
         // after it) had nothing to match: they count neither for nor against the estimate.
         if let line = fitted.first?.line {
             for i in w.indices where status[i] != "used" && !w[i].silent {
-                let at = w[i].t + line.intercept + line.slope * w[i].t
+                let at = w[i].t + (map.map { ClockMapFit.lag(at: w[i].t, knots: $0.knots) } ?? line.intercept + line.slope * w[i].t)
                 if at < -0.5 || at > referenceDuration + 0.5 { status[i] = "outside" }
             }
         }
@@ -266,7 +281,17 @@ enum Fit {
         let given = 2
         if used.count >= 3 && inside > given && !steep {
             let clarity = min(1, median(used.map { w[$0].correlation }) / 0.5)
-            confidence = Double(used.count - given) / Double(inside - given) * clarity
+            confidence = Double(used.count - given) / Double(inside - given) * clarity * modelAgreement(maxResidual)
+        }
+        // Straight pieces through a clock that curves: the windows they drop as outliers do
+        // not show how far off they are, the smooth map through all of them does.
+        var piecesDeparture = 0.0
+        if piecewise, let smooth, !fitted.isEmpty {
+            for (j, i) in candidates.enumerated() where smooth.inliers[j] {
+                let line = fitted.last { w[$0.indices.first!].t <= w[i].t }?.line ?? fitted[0].line
+                piecesDeparture = max(piecesDeparture, abs(line.intercept + line.slope * w[i].t - smooth.fitted[j]))
+            }
+            confidence *= modelAgreement(piecesDeparture)
         }
         // Segments: boundaries where neighbouring lines cross, else half-way between windows.
         var segs: [DriftEstimate.Segment] = []
@@ -289,6 +314,14 @@ enum Fit {
             ratio = (refEnd - offset) / duration
         }
         if !piecewise, let f = fitted.first { offset = f.line.intercept; ratio = 1 + f.line.slope }
+        var clockMap: ClockMap?
+        var departure: Double?
+        if let map, let clock, let line = fitted.first?.line {
+            clockMap = try? ClockMap(fitted: map.knots, recordingRate: clock.recordingRate, referenceRate: clock.referenceRate,
+                                     recordingFrames: clock.recordingFrames)
+            departure = candidates.indices.filter { map.inliers[$0] }
+                .map { abs(map.fitted[$0] - (line.intercept + line.slope * w[candidates[$0]].t)) }.max().map { $0 * 1000 }
+        }
         let windows = w.indices.map { i in
             DriftEstimate.Window(recordingTime: w[i].t, lag: w[i].lag, correlation: w[i].correlation, residual: residual[i], status: status[i])
         }
@@ -296,10 +329,20 @@ enum Fit {
                              ppm: (ratio - 1) * 1e6, confidence: confidence, windowsUsed: used.count,
                              windowsRejected: w.count - used.count, residualRMSMilliseconds: rms * 1000,
                              residualMaxMilliseconds: maxResidual * 1000, segments: piecewise ? segs : nil,
+                             map: clockMap, lineDepartureMilliseconds: departure,
                              windows: windows, seconds: seconds, coarse: coarse, polarity: polarity,
                              rivalOffsetSeconds: selection.flatMap { s in
                                  s.rival.flatMap { $0.support >= rivalShare * s.best.support ? $0.line.intercept : nil }
                              })
+    }
+
+    /// How far the model may leave a window it uses before the estimate stops being
+    /// confident: 1 up to 0.25 ms, falling linearly to 0 at 0.6 ms (0.29 at 0.5 ms). A
+    /// true match lies within a few hundredths of a millisecond of a model that fits; a
+    /// window left more than half a millisecond off says the model is wrong (a clock that
+    /// wanders, fitted with straight pieces), however many windows lie near it.
+    static func modelAgreement(_ maxResidual: Double) -> Double {
+        min(1, max(0, (0.000_6 - maxResidual) / 0.000_35))
     }
 
     private static func boundary(_ a: Line, _ b: Line, after: Double, before: Double) -> Double {

@@ -187,7 +187,8 @@ public struct EventSync: Sendable {
                 let j = placed[via.from]!
                 let o = j.offset + j.ratio * via.estimate.offsetSeconds, r = j.ratio * via.estimate.ratio
                 placed[b] = PlacedNode(offset: o, ratio: r, via: via.from == 0 ? [] : j.via + [via.from],
-                                 estimate: Self.composed(via.estimate, offset: o, ratio: r, through: j, reference: reference),
+                                 estimate: Self.composed(via.estimate, offset: o, ratio: r, through: j, reference: reference,
+                                                         referenceRate: refInfo.sampleRate),
                                  polarity: j.polarity * via.estimate.polarity)
             }
             round += 1
@@ -216,7 +217,7 @@ public struct EventSync: Sendable {
     /// ratio composed along the path, every window's lag mapped through j's placement
     /// (REF lag at time t = o_j + r_j · (t + lag) − t), the residuals and quality kept.
     static func composed(_ e: DriftEstimate, offset: Double, ratio: Double, through j: PlacedNode,
-                         reference: String) -> DriftEstimate {
+                         reference: String, referenceRate: Int = 0) -> DriftEstimate {
         var c = e
         c.reference = reference
         (c.offsetSeconds, c.ratio, c.ppm) = (offset, ratio, (ratio - 1) * 1e6)
@@ -228,6 +229,20 @@ public struct EventSync: Sendable {
         }
         c.rivalOffsetSeconds = nil
         c.polarity = j.polarity * e.polarity
+        // A wandering REC placed through a steady j: its map restated on REF's clock, knot
+        // by knot (REF = o_j + r_j · j's time), each REF time rounded to the nearest REF frame.
+        // Through a j that wanders itself, only the line is composed (see docs/sync.md).
+        c.map = nil
+        c.lineDepartureMilliseconds = nil
+        if let m = e.map, j.estimate?.map == nil, referenceRate > 0 {
+            let knots = m.knots.map { k in
+                let s = k.referenceTime.approximateSeconds
+                let ref = Int64(((j.offset + j.ratio * s) * Double(referenceRate)).rounded(.toNearestOrAwayFromZero))
+                return ClockMap.Knot(recordingFrame: k.recordingFrame, referenceTime: MediaTime(frames: ref, sampleRate: referenceRate))
+            }
+            c.map = try? ClockMap(recordingRate: m.recordingRate, referenceRate: referenceRate, knots: knots)
+            c.lineDepartureMilliseconds = c.map == nil ? nil : e.lineDepartureMilliseconds.map { $0 * j.ratio }
+        }
         return c
     }
 

@@ -23,6 +23,9 @@ public final class Resampler: AudioNode {
     /// The length of the whole output stream, in frames; this node renders `startFrame..<outputFrames`.
     public let outputFrames: Int64
     public let startFrame: Int64
+    /// The input frame at which output position 0 sits: output j reads input position
+    /// `inputOffset` + j / R (a piece of a clock map that starts inside its input).
+    public let inputOffset: Int64
     public var length: Int64? { outputFrames - startFrame }
 
     private let input: AudioNode
@@ -56,10 +59,13 @@ public final class Resampler: AudioNode {
     /// the input's length); `startingAt` is the first output frame to render, for a render
     /// that begins inside the stream: `input` then begins at input frame
     /// `inputStart(forOutput: startingAt)` and holds the rest of the stream. `threads` > 1
-    /// splits each block between two cores, with bit-identical output.
+    /// splits each block between two cores, with bit-identical output. `inputOffset`
+    /// (whole input frames) moves every position: output j reads input position
+    /// `inputOffset` + j / R, and the input before and after it is read as it is (zero only
+    /// outside the stream's frames), so a piece of a clock map joins the next without a seam.
     public init(input: AudioNode, ratio: StretchRatio, outputRate: Int? = nil, quality: ResamplerQuality = .best,
                 inputFrames: Int64? = nil, outputFrames: Int64? = nil, startingAt startFrame: Int64 = 0,
-                threads: Int = 1) throws(MixdownError) {
+                inputOffset: Int64 = 0, threads: Int = 1) throws(MixdownError) {
         let node = outputRate == nil ? "varispeed" : "sample-rate conversion"
         guard let total = inputFrames ?? input.length else {
             throw .invalidParameter(name: "input", value: "stream", reason: "\(node) needs an input of known length")
@@ -73,6 +79,10 @@ public final class Resampler: AudioNode {
             throw .invalidParameter(name: "start frame", value: "\(startFrame)", reason: "must lie in 0...\(self.outputFrames)")
         }
         self.startFrame = startFrame
+        guard inputOffset >= 0 && inputOffset <= total else {
+            throw .invalidParameter(name: "input offset", value: "\(inputOffset)", reason: "must lie in 0...\(total) (the input's frames)")
+        }
+        self.inputOffset = inputOffset
         filter = ResamplerFilter(ratio: ratio, quality: quality)
         format = AudioFormat(sampleRate: outputRate ?? input.format.sampleRate, channelCount: input.format.channelCount)
         channels = format.channelCount
@@ -85,7 +95,7 @@ public final class Resampler: AudioNode {
         step = mx_resample_step(frames: ratio.denominator / ratio.numerator, rows: Int64(stepRemainder / num), row_count: rows,
                                 excess: UInt64(stepRemainder % num), numerator: UInt64(ratio.numerator))
         produced = startFrame
-        inputOrigin = Self.inputStart(forOutput: startFrame, ratio: ratio, filter: filter)
+        inputOrigin = max(0, inputOffset + ratio.inputPosition(ofOutput: startFrame).frame - Int64(filter.taps / 2 - 1))
         if let n = input.length, n != total - inputOrigin {
             throw .invalidParameter(name: "input", value: "\(n) frames",
                                     reason: "a resampler starting at output frame \(startFrame) needs input frames \(inputOrigin)..<\(total) (\(total - inputOrigin) frames)")
@@ -96,6 +106,12 @@ public final class Resampler: AudioNode {
     /// with `startingAt: j` must begin.
     public static func inputStart(forOutput j: Int64, ratio: StretchRatio, quality: ResamplerQuality = .best) -> Int64 {
         inputStart(forOutput: j, ratio: ratio, filter: ResamplerFilter(ratio: ratio, quality: quality))
+    }
+
+    /// The same, for a node whose positions start at input frame `inputOffset`.
+    public static func inputStart(forOutput j: Int64, ratio: StretchRatio, quality: ResamplerQuality = .best, inputOffset: Int64) -> Int64 {
+        let taps = ResamplerFilter.size(ratio: ratio, quality: quality).taps
+        return max(0, inputOffset + ratio.inputPosition(ofOutput: j).frame - Int64(taps / 2 - 1))
     }
 
     static func inputStart(forOutput j: Int64, ratio: StretchRatio, filter: ResamplerFilter) -> Int64 {
@@ -118,7 +134,7 @@ public final class Resampler: AudioNode {
         // A block of F outputs spans (F − 1) / R + 1 input frames, plus the filter.
         let span = Int(Int128(maximumFrames) * Int128(ratio.denominator) / Int128(ratio.numerator)) + 2
         window = InputWindow(input: input, length: inputFrames, capacity: span + filter.taps + 8, maximumPull: maximumFrames,
-                             start: ratio.inputPosition(ofOutput: startFrame).frame - (halfTaps - 1), origin: inputOrigin, label: "resampler input")
+                             start: inputOffset + ratio.inputPosition(ofOutput: startFrame).frame - (halfTaps - 1), origin: inputOrigin, label: "resampler input")
         base = .allocate(capacity: maximumFrames)
         phase = .allocate(capacity: maximumFrames)
         fraction = .allocate(capacity: maximumFrames)
@@ -139,12 +155,12 @@ public final class Resampler: AudioNode {
         let count = Int(min(Int64(frames), outputFrames - produced))
         guard count > 0 else { return RenderStatus(frames: 0, ended: true) }
         // Input frames this block reads: from the first output's first tap to the last output's last tap.
-        let firstFrame = ratio.inputPosition(ofOutput: produced).frame
-        let lastFrame = ratio.inputPosition(ofOutput: produced + Int64(count) - 1).frame
+        let firstFrame = inputOffset + ratio.inputPosition(ofOutput: produced).frame
+        let lastFrame = inputOffset + ratio.inputPosition(ofOutput: produced + Int64(count) - 1).frame
         let window = window!
         try window.slide(from: firstFrame - (halfTaps - 1), to: lastFrame + halfTaps + 1)
 
-        block = (first: produced, count: count, offset: window.start + (halfTaps - 1))
+        block = (first: produced, count: count, offset: window.start + (halfTaps - 1) - inputOffset)
         destination = buffer
         nextChunk.store(0, ordering: .relaxed)
         // Both threads claim chunks until none is left: a thread the reader or the writer

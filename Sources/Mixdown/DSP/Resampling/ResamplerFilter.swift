@@ -38,7 +38,9 @@ public struct ResamplerFilter: Sendable, Equatable {
     /// beyond it, a dense table with interpolation.
     public static let maximumExactPhases = 1024
 
-    public init(ratio: StretchRatio, quality: ResamplerQuality) {
+    /// The band edges and the length in taps of the filter for `ratio` at `quality`,
+    /// without designing it.
+    static func size(ratio: StretchRatio, quality: ResamplerQuality) -> (taps: Int, passEdge: Double, stopEdge: Double, lower: Double) {
         let (pass, attenuation) = quality.design
         // Down or up is decided on the exact ratio; the Double only sizes the band.
         let downsampling = ratio.numerator < ratio.denominator
@@ -47,7 +49,12 @@ public struct ResamplerFilter: Sendable, Equatable {
         let stopEdge = downsampling ? lower : 2 - pass
         let width = Double.pi * (stopEdge - passEdge)   // radians per input frame
         let length = Int(((attenuation - 7.95) / (2.285 * width)).rounded(.up)) + 1
-        let taps = (length + 15) / 16 * 16
+        return ((length + 15) / 16 * 16, passEdge, stopEdge, lower)
+    }
+
+    public init(ratio: StretchRatio, quality: ResamplerQuality) {
+        let (_, attenuation) = quality.design
+        let (taps, passEdge, stopEdge, lower) = Self.size(ratio: ratio, quality: quality)
         let layout: Layout
         if ratio.numerator <= Int64(Self.maximumExactPhases) {
             layout = .exact(phases: Int(ratio.numerator))
