@@ -10,7 +10,10 @@ struct Sync: ParsableCommand {
         seconds are matched against REF (energy envelopes, and GCC-PHAT of the signal for
         material whose envelope is flat; then cross-correlation at ~8 kHz) and a robust line
         is fitted through their lags; silent windows, windows with no clear match and
-        windows off the line are rejected and reported. With several RECs, each is placed
+        windows off the line are rejected and reported. Where REC's clock wanders (a rate
+        that follows the temperature), a smooth map through the windows replaces the line
+        (its stiffness chosen by cross-validation; --json gives its knots), and --stems
+        follows it. With several RECs, each is placed
         against REF, or through another REC that REF placed; --device groups the clips of
         one device, which then share one drift. Exits 1 when a recording cannot be placed
         (confidence below --min-confidence, periodic material, no overlap); with

@@ -24,6 +24,37 @@ import Testing
         #expect(text.stdout.contains("ppm slow"))
     }
 
+    /// A clock that wanders: `sync --json` gives the map's exact knots, the text says so,
+    /// the plot draws it, and the stems follow it to REF's exact length.
+    @Test func aWanderingClockGivesAMapThatTheStemsFollow() throws {
+        let ws = try Workspace()
+        let made = try CLI.run(["generate-pair", "ref.wav", "rec.wav", "--duration", "300", "--offset", "1.5", "--ppm", "150",
+                                "--wander-ppm", "30", "--json"], in: ws.path)
+        #expect(made.code == 0, "\(made.stderr)")
+        let r = try CLI.run(["sync", "ref.wav", "rec.wav", "--json"], in: ws.path)
+        #expect(r.code == 0, "\(r.stderr)")
+        let obj = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        let map = try #require(obj["map"] as? [String: Any])
+        #expect(map["recording_rate"] as? Int == 48_000)
+        let knots = try #require(map["knots"] as? [[String: Any]])
+        #expect(knots.count >= 3)
+        #expect(knots.first?["recording_frame"] as? Int == 0)
+        // REF times are exact: REF frames over REF's rate.
+        #expect(knots.allSatisfy { ($0["reference_time"] as? String)?.hasSuffix("/48000") == true })
+        #expect((obj["line_departure_milliseconds"] as! Double) > 1)
+        let text = try CLI.run(["sync", "ref.wav", "rec.wav", "--plot", "lag.svg"], in: ws.path)
+        #expect(text.stdout.contains("REC's clock wanders"))
+        #expect(try String(contentsOfFile: ws.path + "/lag.svg", encoding: .utf8).contains("a map of \(knots.count) knots"))
+        let stems = try CLI.run(["sync", "ref.wav", "rec.wav", "--stems", "out"], in: ws.path)
+        #expect(stems.code == 0, "\(stems.stderr)")
+        let info = try CLI.run(["info", "out/rec.wav", "--json"], in: ws.path)
+        #expect((try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as! [String: Any])["frames"] as? Int == 300 * 48_000)
+        let wsola = try CLI.run(["stretch", "rec.wav", "w.wav", "--align", "ref.wav", "--algorithm", "wsola"], in: ws.path)
+        #expect(wsola.code != 0)
+        #expect(wsola.stderr.contains("wandering clock"))
+        #expect(!ws.contents.contains("w.wav"))
+    }
+
     @Test func unrelatedRecordingsExitNonZeroAndAlignWritesNothing() throws {
         let ws = try Workspace()
         _ = try CLI.run(["generate-pair", "ref.wav", "rec.wav", "--duration", "60", "--unrelated"], in: ws.path)

@@ -27,7 +27,9 @@ public struct LagPlot: Sendable {
     static func points(_ e: DriftEstimate) -> [Point] {
         e.windows.compactMap { w in
             w.lag.map { lag in
-                let fit = e.offsetSeconds + (e.ratio - 1) * w.recordingTime
+                // With a clock map, the fit is the map (the window's residual is against it).
+                let fit = e.map.map { $0.referenceSeconds(atRecordingSeconds: w.recordingTime) - w.recordingTime }
+                    ?? e.offsetSeconds + (e.ratio - 1) * w.recordingTime
                 return Point(minutes: w.recordingTime / 60, drift: (lag - e.offsetSeconds) * 1000,
                              residual: (lag - fit) * 1000, used: w.status == "used")
             }
@@ -61,7 +63,16 @@ public struct LagPlot: Sendable {
         for (i, e) in estimates.enumerated() {
             let c = Self.colours[i % Self.colours.count]
             let slope = (e.ratio - 1) * 60_000   // ms per minute
-            s += upper.line(from: (0, 0), to: (ends[i], slope * ends[i]), colour: c, cls: "fit")
+            if let map = e.map {
+                // The map, knot to knot: the drift it follows.
+                let drawn = map.knots.map { k -> (Double, Double) in
+                    let t = Double(k.recordingFrame) / Double(map.recordingRate)
+                    return (t / 60, (k.referenceTime.approximateSeconds - t - e.offsetSeconds) * 1000)
+                }
+                for (a, b) in zip(drawn, drawn.dropFirst()) { s += upper.line(from: a, to: b, colour: c, cls: "fit") }
+            } else {
+                s += upper.line(from: (0, 0), to: (ends[i], slope * ends[i]), colour: c, cls: "fit")
+            }
             s += lower.line(from: (0, 0), to: (ends[i], 0), colour: c, cls: "fit")
             for p in series[i] {
                 s += upper.mark(p.minutes, p.drift, used: p.used, colour: c)
@@ -78,6 +89,7 @@ public struct LagPlot: Sendable {
             if ambiguous > 0 { text += ", \(ambiguous) ambiguous" }
             text += String(format: ", residual %.3f ms rms", e.residualRMSMilliseconds)
             if e.polarity < 0 { text += ", polarity inverted" }
+            if let map = e.map { text += ", the clock wanders: a map of \(map.knots.count) knots" }
             s += "<text x=\"\(Panel.f(left + 16))\" y=\"\(Panel.f(ly))\">\(Self.escape(text))</text>\n"
         }
         s += "</svg>\n"
