@@ -150,7 +150,24 @@ public struct FileAlign: Sendable {
         let last = min(ref.frames, first + Int64(available.rounded(.down)))
         var items: [TrackPlayer.Item] = []
         let invert = estimate.polarity < 0 && !keepPolarity
-        if let map = estimate.map {
+        if let jumps = estimate.jumps, let segments = estimate.segments {
+            // A recording that paused: each stretch on REF's clock along its own map, silence
+            // for what REC missed.
+            guard chosen == .varispeed || chosen == .auto else {
+                throw .invalidParameter(name: "--algorithm", value: chosen.rawValue,
+                                        reason: "cannot follow '\(input)' across its \(jumps.count) jump(s); varispeed does")
+            }
+            for segment in segments {
+                guard let map = segment.map else { continue }
+                let more = try Self.mapItems(map, path: input, recordingFrames: rec.frames, referenceFrames: ref.frames,
+                                             quality: quality, threads: settings.threads, invert: invert)
+                if let last = items.last, let next = more.first, next.frames.lowerBound < last.frames.upperBound {
+                    throw .invalidParameter(name: "recording", value: "'\(input)'",
+                                            reason: String(format: "jumps back on '%@''s clock at %.3f s of it: its stretches would overlap", reference, segment.start))
+                }
+                items += more
+            }
+        } else if let map = estimate.map {
             // A clock that wanders: the resampler follows the map, one exact ratio per piece.
             guard chosen == .varispeed || chosen == .auto else {
                 throw .invalidParameter(name: "--algorithm", value: chosen.rawValue,

@@ -51,6 +51,31 @@ public struct SyncDocument: Sendable {
                 let info = try AudioFileInfo.read(path: p.recording)
                 channels.append(info.channelCount)
                 let rate = Int64(info.sampleRate)
+                // A clock that wanders, or a recording that paused: a clip per piece of its
+                // maps, each at its exact place (REF frames over REF's rate) and scaled exactly.
+                let maps = e.jumps != nil ? (e.segments ?? []).compactMap(\.map) : e.map.map { [$0] } ?? []
+                if !maps.isEmpty {
+                    for map in maps {
+                        for (a, b) in zip(map.knots, map.knots.dropFirst()) {
+                            let j0 = a.referenceTime.value, j1 = b.referenceTime.value, refRate = Int64(map.referenceRate)
+                            let n0 = a.recordingFrame, n1 = min(b.recordingFrame, info.frames)
+                            guard j1 > 0, n1 > n0 else { continue }
+                            if j0 >= 0 {
+                                clips.append((Fraction(j0, refRate), n0, n1 - n0, rate, Fraction(j1 - j0, refRate), p.recording))
+                            } else {
+                                // The piece's first frame that lands at or after REF's 0.
+                                let skip = (-j0 * (b.recordingFrame - n0) + (j1 - j0) - 1) / (j1 - j0)
+                                let start = n0 + skip
+                                guard start < n1 else { continue }
+                                let landed = Double(j0) + Double(skip) * Double(j1 - j0) / Double(b.recordingFrame - n0)
+                                clips.append((max(Fraction(microseconds: landed / Double(refRate)), Fraction(0, 1)), start, n1 - start, rate,
+                                              Fraction(microseconds: Double(n1 - start) * Double(j1 - j0) / Double(b.recordingFrame - n0) / Double(refRate)),
+                                              p.recording))
+                            }
+                        }
+                    }
+                    continue
+                }
                 // The first frame that lands at or after REF's 0.
                 let start = e.offsetSeconds >= 0 ? 0 : Int64((-e.offsetSeconds * Double(rate) / e.ratio).rounded(.up))
                 guard start < info.frames else { continue }

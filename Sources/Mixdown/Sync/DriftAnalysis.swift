@@ -124,6 +124,15 @@ struct CoarseAligner {
         return (best.lag, rival?.lag)
     }
 
+    /// The lag of REC's envelope from `start` to `end` (seconds; at most its first two
+    /// minutes), searched over centre ± span; the lag is at the stretch's start.
+    func lag(from start: Double, to end: Double, around centre: Double, span: Double) -> (lag: Double, correlation: Double)? {
+        let a = max(0, Int((start * rate).rounded())), b = min(rec.count, Int((end * rate).rounded()))
+        let count = min(b - a, Int(120 * rate))
+        guard count > Int(2 * rate) else { return nil }
+        return lag(from: a, count: count, around: centre, span: span)
+    }
+
     func lag(at t: Double, around centre: Double, span: Double) -> (lag: Double, correlation: Double)? {
         let half = Int(10 * rate)
         let mid = Int((t * rate).rounded())

@@ -29,6 +29,17 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
         public let offsetSeconds: Double
         public let ratio: Double
         public let ppm: Double
+        /// With jumps: the stretch's own clock map, when its clock wanders (else its line).
+        public var map: ClockMap? = nil
+    }
+
+    /// Where REC jumped on REF's clock (a recorder that paused, or restarted).
+    public struct Jump: Sendable, Codable, Equatable {
+        /// REC's time of the jump, seconds: the last sample before it is REC's last
+        /// before the pause.
+        public let recordingTime: Double
+        /// How far REF's time jumps there, seconds (positive: REC missed this much of the event).
+        public let seconds: Double
     }
 
     public internal(set) var reference: String
@@ -41,9 +52,9 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
     public internal(set) var ppm: Double
     /// 0 to 1: the share of windows with signal that agree with the fit, weighted by how
     /// clearly they matched.
-    public let confidence: Double
-    public let windowsUsed: Int
-    public let windowsRejected: Int
+    public internal(set) var confidence: Double
+    public internal(set) var windowsUsed: Int
+    public internal(set) var windowsRejected: Int
     public internal(set) var residualRMSMilliseconds: Double
     public internal(set) var residualMaxMilliseconds: Double
     /// Present with `piecewise`: one entry per stretch of constant drift.
@@ -55,6 +66,10 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
     /// With a map: the most (ms) the best single line departs from it at any window used,
     /// which a render at one ratio would be off.
     public internal(set) var lineDepartureMilliseconds: Double?
+    /// Present when REC jumped (it paused, or restarted): every jump, and `segments` then
+    /// holds the stretches between them, each with its own offset, ratio and map.
+    /// `offsetSeconds` and `ratio` are the first stretch's.
+    public internal(set) var jumps: [Jump]? = nil
     public internal(set) var windows: [Window]
     public let seconds: Double
     /// Which coarse strategy placed the windows: "envelope" (100 Hz energy envelopes) or
@@ -109,7 +124,10 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
         if let map, let departure = lineDepartureMilliseconds {
             s += String(format: "; REC's clock wanders: it follows a map of %d knots (one ratio would leave it %.3f ms off)", map.knots.count, departure)
         }
-        if let segments, segments.count > 1 {
+        if let jumps {
+            s += "; REC jumped: " + jumps.map { String(format: "at %.3f s by %+.6f s", $0.recordingTime, $0.seconds) }.joined(separator: ", ")
+            s += " (" + (segments ?? []).map { String(format: "%.1f-%.1f s: REF's %+.6f s, %+.3f ppm", $0.start, $0.end, $0.offsetSeconds, $0.ppm) }.joined(separator: "; ") + ")"
+        } else if let segments, segments.count > 1 {
             s += "; the drift changes: " + segments.map { String(format: "%.1f-%.1f s: %+.3f ppm", $0.start, $0.end, $0.ppm) }.joined(separator: ", ")
         }
         return s
@@ -228,6 +246,11 @@ public struct DriftEstimator: Sendable {
             names.append("envelope")
         }
 
+        var silent = [Bool](repeating: false, count: times.count)
+        for k in times.indices where rec.isSilent(k) { silent[k] = true }
+        let fitter = StrategyFitter(ref: ref, rec: rec, grid: grid, silent: silent, piecewise: piecewise, maxDrift: maxDrift,
+                                    cancellation: cancellation, stopwatch: stopwatch)
+
         // Pass 2: refine every prediction against REF, streamed once, in order of where
         // each search starts. A prediction within 2 ms of an earlier strategy's shares its match.
         func shared(_ s: Int, _ k: Int) -> Int? {
@@ -236,9 +259,8 @@ public struct DriftEstimator: Sendable {
         }
         struct Request { let strategy: Int; let window: Int; let refStart: Double; let search: Int }
         var requests: [Request] = []
-        var silent = [Bool](repeating: false, count: times.count)
         for k in times.indices {
-            if rec.isSilent(k) { silent[k] = true; continue }
+            if silent[k] { continue }
             for s in strategies.indices {
                 guard let p = strategies[s][k], shared(s, k) == nil else { continue }
                 // The REF sample where REC's window start lands.
@@ -290,9 +312,14 @@ public struct DriftEstimator: Sendable {
         // line-clipped measure, with the line chosen across windows, reads REF again, and the
         // more confident of the two is kept.
         // The progress bar, full after the first, stays so through the second.
-        let plain = choose(try refine(.plain, progress: progress))
+        var plain = choose(try refine(.plain, progress: progress))
         progress?(1)
-        if (accepted(plain) && plain.confidence >= Self.clearConfidence) || piecewise { return plain }
+        // A recorder that paused: the windows after (or before) the pause lie on a line of
+        // their own, a jump away.
+        if !piecewise, let split = try JumpSearch(fitter: fitter, coarse: coarse, maxOffset: tuning.pairSearch.approximateSeconds).split(plain) {
+            plain = split
+        }
+        if (accepted(plain) && plain.confidence >= Self.clearConfidence) || piecewise || plain.jumps != nil { return plain }
         let clipped = choose(try refine(.lineClipped, progress: nil))
         if accepted(clipped) && (!accepted(plain) || clipped.confidence > plain.confidence) { return clipped }
         if accepted(plain) { return plain }

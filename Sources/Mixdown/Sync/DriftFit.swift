@@ -278,10 +278,9 @@ enum Fit {
         let steep = fitted.contains { abs($0.line.slope) > maxSlope }
         // A line is two numbers: any two windows fit one, so only the others are evidence
         // for it (with few windows, a drone's periods line up by chance).
-        let given = 2
-        if used.count >= 3 && inside > given && !steep {
-            let clarity = min(1, median(used.map { w[$0].correlation }) / 0.5)
-            confidence = Double(used.count - given) / Double(inside - given) * clarity * modelAgreement(maxResidual)
+        if !steep {
+            confidence = Self.confidence(used: used.count, inside: inside, lines: 1, correlations: used.map { w[$0].correlation },
+                                         maxResidual: maxResidual)
         }
         // Straight pieces through a clock that curves: the windows they drop as outliers do
         // not show how far off they are, the smooth map through all of them does.
@@ -334,6 +333,16 @@ enum Fit {
                              rivalOffsetSeconds: selection.flatMap { s in
                                  s.rival.flatMap { $0.support >= rivalShare * s.best.support ? $0.line.intercept : nil }
                              })
+    }
+
+    /// (windows used − 2 per line) / (windows inside REF − 2 per line) × min(1, median
+    /// |correlation| / 0.5) × `modelAgreement`: a line is two numbers, so any two windows fit
+    /// one and only the others are evidence for it. 0 with fewer than 3 windows per line.
+    static func confidence(used: Int, inside: Int, lines: Int, correlations: [Double], maxResidual: Double) -> Double {
+        let given = 2 * lines
+        guard used >= 3 * lines, inside > given, !correlations.isEmpty else { return 0 }
+        let clarity = min(1, median(correlations) / 0.5)
+        return min(1, Double(used - given) / Double(inside - given)) * clarity * modelAgreement(maxResidual)
     }
 
     /// How far the model may leave a window it uses before the estimate stops being

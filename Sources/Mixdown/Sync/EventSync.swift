@@ -232,16 +232,34 @@ public struct EventSync: Sendable {
         // A wandering REC placed through a steady j: its map restated on REF's clock, knot
         // by knot (REF = o_j + r_j · j's time), each REF time rounded to the nearest REF frame.
         // Through a j that wanders itself, only the line is composed (see docs/sync.md).
+        // The same for each stretch of a REC that paused, and its jumps.
         c.map = nil
         c.lineDepartureMilliseconds = nil
-        if let m = e.map, j.estimate?.map == nil, referenceRate > 0 {
+        c.jumps = nil
+        let steady = j.estimate?.map == nil && j.estimate?.jumps == nil && referenceRate > 0
+        func restated(_ m: ClockMap) -> ClockMap? {
             let knots = m.knots.map { k in
                 let s = k.referenceTime.approximateSeconds
                 let ref = Int64(((j.offset + j.ratio * s) * Double(referenceRate)).rounded(.toNearestOrAwayFromZero))
                 return ClockMap.Knot(recordingFrame: k.recordingFrame, referenceTime: MediaTime(frames: ref, sampleRate: referenceRate))
             }
-            c.map = try? ClockMap(recordingRate: m.recordingRate, referenceRate: referenceRate, knots: knots)
+            return try? ClockMap(recordingRate: m.recordingRate, referenceRate: referenceRate, knots: knots)
+        }
+        if let m = e.map, steady {
+            c.map = restated(m)
             c.lineDepartureMilliseconds = c.map == nil ? nil : e.lineDepartureMilliseconds.map { $0 * j.ratio }
+        }
+        if let jumps = e.jumps, let segments = e.segments, steady {
+            let moved = segments.map { s -> DriftEstimate.Segment in
+                var m = DriftEstimate.Segment(start: s.start, end: s.end, offsetSeconds: j.offset + j.ratio * s.offsetSeconds,
+                                              ratio: j.ratio * s.ratio, ppm: (j.ratio * s.ratio - 1) * 1e6)
+                m.map = s.map.flatMap(restated)
+                return m
+            }
+            if moved.allSatisfy({ $0.map != nil }) {
+                c.segments = moved
+                c.jumps = jumps.map { .init(recordingTime: $0.recordingTime, seconds: $0.seconds * j.ratio) }
+            }
         }
         return c
     }

@@ -209,7 +209,7 @@ struct SignalAligner {
         return (predicted, predicted.map { ($0.lag + shift, $0.search) })
     }
 
-    private static func read(_ stream: AnalysisStream) throws(MixdownError) -> [Float] {
+    static func read(_ stream: AnalysisStream) throws(MixdownError) -> [Float] {
         var out: [Float] = []
         out.reserveCapacity(Int(stream.expectedSamples))
         while let chunk = try stream.next() { out.append(contentsOf: chunk) }

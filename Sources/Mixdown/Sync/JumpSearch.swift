@@ -1,0 +1,216 @@
+import Foundation
+
+/// Fits one strategy's predictions (a lag and a search width per window, or none) after a
+/// pass of its own over REF: the refinement and fit of `DriftEstimator` for a strategy
+/// found after the first pass (the windows after a pause).
+struct StrategyFitter {
+    let ref: RecordingAnalysis
+    let rec: RecordingAnalysis
+    let grid: AnalysisGrid
+    let silent: [Bool]
+    let piecewise: Bool
+    /// Seconds per second.
+    let maxDrift: Double
+    let cancellation: CancellationToken?
+    let stopwatch: Stopwatch
+
+    func fit(_ strategy: [(lag: Double, search: Double)?], name: String) throws(MixdownError) -> DriftEstimate {
+        let rate = grid.rate, times = rec.times, half = Double(grid.windowLength) / 2
+        var requests: [(window: Int, refStart: Double, search: Int)] = []
+        for k in times.indices where !silent[k] {
+            if let p = strategy[k] { requests.append((k, (times[k] + p.lag) * rate - half, Int((p.search * rate).rounded()))) }
+        }
+        requests.sort { FineAligner.searchStart($0.refStart, search: $0.search) < FineAligner.searchStart($1.refStart, search: $1.search) }
+        let stream = try AnalysisStream(path: ref.path, rate: grid.sampleRate, decimation: grid.decimation)
+        let fine = FineAligner(stream: stream, windowLength: grid.windowLength, rate: rate, measure: .plain)
+        var found = [[(lag: Double, correlation: Double)]](repeating: [], count: times.count)
+        for r in requests {
+            if cancellation?.isCancelled == true { throw .cancelled }
+            found[r.window] = try fine.match(rec.window(r.window), at: r.refStart, search: r.search).map {
+                (($0.position + half) / rate - times[r.window], $0.correlation)
+            }
+        }
+        return Fit.estimate(reference: ref.path, recording: rec.path, windows: times.indices.map { (times[$0], silent[$0], found[$0]) },
+                            jointly: false, piecewise: false, minimumCorrelation: DriftEstimator.minimumCorrelation,
+                            duration: rec.duration, referenceDuration: ref.duration, maxSlope: maxDrift,
+                            seconds: stopwatch.seconds, coarse: name,
+                            clock: (rec.info.sampleRate, ref.info.sampleRate, rec.info.frames))
+    }
+}
+
+/// A recorder that paused (or restarted): the windows on one side of the pause lie on the
+/// estimate's line, those on the other side on a line of their own, a jump away.
+///
+/// When at least `minimumWindows` windows with signal at the end (or the start) of REC,
+/// three quarters of those there, do not agree with the estimate, their stretch of REC's
+/// envelope (up to two minutes) is searched for again over the whole pair search (the
+/// search's ±offset, widened by the drift), and the windows are refined and fitted around
+/// that lag in a pass of their own over REF. A line through at least three of them, all in
+/// that stretch, and more than `Fit.agreement` × 2 from the estimate's there, is a second
+/// stretch of REC: the jump lies between the two stretches' nearest windows, where the
+/// recording's samples stop matching REF along the first line and start matching it
+/// along the second (`cut`). Up to `maximumJumps` jumps, one side at a time.
+struct JumpSearch {
+    let fitter: StrategyFitter
+    let coarse: CoarseAligner
+    /// The pair search (seconds).
+    let maxOffset: Double
+
+    static let minimumWindows = 3
+    static let maximumJumps = 4
+
+    /// One stretch of REC on REF's clock: its windows' range and its estimate.
+    private struct Stretch {
+        var first: Int
+        var last: Int
+        var estimate: DriftEstimate
+    }
+
+    /// `e` split at the jumps found, or nil when there is none.
+    func split(_ e: DriftEstimate) throws(MixdownError) -> DriftEstimate? {
+        guard e.windowsUsed >= 3 else { return nil }
+        let used = { (x: DriftEstimate) in x.windows.indices.filter { x.windows[$0].status == "used" } }
+        var stretches = [Stretch(first: used(e).first!, last: used(e).last!, estimate: e)]
+        for _ in 0..<Self.maximumJumps {
+            // The windows past the last stretch, or before the first, that no line explains.
+            let lastEnd = stretches.last!.last, firstStart = stretches.first!.first
+            var found = false
+            for side in [1, -1] {
+                let run = side > 0 ? Array((lastEnd + 1)..<e.windows.count) : Array(0..<firstStart)
+                let owner = side > 0 ? stretches.last!.estimate : stretches.first!.estimate
+                guard let next = try stretch(run, owner: owner) else { continue }
+                if side > 0 { stretches.append(next) } else { stretches.insert(next, at: 0) }
+                found = true
+                break
+            }
+            if !found { break }
+        }
+        guard stretches.count > 1 else { return nil }
+        return try combine(e, stretches)
+    }
+
+    /// A line through the windows of `run` (indices into the windows), a jump away from
+    /// `owner`'s, or nil.
+    private func stretch(_ run: [Int], owner: DriftEstimate) throws(MixdownError) -> Stretch? {
+        let w = owner.windows
+        let unexplained = run.filter { ["weak", "outlier", "ambiguous"].contains(w[$0].status) }
+        let audible = run.filter { w[$0].status != "silent" }
+        guard unexplained.count >= Self.minimumWindows, 4 * unexplained.count >= 3 * audible.count,
+              let a = unexplained.first, let b = unexplained.last else { return nil }
+        let times = fitter.rec.times
+        let start = times[a] - 0.5, end = times[b] + 0.5
+        let span = maxOffset + fitter.maxDrift * end + 1
+        guard let c = coarse.lag(from: start, to: end, around: 0, span: span) else { return nil }
+        var strategy = [(lag: Double, search: Double)?](repeating: nil, count: times.count)
+        for k in run { strategy[k] = (c.lag + (owner.ratio - 1) * (times[k] - start), FineAligner.defaultSearch) }
+        let fit = try fitter.fit(strategy, name: owner.coarse)
+        let mine = fit.windows.indices.filter { fit.windows[$0].status == "used" }
+        guard mine.count >= 3, let first = mine.first, let last = mine.last, run.contains(first), run.contains(last) else { return nil }
+        let t = times[first]
+        let apart = abs((fit.offsetSeconds + (fit.ratio - 1) * t) - (owner.offsetSeconds + (owner.ratio - 1) * t))
+        guard apart > 2 * Fit.agreement else { return nil }
+        return Stretch(first: first, last: last, estimate: fit)
+    }
+
+    /// REF − REC lag of `e`'s model at REC time t.
+    private static func lag(_ e: DriftEstimate, at t: Double) -> Double {
+        e.map.map { $0.referenceSeconds(atRecordingSeconds: t) - t } ?? e.offsetSeconds + (e.ratio - 1) * t
+    }
+
+    private func combine(_ e: DriftEstimate, _ stretches: [Stretch]) throws(MixdownError) -> DriftEstimate {
+        let rec = fitter.rec
+        let recRate = rec.info.sampleRate, refRate = fitter.ref.info.sampleRate
+        // Cuts between neighbouring stretches, REC seconds.
+        var cuts: [Double] = []
+        for (x, y) in zip(stretches, stretches.dropFirst()) {
+            cuts.append(try cut(from: rec.times[x.last], to: rec.times[y.first], before: x.estimate, after: y.estimate))
+        }
+        var combined = e
+        var windows = e.windows
+        var segments: [DriftEstimate.Segment] = []
+        var jumps: [DriftEstimate.Jump] = []
+        let bounds = [0.0] + cuts + [rec.duration]
+        for (i, s) in stretches.enumerated() {
+            for k in windows.indices where rec.times[k] >= bounds[i] && rec.times[k] < bounds[i + 1] { windows[k] = s.estimate.windows[k] }
+            let from = Int64((bounds[i] * Double(recRate)).rounded()), to = i + 1 == stretches.count ? rec.info.frames : Int64((bounds[i + 1] * Double(recRate)).rounded())
+            var knots: [ClockMap.Knot] = []
+            func knot(_ f: Int64) -> ClockMap.Knot {
+                let t = Double(f) / Double(recRate)
+                let ref = Int64(((t + Self.lag(s.estimate, at: t)) * Double(refRate)).rounded(.toNearestOrAwayFromZero))
+                return ClockMap.Knot(recordingFrame: f, referenceTime: MediaTime(frames: ref, sampleRate: refRate))
+            }
+            knots.append(knot(from))
+            for k in s.estimate.map?.knots ?? [] where k.recordingFrame > from && k.recordingFrame < to { knots.append(k) }
+            knots.append(knot(to))
+            var segment = DriftEstimate.Segment(start: bounds[i], end: bounds[i + 1], offsetSeconds: s.estimate.offsetSeconds,
+                                                ratio: s.estimate.ratio, ppm: s.estimate.ppm)
+            segment.map = try ClockMap(recordingRate: recRate, referenceRate: refRate, knots: knots, parameter: "the map of REC from \(bounds[i]) s")
+            segments.append(segment)
+            if i > 0 {
+                let t = cuts[i - 1]
+                jumps.append(.init(recordingTime: t, seconds: Self.lag(s.estimate, at: t) - Self.lag(stretches[i - 1].estimate, at: t)))
+            }
+        }
+        // The confidence of the stretches together: every line is two numbers.
+        let status = windows.map(\.status)
+        let usedWindows = windows.filter { $0.status == "used" }
+        let audible = status.filter { $0 != "silent" }.count
+        let outside = status.filter { $0 == "outside" }.count, ambiguous = status.filter { $0 == "ambiguous" }.count
+        let inside = max(audible - outside - ambiguous, (audible - outside + 1) / 2)
+        let residuals = usedWindows.compactMap { $0.residual.map(abs) }
+        let maxResidual = residuals.max() ?? 0
+        combined.windows = windows
+        combined.windowsUsed = usedWindows.count
+        combined.windowsRejected = windows.count - usedWindows.count
+        combined.residualMaxMilliseconds = maxResidual * 1000
+        combined.residualRMSMilliseconds = residuals.isEmpty ? 0 : (residuals.reduce(0) { $0 + $1 * $1 } / Double(residuals.count)).squareRoot() * 1000
+        combined.confidence = Fit.confidence(used: usedWindows.count, inside: inside, lines: stretches.count,
+                                             correlations: usedWindows.map(\.correlation), maxResidual: maxResidual)
+        let first = stretches[0].estimate
+        (combined.offsetSeconds, combined.ratio, combined.ppm) = (first.offsetSeconds, first.ratio, first.ppm)
+        combined.segments = segments
+        combined.jumps = jumps
+        combined.map = nil
+        combined.lineDepartureMilliseconds = nil
+        // The rival was the other stretch's line.
+        combined.rivalOffsetSeconds = nil
+        return combined
+    }
+
+    /// Where REC jumps between REC times `from` and `to` (seconds): the sample after which
+    /// REC matches REF along `after`'s line rather than `before`'s. Both are read at the
+    /// analysis rate; the cut maximises Σ_{i<c} x_i · a_i + Σ_{i≥c} x_i · b_i (x: REC, a
+    /// and b: REF along each line, linearly interpolated, signed by the polarity): a
+    /// cumulative sum, to the analysis sample (0.125 ms at 8 kHz).
+    func cut(from: Double, to: Double, before a: DriftEstimate, after b: DriftEstimate) throws(MixdownError) -> Double {
+        let rec = fitter.rec, ref = fitter.ref, grid = fitter.grid
+        let recRate = Double(rec.info.sampleRate), refRate = Double(ref.info.sampleRate), ra = grid.rate
+        let f0 = max(0, Int64((from * recRate).rounded(.down))), f1 = min(rec.info.frames, Int64((to * recRate).rounded(.up)))
+        guard f1 > f0 + 2 else { return (from + to) / 2 }
+        let x = try SignalAligner.read(AnalysisStream(path: rec.path, rate: grid.sampleRate, decimation: grid.decimation, range: f0..<f1))
+        let t0 = Double(f0) / recRate
+        /// REF along `e` for every REC sample.
+        func along(_ e: DriftEstimate) throws(MixdownError) -> [Float] {
+            let lo = t0 + Self.lag(e, at: t0) - 0.1, hi = Double(f1) / recRate + Self.lag(e, at: Double(f1) / recRate) + 0.1
+            let g0 = max(0, Int64((lo * refRate).rounded(.down))), g1 = min(ref.info.frames, Int64((hi * refRate).rounded(.up)))
+            guard g1 > g0 + 2 else { return [Float](repeating: 0, count: x.count) }
+            let y = try SignalAligner.read(AnalysisStream(path: ref.path, rate: grid.sampleRate, decimation: grid.decimation, range: g0..<g1))
+            let r0 = Double(g0) / refRate
+            return x.indices.map { i in
+                let t = t0 + Double(i) / ra
+                let p = (t + Self.lag(e, at: t) - r0) * ra
+                let j = Int(p.rounded(.down))
+                guard j >= 0, j + 1 < y.count else { return 0 }
+                let f = Float(p - Double(j))
+                return y[j] + f * (y[j + 1] - y[j])
+            }
+        }
+        let ya = try along(a), yb = try along(b)
+        var sum = 0.0, best = (value: 0.0, index: 0)
+        for i in x.indices {
+            sum += Double(x[i]) * (Double(a.polarity) * Double(ya[i]) - Double(b.polarity) * Double(yb[i]))
+            if sum > best.value { best = (sum, i + 1) }
+        }
+        return t0 + Double(best.index) / ra
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import Mixdown
+@testable import MixdownTools
+
+/// A recorder that paused: two stretches, each placed, the jump between them found to the
+/// sample's neighbourhood, and the render puts both where they belong.
+@Suite struct JumpSearchTests {
+    @Test func aPauseGivesTwoStretchesAndTheAlignedOutputLandsBoth() throws {
+        let dir = TempDir()
+        var pair = SyncTestPair(reference: dir.file("ref.wav"), recording: dir.file("rec.wav"))
+        pair.duration = 600
+        pair.offsetSeconds = 1.5
+        pair.ppm = 100
+        pair.equalise = true
+        pair.snrDecibels = 20
+        pair.pause = .init(at: 300, gap: 30)
+        let truth = try pair.run()
+        let e = try DriftEstimator(reference: pair.reference, recording: pair.recording).run()
+        let jumps = try #require(e.jumps)
+        #expect(jumps.count == 1)
+        #expect(abs(jumps[0].recordingTime - 300) < 0.001, "jump at \(jumps[0].recordingTime) s")
+        #expect(abs(jumps[0].seconds - 30) < 0.000_05, "jump of \(jumps[0].seconds) s")
+        let segments = try #require(e.segments)
+        #expect(segments.count == 2)
+        // Each stretch's line and map within 0.05 ms of the truth in the middle of it (its
+        // offset is its line's value at REC's time 0, an extrapolation for the second).
+        for (s, t) in zip(segments, [150.0, 450.0]) {
+            let line = s.offsetSeconds + s.ratio * t, expected = truth.referenceSeconds(atRecordingSeconds: t)
+            #expect(abs(line - expected) < 0.000_05, "stretch from \(s.start) s at \(t) s: \((line - expected) * 1000) ms")
+            let map = try #require(s.map)
+            let off = map.referenceSeconds(atRecordingSeconds: t) - truth.referenceSeconds(atRecordingSeconds: t)
+            #expect(abs(off) < 0.000_05, "map at \(t) s: \(off * 1000) ms")
+        }
+        #expect(e.confidence >= 0.8)
+        #expect(e.rivalOffsetSeconds == nil)
+        #expect(e.summary.contains("REC jumped: at 300.000 s by +"))
+        try e.requireConfidence(0.5)
+
+        // The render: REF's exact length, both stretches within 0.1 ms, silence where REC paused.
+        var job = FileAlign(input: pair.recording, reference: pair.reference, output: dir.file("aligned.wav"))
+        job.estimate = e
+        let report = try job.run()
+        #expect(report.outputFrames == 600 * 48_000)
+        #expect(try #require(report.residualMaxLagMilliseconds) < 0.1)
+        let out = try readFile(dir.file("aligned.wav")).planes[0]
+        #expect(out.count == 600 * 48_000)
+        let gapStart = Int(truth.referenceSeconds(atRecordingSeconds: 300 - 1e-6) * 48_000) + 100
+        let gapEnd = Int(truth.referenceSeconds(atRecordingSeconds: 300) * 48_000) - 100
+        #expect(gapEnd - gapStart > 29 * 48_000)
+        #expect(out[gapStart..<gapEnd].allSatisfy { $0 == 0 })
+        #expect(out[(gapEnd + 48_000)..<(gapEnd + 96_000)].contains { $0 != 0 })
+    }
+
+    @Test func aSteadyRecordingHasNoJump() throws {
+        let dir = TempDir()
+        var pair = SyncTestPair(reference: dir.file("ref.wav"), recording: dir.file("rec.wav"))
+        pair.duration = 300
+        pair.offsetSeconds = -2.25
+        pair.ppm = 250
+        _ = try pair.run()
+        let e = try DriftEstimator(reference: pair.reference, recording: pair.recording).run()
+        #expect(e.jumps == nil)
+        #expect(e.segments == nil)
+    }
+}
