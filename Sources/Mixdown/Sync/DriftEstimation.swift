@@ -170,6 +170,10 @@ public struct DriftEstimator: Sendable {
     /// A plain-correlation estimate at least this confident is kept without a second look.
     static let clearConfidence = 0.8
 
+    /// The shortest recording placed (seconds), and the windows a short clip is read in.
+    static let shortestClip = 2.0
+    static let clipWindows = 8
+
     /// A window whose best normalised correlation is below this is "weak".
     static let minimumCorrelation = 0.2
 
@@ -178,13 +182,27 @@ public struct DriftEstimator: Sendable {
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> DriftEstimate {
         let stopwatch = Stopwatch()
         let refInfo = try AudioFileInfo.read(path: reference)
-        _ = try AudioFileInfo.read(path: recording)
+        let recInfo = try AudioFileInfo.read(path: recording)
         try validate()
-        let grid = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: tuning.windowSpacing)
+        var grid = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: tuning.windowSpacing)
+        // A short clip (fewer than three windows at the spacing): eight one-second windows
+        // across it, and without a --max-offset the whole of REF searched.
+        var job = self
+        let recSeconds = recInfo.duration.approximateSeconds
+        if recSeconds < 3 * tuning.windowSpacing {
+            guard recSeconds >= Self.shortestClip else {
+                throw .invalidParameter(name: "recording", value: "'\(recording)'",
+                                        reason: String(format: "is %.3f s long: a clip of at least %.0f s is needed to place it", recSeconds, Self.shortestClip))
+            }
+            grid = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: (recSeconds - AnalysisGrid.windowSeconds) / Double(Self.clipWindows - 1) - 1e-9,
+                                firstCentre: AnalysisGrid.windowSeconds / 2)
+            if job.tuning.maxOffset == nil { job.tuning.maxOffset = refInfo.duration + MediaTime(seconds: 1) }
+        }
         let files = try RecordingAnalysis.run(paths: [reference, recording], grid: grid, parallel: 2,
                                               cancellation: cancellation) { progress?(0.7 * $0) }
-        let first = try estimate(files[0], files[1], grid: grid, cancellation: cancellation,
-                                 progress: { progress?(0.7 + 0.3 * $0) }, started: stopwatch)
+        let first = try job.estimate(files[0], files[1], grid: grid, cancellation: cancellation,
+                                     progress: { progress?(0.7 + 0.3 * $0) }, started: stopwatch)
+        if grid.firstCentre != nil { return first }
         // A mostly silent REC: too few windows held signal to agree on a line with
         // confidence. Look again
         // with a window every spacing / 5 s (at least 1 s); only REC is read again, and the

@@ -16,7 +16,12 @@ struct AnalysisGrid: Sendable {
     static let analysisTarget = 8000
     static let windowSeconds = 1.0
 
-    init(sampleRate: Int, spacing: Double) {
+    /// The first window's centre (seconds), when not half the spacing: a short clip's
+    /// windows start at its first sample.
+    let firstCentre: Double?
+
+    init(sampleRate: Int, spacing: Double, firstCentre: Double? = nil) {
+        self.firstCentre = firstCentre
         self.sampleRate = sampleRate
         decimation = AnalysisStream.factor(sampleRate, decimation: sampleRate / Self.analysisTarget)
         let rate = Double(sampleRate) / Double(decimation)
@@ -32,7 +37,10 @@ struct AnalysisGrid: Sendable {
 
     /// Window centres (seconds of the recording's clock) for a recording this long.
     func centres(duration: Double) -> [Double] {
-        stride(from: spacing / 2, to: duration - Self.windowSeconds / 2, by: spacing).map { $0 }
+        if let firstCentre {
+            return stride(from: firstCentre, through: duration - Self.windowSeconds / 2, by: spacing).map { $0 }
+        }
+        return stride(from: spacing / 2, to: duration - Self.windowSeconds / 2, by: spacing).map { $0 }
     }
 }
 
