@@ -341,7 +341,14 @@ enum Fit {
     static func confidence(used: Int, inside: Int, lines: Int, correlations: [Double], maxResidual: Double) -> Double {
         let given = 2 * lines
         guard used >= 3 * lines, inside > given, !correlations.isEmpty else { return 0 }
-        let clarity = min(1, median(correlations) / 0.5)
+        var clarity = min(1, median(correlations) / 0.5)
+        // Windows that agree far beyond chance establish the line however faint their
+        // matches (a distant microphone in a reverberant room): a window matched at random
+        // in its ±50 ms search lands within the largest residual of the line with
+        // probability residual / 50 ms; ten or more agreeing windows, over ten times the
+        // number chance would give, leave no doubt.
+        let chance = Double(inside - given) * max(maxResidual, 0.000_05) / FineAligner.defaultSearch
+        if used - given >= 10 && Double(used - given) > 10 * chance { clarity = 1 }
         return min(1, Double(used - given) / Double(inside - given)) * clarity * modelAgreement(maxResidual)
     }
 

@@ -88,7 +88,8 @@ struct SignalAligner {
             let stretch = Int((hi - lo) * coarseRate) + excerpt.count
             let size = max((2 * excerpt.count).nextPowerOfTwo, min(1 << 18, stretch.nextPowerOfTwo))
             pending.append(Pending(t0: t0, t1: t1, lo: lo, hi: hi,
-                                   search: PhaseTransform.BlockSearch(excerpt: excerpt, size: size, lowestFrequency: 20 / coarseRate)))
+                                   search: PhaseTransform.BlockSearch(excerpt: excerpt, size: size, lowestFrequency: 20 / coarseRate,
+                                                                      twiddles: pending.first { $0.search.size == size }?.search.twiddles)))
         }
         // Merged stretches of REF, in seconds, and the excerpts searching them.
         var stretches: [(from: Double, to: Double, members: [Int])] = []

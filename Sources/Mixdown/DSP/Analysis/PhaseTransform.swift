@@ -85,11 +85,14 @@ public enum PhaseTransform {
         private var ar: [Double], ai: [Double]
         private let lowestBin: Int
 
-        public init(excerpt: [Float], size: Int, lowestFrequency: Double = 0) {
+        /// `twiddles`: a table of `size` to share with other searches (each table of 2^18
+        /// is 2 MB), or nil for one of its own.
+        public init(excerpt: [Float], size: Int, lowestFrequency: Double = 0, twiddles: Twiddles? = nil) {
             precondition(size.nextPowerOfTwo == size && excerpt.count > 0 && excerpt.count < size)
+            precondition(twiddles.map { $0.size == size } ?? true, "a shared twiddle table must be of the search's size")
             self.size = size
             excerptLength = excerpt.count
-            table = Twiddles(size: size)
+            table = twiddles ?? Twiddles(size: size)
             ar = PhaseTransform.centred(excerpt) + [Double](repeating: 0, count: size - excerpt.count)
             ai = [Double](repeating: 0, count: size)
             table.transform(&ar, &ai, inverse: false)
