@@ -170,6 +170,19 @@ public struct DriftEstimator: Sendable {
     /// A plain-correlation estimate at least this confident is kept without a second look.
     static let clearConfidence = 0.8
 
+    /// The grid of a short clip (`seconds` long, shorter than three windows at `spacing`):
+    /// `clipWindows` one-second windows across it, the first at its first sample; nil for a
+    /// longer recording. Throws for a clip shorter than `shortestClip`, naming it.
+    static func clipGrid(sampleRate: Int, recording: String, seconds: Double, spacing: Double) throws(MixdownError) -> AnalysisGrid? {
+        guard seconds < 3 * spacing else { return nil }
+        guard seconds >= shortestClip else {
+            throw .invalidParameter(name: "recording", value: "'\(recording)'",
+                                    reason: String(format: "is %.3f s long: a clip of at least %.0f s is needed to place it", seconds, shortestClip))
+        }
+        return AnalysisGrid(sampleRate: sampleRate, spacing: (seconds - AnalysisGrid.windowSeconds) / Double(clipWindows - 1) - 1e-9,
+                            firstCentre: AnalysisGrid.windowSeconds / 2)
+    }
+
     /// The shortest recording placed (seconds), and the windows a short clip is read in.
     static let shortestClip = 2.0
     static let clipWindows = 8
@@ -189,13 +202,8 @@ public struct DriftEstimator: Sendable {
         // across it, and without a --max-offset the whole of REF searched.
         var job = self
         let recSeconds = recInfo.duration.approximateSeconds
-        if recSeconds < 3 * tuning.windowSpacing {
-            guard recSeconds >= Self.shortestClip else {
-                throw .invalidParameter(name: "recording", value: "'\(recording)'",
-                                        reason: String(format: "is %.3f s long: a clip of at least %.0f s is needed to place it", recSeconds, Self.shortestClip))
-            }
-            grid = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: (recSeconds - AnalysisGrid.windowSeconds) / Double(Self.clipWindows - 1) - 1e-9,
-                                firstCentre: AnalysisGrid.windowSeconds / 2)
+        if let clip = try Self.clipGrid(sampleRate: refInfo.sampleRate, recording: recording, seconds: recSeconds, spacing: tuning.windowSpacing) {
+            grid = clip
             if job.tuning.maxOffset == nil { job.tuning.maxOffset = refInfo.duration + MediaTime(seconds: 1) }
         }
         let files = try RecordingAnalysis.run(paths: [reference, recording], grid: grid, parallel: 2,

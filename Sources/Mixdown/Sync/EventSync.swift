@@ -134,7 +134,17 @@ public struct EventSync: Sendable {
         let grid = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: tuning.windowSpacing)
         let paths = [reference] + recordings
         // Progress: first passes 60 %, pairs 40 % (a second round, if any, reuses the last part).
-        let files = try RecordingAnalysis.run(paths: paths, grid: grid, parallel: parallel, cancellation: cancellation) { progress?(0.6 * $0) }
+        var files = try RecordingAnalysis.run(paths: paths, grid: grid, parallel: parallel, cancellation: cancellation) { progress?(0.6 * $0) }
+        // Short clips (a phone's few seconds): read again in windows of their own, searched
+        // for over the whole of what they are matched against.
+        var grids = [AnalysisGrid](repeating: grid, count: paths.count)
+        for i in 1..<paths.count {
+            if let clip = try DriftEstimator.clipGrid(sampleRate: refInfo.sampleRate, recording: paths[i], seconds: files[i].duration,
+                                                      spacing: tuning.windowSpacing) {
+                grids[i] = clip
+                files[i] = try RecordingAnalysis(path: paths[i], grid: clip, cancellation: cancellation) { _ in }
+            }
+        }
         var estimator = DriftEstimator(reference: reference, recording: reference)
         estimator.tuning = tuning
 
@@ -155,14 +165,17 @@ public struct EventSync: Sendable {
             }
             pairs.forEach { tried.insert($0 + [wide ? 1 : 0]) }
             let shares = ProgressShares(count: pairs.count) { p in progress?(round == 0 ? 0.6 + 0.4 * p : 0.9 + 0.1 * p) }
-            let base = estimator, limit = tuning.maxOffset, anyOverlap = wide
+            let base = estimator, limit = tuning.maxOffset, anyOverlap = wide, grids = grids, files = files
             let results = ParallelMap.run(count: pairs.count, parallel: parallel) { k throws(MixdownError) -> DriftEstimate in
                 let (a, b) = (pairs[k][0], pairs[k][1])
                 var job = base
                 // Any overlap: REC may start anywhere from REF's end back to its own length before REF.
                 job.tuning.maxOffset = limit ?? (anyOverlap ? MediaTime(seconds: Int64((files[a].duration + files[b].duration).rounded(.up)) + 1)
                                                      : SyncTuning.pairMaxOffset)
-                return try job.estimate(files[a], files[b], grid: grid, cancellation: cancellation,
+                if grids[b].firstCentre != nil && limit == nil {
+                    job.tuning.maxOffset = MediaTime(seconds: Int64((files[a].duration + files[b].duration).rounded(.up)) + 1)
+                }
+                return try job.estimate(files[a], files[b], grid: grids[b], cancellation: cancellation,
                                         progress: { shares.set(k, $0) }, started: Stopwatch())
             }
             if cancellation?.isCancelled == true { throw .cancelled }

@@ -147,6 +147,44 @@ import Testing
         #expect(pieces.confidence < 0.5, "piecewise confidence \(pieces.confidence), residual max \(pieces.residualMaxMilliseconds) ms")
     }
 
+    struct LongCase: Sendable, CustomStringConvertible {
+        let seconds: Int64, wander: SyncTestPair.Wander, eq: Bool
+        var description: String { "\(seconds) s, \(wander)" }
+    }
+
+    /// Half an hour of a clock that follows a slow sinusoid (100 ± 20 ppm), through another
+    /// microphone; an hour of a clock warming up (15 ppm more every hour: the 10 ms that
+    /// 5 ppm per hour leaves over three hours, in a third of the time).
+    @Test(arguments: [LongCase(seconds: 1800, wander: .sinusoid(amplitudePPM: 20, periodSeconds: 1800), eq: true),
+                      LongCase(seconds: 3600, wander: .ramp(ppmPerHour: 15), eq: false)])
+    func overLongRecordingsEveryMomentLandsWithinATenthOfAMillisecond(_ c: LongCase) throws {
+        let dir = TempDir()
+        var pair = SyncTestPair(reference: dir.file("ref.wav"), recording: dir.file("rec.wav"))
+        pair.duration = c.seconds
+        pair.offsetSeconds = 2.5
+        pair.ppm = 100
+        pair.wander = c.wander
+        pair.equalise = c.eq
+        pair.snrDecibels = c.eq ? 20 : nil
+        let truth = try pair.run()
+        let report = try FileAlign(input: pair.recording, reference: pair.reference, output: dir.file("aligned.wav")).run()
+        #expect(report.mapKnots != nil)
+        #expect(report.outputFrames == c.seconds * 48_000)
+        #expect(try AudioFileInfo.read(path: dir.file("aligned.wav")).frames == c.seconds * 48_000)
+        #expect(try #require(report.residualMaxLagMilliseconds) < 0.1)
+        #expect(report.confidence >= 0.8)
+        let e = try DriftEstimator(reference: pair.reference, recording: pair.recording).run()
+        let map = try #require(e.map)
+        let recSeconds = try AudioFileInfo.read(path: pair.recording).duration.approximateSeconds
+        var worst = 0.0
+        for i in 0...1000 {
+            let t = recSeconds * Double(i) / 1000
+            worst = max(worst, abs(map.referenceSeconds(atRecordingSeconds: t) - truth.referenceSeconds(atRecordingSeconds: t)))
+        }
+        #expect(worst < 0.000_1, "the map is \(worst * 1000) ms off at worst")
+        #expect(try #require(e.lineDepartureMilliseconds) > 2)
+    }
+
     @Test func aSteadyClockGivesNoMapAndTheSameLine() throws {
         let dir = TempDir()
         var pair = SyncTestPair(reference: dir.file("ref.wav"), recording: dir.file("rec.wav"))

@@ -33,6 +33,10 @@ import Testing
             #expect(e.windows.count == 8)
             #expect(e.confidence >= 0.8)
             #expect(e.rivalOffsetSeconds == nil)
+            // Among many recordings of the event, too: the clip beside the whole REC.
+            let event = try EventSync(reference: pair.reference, recordings: [pair.recording, dir.file("clip.wav")]).run()
+            let placed = try #require(event.placements.last?.estimate)
+            #expect(abs(placed.offsetSeconds - expected) < 0.000_05, "event: \((placed.offsetSeconds - expected) * 1000) ms")
         }
         // Shorter than 2 s: refused, naming the clip and the minimum.
         try Self.cut(pair.recording, 48_000..<(48_000 + 72_000), to: dir.file("short.wav"))
