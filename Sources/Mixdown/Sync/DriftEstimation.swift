@@ -66,6 +66,11 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
     /// With a map: the most (ms) the best single line departs from it at any window used,
     /// which a render at one ratio would be off.
     public internal(set) var lineDepartureMilliseconds: Double?
+    /// How far (ms) the windows' matches move when their spectra are tilted up by 6 dB an
+    /// octave (the median over the windows used): a material whose bands disagree on the
+    /// timing (low drones through a minimum-phase filter on one side) cannot be placed more
+    /// closely than this, and the confidence says so. nil when not measured.
+    public internal(set) var bandDisagreementMilliseconds: Double? = nil
     /// Present when REC jumped (it paused, or restarted): every jump, and `segments` then
     /// holds the stretches between them, each with its own offset, ratio and map.
     /// `offsetSeconds` and `ratio` are the first stretch's.
@@ -121,6 +126,9 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
                        sign, at, abs(ppm), speed, ratio, windowsUsed, windowsUsed + windowsRejected, confidence,
                        residualRMSMilliseconds, residualMaxMilliseconds)
         if polarity < 0 { s += "; REC's polarity is inverted" }
+        if let band = bandDisagreementMilliseconds, band > 0.25 {
+            s += String(format: "; its bands disagree on the timing by %.3f ms (a filter on one side moves the low ones): no closer than that", band)
+        }
         if let map, let departure = lineDepartureMilliseconds {
             s += String(format: "; REC's clock wanders: it follows a map of %d knots (one ratio would leave it %.3f ms off)", map.knots.count, departure)
         }
@@ -303,15 +311,17 @@ public struct DriftEstimator: Sendable {
             // Every window's candidate places, per strategy: (lag, correlation).
             var found = [[[(lag: Double, correlation: Double)]]](repeating: [[(lag: Double, correlation: Double)]](repeating: [], count: times.count),
                                                                  count: strategies.count)
+            var emphasis = [[Double?]](repeating: [Double?](repeating: nil, count: times.count), count: strategies.count)
             for (done, r) in requests.enumerated() {
                 if cancellation?.isCancelled == true { throw .cancelled }
                 found[r.strategy][r.window] = try fine.match(rec.window(r.window), at: r.refStart, search: r.search).map {
                     ((($0.position + Double(grid.windowLength) / 2) / rate - times[r.window]), $0.correlation)
                 }
+                emphasis[r.strategy][r.window] = fine.emphasisPosition.map { ($0 + Double(grid.windowLength) / 2) / rate - times[r.window] }
                 if done % 16 == 0 { progress?(Double(done) / Double(requests.count)) }
             }
             for s in strategies.indices {
-                for k in times.indices { if let e = shared(s, k) { found[s][k] = found[e][k] } }
+                for k in times.indices { if let e = shared(s, k) { found[s][k] = found[e][k]; emphasis[s][k] = emphasis[e][k] } }
             }
             return strategies.indices.map { s in
                 Fit.estimate(reference: ref.path, recording: rec.path,
@@ -319,7 +329,8 @@ public struct DriftEstimator: Sendable {
                              jointly: measure == .lineClipped, piecewise: piecewise, minimumCorrelation: Self.minimumCorrelation,
                              duration: rec.duration, referenceDuration: ref.duration, maxSlope: maxDrift,
                              seconds: stopwatch.seconds, coarse: names[s],
-                             clock: (rec.info.sampleRate, ref.info.sampleRate, rec.info.frames))
+                             clock: (rec.info.sampleRate, ref.info.sampleRate, rec.info.frames),
+                             emphasis: emphasis[s])
             }
         }
         /// The most confident fit (the earlier strategy on a tie), with a rival line when

@@ -182,7 +182,8 @@ enum Fit {
     static func estimate(reference: String, recording: String, windows all: [WindowMatches],
                          jointly: Bool, piecewise: Bool, minimumCorrelation: Double, duration: Double, referenceDuration: Double,
                          maxSlope: Double = .infinity, seconds: Double, coarse: String,
-                         clock: (recordingRate: Int, referenceRate: Int, recordingFrames: Int64)? = nil) -> DriftEstimate {
+                         clock: (recordingRate: Int, referenceRate: Int, recordingFrames: Int64)? = nil,
+                         emphasis: [Double?]? = nil) -> DriftEstimate {
         // Only clear candidates count.
         let all: [WindowMatches] = all.map { m in
             let clear = m.silent ? [] : m.candidates.filter { abs($0.correlation) >= minimumCorrelation }
@@ -282,6 +283,19 @@ enum Fit {
             confidence = Self.confidence(used: used.count, inside: inside, lines: 1, correlations: used.map { w[$0].correlation },
                                          maxResidual: maxResidual)
         }
+        // Bands that disagree on the timing: the windows' matches with their spectra tilted
+        // up by 6 dB an octave, against their plain matches (each window's clearest place).
+        var disagreement: Double?
+        if let emphasis {
+            let moves = used.compactMap { i -> Double? in
+                guard let e = emphasis[i], let lag = w[i].lag, let top = all[i].candidates.first, abs(top.lag - lag) < 1e-9 else { return nil }
+                return e - lag
+            }
+            if moves.count >= 3 {
+                disagreement = abs(median(moves))
+                confidence *= modelAgreement(disagreement!)
+            }
+        }
         // Straight pieces through a clock that curves: the windows they drop as outliers do
         // not show how far off they are, the smooth map through all of them does.
         var piecesDeparture = 0.0
@@ -324,7 +338,7 @@ enum Fit {
         let windows = w.indices.map { i in
             DriftEstimate.Window(recordingTime: w[i].t, lag: w[i].lag, correlation: w[i].correlation, residual: residual[i], status: status[i])
         }
-        return DriftEstimate(reference: reference, recording: recording, offsetSeconds: offset, ratio: ratio,
+        var estimate = DriftEstimate(reference: reference, recording: recording, offsetSeconds: offset, ratio: ratio,
                              ppm: (ratio - 1) * 1e6, confidence: confidence, windowsUsed: used.count,
                              windowsRejected: w.count - used.count, residualRMSMilliseconds: rms * 1000,
                              residualMaxMilliseconds: maxResidual * 1000, segments: piecewise ? segs : nil,
@@ -333,6 +347,8 @@ enum Fit {
                              rivalOffsetSeconds: selection.flatMap { s in
                                  s.rival.flatMap { $0.support >= rivalShare * s.best.support ? $0.line.intercept : nil }
                              })
+        estimate.bandDisagreementMilliseconds = disagreement.map { $0 * 1000 }
+        return estimate
     }
 
     /// (windows used − 2 per line) / (windows inside REF − 2 per line) × min(1, median

@@ -49,6 +49,16 @@ final class FineAligner {
 
     let measure: Measure
 
+    /// After a plain `match`: where the window's first difference (its spectrum tilted up
+    /// by 6 dB an octave, so that the low drones and hums that rule the plain measure
+    /// count no more than the rest) matches best, within ±`emphasisSearch` of the best
+    /// candidate, as a fractional REF sample like `Candidate.position`; nil when there is
+    /// no best candidate. A material whose timing differs between its bands (a drone
+    /// through a minimum-phase filter) shows here.
+    private(set) var emphasisPosition: Double?
+    /// ±2 ms, seconds.
+    static let emphasisSearch = 0.002
+
     init(stream: AnalysisStream, windowLength: Int, rate: Double, measure: Measure) {
         self.stream = stream
         length = windowLength
@@ -92,9 +102,14 @@ final class FineAligner {
             // The peaks of the sign of the largest |c|: an inverted recording (or a window whose
             // filters turn it over) is placed on its negative peak, not on a side lobe beside it.
             let sign: Double = (c.max() ?? 0) >= -(c.min() ?? 0) ? 1 : -1
-            return Self.peaks(c.map { max(0, sign * $0) }, width: width).map {
+            let found = Self.peaks(c.map { max(0, sign * $0) }, width: width).map {
                 Candidate(position: Double(lo) + $0.index, correlation: sign * $0.value)
             }
+            emphasisPosition = found.first.flatMap { best in
+                Self.emphasised(a, x, around: Int((best.position - Double(lo)).rounded()), span: Int(Self.emphasisSearch * rate), sign: sign)
+                    .map { Double(lo) + $0 }
+            }
+            return found
         }
         let used = Self.excerptLength(window: length, lags: lags)
         let correlator = correlators[lags] ?? LineClippedCorrelation(excerptLength: used, lags: lags, lowestFrequency: Self.lowestFrequency / rate)
@@ -102,7 +117,38 @@ final class FineAligner {
         // The window's middle `used` samples against the same stretch of REF.
         let trim = (length - used) / 2
         let c = x.withUnsafeBufferPointer { correlator.correlate(rec + trim, $0.baseAddress! + trim) }
-        return Self.peaks(c, width: width).map { Candidate(position: Double(lo) + $0.index, correlation: $0.value) }
+        let found = Self.peaks(c, width: width).map { Candidate(position: Double(lo) + $0.index, correlation: $0.value) }
+        let a = Array(UnsafeBufferPointer(start: rec, count: length))
+        emphasisPosition = found.first.flatMap { best in
+            Self.emphasised(a, x, around: Int((best.position - Double(lo)).rounded()), span: Int(Self.emphasisSearch * rate),
+                            sign: best.correlation < 0 ? -1 : 1).map { Double(lo) + $0 }
+        }
+        return found
+    }
+
+    /// The fractional lag (into `x`) where the first differences of `a` and `x` correlate
+    /// best, with `sign`, within `around` ± `span`; nil when the peak lies on the edge.
+    static func emphasised(_ a: [Float], _ x: [Float], around: Int, span: Int, sign: Double) -> Double? {
+        let n = a.count - 1
+        guard n > 1 else { return nil }
+        let da = (0..<n).map { Double(a[$0 + 1]) - Double(a[$0]) }
+        let energyA = da.reduce(0) { $0 + $1 * $1 }
+        let first = max(0, around - span), last = min(x.count - a.count, around + span)
+        guard last - first >= 2, energyA > 0 else { return nil }
+        var c: [Double] = []
+        for l in first...last {
+            var dot = 0.0, energy = 0.0
+            for i in 0..<n {
+                let d = Double(x[l + i + 1]) - Double(x[l + i])
+                dot += da[i] * d
+                energy += d * d
+            }
+            c.append(energy > 0 ? sign * dot / (energyA * energy).squareRoot() : 0)
+        }
+        guard let top = c.indices.max(by: { c[$0] < c[$1] }), top > 0, top < c.count - 1 else { return nil }
+        let y0 = c[top - 1], y1 = c[top], y2 = c[top + 1]
+        let d = y0 - 2 * y1 + y2
+        return Double(first + top) + (d < 0 ? 0.5 * (y0 - y2) / d : 0)
     }
 
     /// How much of a window of `window` samples is matched over `lags` lags: all of it, or

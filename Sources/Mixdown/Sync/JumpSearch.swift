@@ -24,17 +24,19 @@ struct StrategyFitter {
         let stream = try AnalysisStream(path: ref.path, rate: grid.sampleRate, decimation: grid.decimation)
         let fine = FineAligner(stream: stream, windowLength: grid.windowLength, rate: rate, measure: .plain)
         var found = [[(lag: Double, correlation: Double)]](repeating: [], count: times.count)
+        var emphasis = [Double?](repeating: nil, count: times.count)
         for r in requests {
             if cancellation?.isCancelled == true { throw .cancelled }
             found[r.window] = try fine.match(rec.window(r.window), at: r.refStart, search: r.search).map {
                 (($0.position + half) / rate - times[r.window], $0.correlation)
             }
+            emphasis[r.window] = fine.emphasisPosition.map { ($0 + half) / rate - times[r.window] }
         }
         return Fit.estimate(reference: ref.path, recording: rec.path, windows: times.indices.map { (times[$0], silent[$0], found[$0]) },
                             jointly: false, piecewise: false, minimumCorrelation: DriftEstimator.minimumCorrelation,
                             duration: rec.duration, referenceDuration: ref.duration, maxSlope: maxDrift,
                             seconds: stopwatch.seconds, coarse: name,
-                            clock: (rec.info.sampleRate, ref.info.sampleRate, rec.info.frames))
+                            clock: (rec.info.sampleRate, ref.info.sampleRate, rec.info.frames), emphasis: emphasis)
     }
 }
 
@@ -166,6 +168,7 @@ struct JumpSearch {
         combined.residualRMSMilliseconds = residuals.isEmpty ? 0 : (residuals.reduce(0) { $0 + $1 * $1 } / Double(residuals.count)).squareRoot() * 1000
         combined.confidence = Fit.confidence(used: usedWindows.count, inside: inside, lines: stretches.count,
                                              correlations: usedWindows.map(\.correlation), maxResidual: maxResidual)
+            * Fit.modelAgreement((e.bandDisagreementMilliseconds ?? 0) / 1000)
         let first = stretches[0].estimate
         (combined.offsetSeconds, combined.ratio, combined.ppm) = (first.offsetSeconds, first.ratio, first.ppm)
         combined.segments = segments
