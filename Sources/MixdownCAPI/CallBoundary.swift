@@ -43,7 +43,7 @@ enum CallBoundary {
         case .unsupportedOutput, .unsupportedChannelMapping: MIXDOWN_ERROR_UNSUPPORTED
         case .outputExists: MIXDOWN_ERROR_OUTPUT_EXISTS
         case .outputNotWritable, .writeFailed, .outputTooLarge, .notEnoughSpace: MIXDOWN_ERROR_WRITE
-        case .lowConfidence, .unplaced, .ambiguousAlignment, .misaligned: MIXDOWN_ERROR_NO_ALIGNMENT
+        case .lowConfidence, .unplaced, .ambiguousAlignment, .misaligned, .notOneLine: MIXDOWN_ERROR_NO_ALIGNMENT
         case .cancelled: MIXDOWN_ERROR_CANCELLED
         case .nodeContractViolated: MIXDOWN_ERROR_INTERNAL
         }

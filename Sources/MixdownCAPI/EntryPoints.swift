@@ -164,6 +164,8 @@ public func cEstimateDrift(_ reference: UnsafePointer<CChar>?, _ recording: Unsa
         }
         let e = try estimator.run()
         try e.requireConfidence(estimator.tuning.minimumConfidence)
+        // The result holds one line: a clock that is not one is refused, not approximated.
+        try e.requireOneLine()
         let offset = try MediaTime(microsecondsOf: e.offsetSeconds, parameter: "offset").reduced
         out.pointee = mixdown_drift(offset_num: offset.value, offset_den: Int64(offset.timescale), offset_seconds: e.offsetSeconds,
                                     ratio: e.ratio, ppm: e.ppm, confidence: e.confidence,

@@ -386,7 +386,9 @@ def sync(reference: PathLike, *recordings: PathLike, max_offset: Exact = 60, max
          window_spacing: Exact = 10, min_confidence: Exact = "0.5") -> list[SyncEstimate]:
     """Estimates the start offset and the clock drift of each recording against `reference`,
     one :class:`SyncEstimate` per recording, in order. Raises :class:`Error` (status "no
-    alignment") for a recording with no trustworthy alignment.
+    alignment") for a recording with no trustworthy alignment, and for one that a single
+    offset and ratio do not describe (a clock that wanders, a recorder that paused: the
+    message says which; ``mixdown sync --doc`` writes a document that follows it).
 
     ``max_offset``: the search range for the offset, in seconds; ``max_drift_ppm``: the largest
     drift searched; ``window_spacing``: seconds between analysis windows; ``min_confidence``:

@@ -55,6 +55,10 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
     case unplaced(recordings: [String], reasons: [String])
     /// Two different alignments fit about as well (periodic material): no estimate is given.
     case ambiguousAlignment(reference: String, recording: String, offsets: [Double], reason: String)
+    /// The caller asked for one offset and one ratio, and the recording's clock is not one
+    /// line (it wanders, or the recorder paused): a single line would be off by more than
+    /// the estimate's own precision.
+    case notOneLine(reference: String, recording: String, reason: String)
     /// An aligned output measured against its reference lies off it by more than the check
     /// allows (a clock the estimate did not model): it was removed.
     case misaligned(output: String, reference: String, worstMilliseconds: Double, atSeconds: Double, limitMilliseconds: Double)
@@ -105,6 +109,7 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
             return "could not place " + zip(recs, reasons).map { "'\($0)' (\($1))" }.joined(separator: "; ")
         case .ambiguousAlignment(let ref, let rec, let o, let r):
             return "'\(rec)' against '\(ref)': offsets \(o.map { String(format: "%+.3f s", $0) }.joined(separator: " and ")) fit about as well: \(r)"
+        case .notOneLine(let ref, let rec, let r): return "'\(rec)' against '\(ref)': \(r)"
         case .misaligned(let o, let r, let w, let t, let l):
             return "'\(o)': measured against '\(r)', the aligned output is \(String(format: "%.3f", w)) ms off at \(String(format: "%.1f", t)) s of it (at most \(String(format: "%.3f", l)) ms is accepted): the recording's clock does not follow the estimate; nothing was written"
         case .invalidManifest(let f, let l, let r): return l > 0 ? "'\(f)': line \(l): \(r)" : "'\(f)': \(r)"

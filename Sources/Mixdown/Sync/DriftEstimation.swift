@@ -116,6 +116,23 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
         }
     }
 
+    /// Throws `notOneLine` when one offset and one ratio do not describe REC: its clock
+    /// wanders so that the best line leaves the map by more than `maximumDeparture`
+    /// (seconds), or it jumped. For callers that can take only a line (the C API's and
+    /// Python's drift estimate): the line alone would be silently off.
+    public func requireOneLine(maximumDeparture: Double = 0.000_25) throws(MixdownError) {
+        if let jumps, let first = jumps.first {
+            throw .notOneLine(reference: reference, recording: recording,
+                              reason: String(format: "REC jumped by %+.6f s at %.3f s of it (%d jump(s)): no single offset places it; align it with `mixdown stretch --align` or render the document of `mixdown sync --doc`",
+                                             first.seconds, first.recordingTime, jumps.count))
+        }
+        if map != nil, let departure = lineDepartureMilliseconds, departure > maximumDeparture * 1000 {
+            throw .notOneLine(reference: reference, recording: recording,
+                              reason: String(format: "REC's clock wanders: the best single offset and ratio are %.3f ms off it somewhere (a map of %d knots follows it); align it with `mixdown stretch --align` or render the document of `mixdown sync --doc`",
+                                             departure, map!.knots.count))
+        }
+    }
+
     /// One line a person reads.
     public var summary: String {
         let sign = offsetSeconds >= 0 ? "+" : "-"

@@ -105,8 +105,11 @@ import Testing
         let map = try #require(e.map)
         #expect(e.confidence >= 0.8)
         #expect(e.residualMaxMilliseconds < 0.25)
-        // One ratio would be about 2 ms off: the map is what places it.
+        // One ratio would be about 2 ms off: the map is what places it, and a caller that
+        // takes only a line (the C API, Python) is refused rather than given it.
         #expect(try #require(e.lineDepartureMilliseconds) > 1.5)
+        let oneLine = #expect(throws: MixdownError.self) { try e.requireOneLine() }
+        #expect(oneLine?.description.contains("REC's clock wanders: the best single offset and ratio are") == true)
         let recSeconds = try AudioFileInfo.read(path: pair.recording).duration.approximateSeconds
         #expect(map.knots.first!.recordingFrame == 0)
         #expect(map.knots.last!.recordingFrame == (try AudioFileInfo.read(path: pair.recording).frames))
@@ -197,6 +200,7 @@ import Testing
         let e = try DriftEstimator(reference: pair.reference, recording: pair.recording).run()
         #expect(e.map == nil)
         #expect(e.lineDepartureMilliseconds == nil)
+        try e.requireOneLine()
         #expect(abs(e.offsetSeconds - truth.offsetSeconds) < 0.000_1)
         #expect(e.confidence >= 0.8)
     }

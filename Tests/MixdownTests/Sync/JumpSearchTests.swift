@@ -36,6 +36,8 @@ import Testing
         #expect(e.rivalOffsetSeconds == nil)
         #expect(e.summary.contains("REC jumped: at 300.000 s by +"))
         try e.requireConfidence(0.5)
+        let oneLine = #expect(throws: MixdownError.self) { try e.requireOneLine() }
+        #expect(oneLine?.description.contains("REC jumped by +") == true)
 
         // The render: REF's exact length, both stretches within 0.1 ms, silence where REC paused.
         var job = FileAlign(input: pair.recording, reference: pair.reference, output: dir.file("aligned.wav"))
