@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The band-limiting filter of `Resampler`, designed for one exact ratio and quality, and
 /// laid out for the C kernel as a bank of phase rows.
@@ -19,7 +20,7 @@ import Foundation
 /// - `interpolated` otherwise: `phases` + 1 rows for μ = q / phases; an output between two
 ///   rows takes y0 + f (y1 − y0) of the two rows' results (f the remainder, in [0, 1)).
 public struct ResamplerFilter: Sendable, Equatable {
-    public enum Layout: Sendable, Equatable {
+    public enum Layout: Sendable, Hashable {
         case exact(phases: Int)
         case interpolated(phases: Int)
     }
@@ -66,9 +67,31 @@ public struct ResamplerFilter: Sendable, Equatable {
             while Double(phases) < 1024 * lower { phases *= 2 }
             layout = .interpolated(phases: phases)
         }
-        self.init(taps: taps, layout: layout, kaiserBeta: Self.beta(forAttenuation: attenuation),
-                  passEdge: passEdge, stopEdge: stopEdge)
+        let key = Design(taps: taps, layout: layout, kaiserBeta: Self.beta(forAttenuation: attenuation), passEdge: passEdge, stopEdge: stopEdge)
+        if let made = Self.recent.withLock({ $0[key] }) {
+            self = made
+            return
+        }
+        self.init(taps: taps, layout: layout, kaiserBeta: key.kaiserBeta, passEdge: passEdge, stopEdge: stopEdge)
+        let made = self
+        Self.recent.withLock {
+            if $0.count >= Self.recentCapacity { $0.removeAll() }
+            $0[key] = made
+        }
     }
+
+    /// What decides a design. A clock map's pieces (ratios a few ppm apart, all above 1)
+    /// and a batch's files at one rate ask for the same filter again and again: the last
+    /// few designs are kept (each about half a megabyte), so each is computed once.
+    private struct Design: Hashable {
+        let taps: Int
+        let layout: Layout
+        let kaiserBeta: Double
+        let passEdge: Double
+        let stopEdge: Double
+    }
+    private static let recentCapacity = 4
+    private static let recent = Mutex<[Design: ResamplerFilter]>([:])
 
     public init(taps: Int, layout: Layout, kaiserBeta: Double, passEdge: Double, stopEdge: Double) {
         precondition(taps >= 16 && taps % 16 == 0 && passEdge > 0 && stopEdge > passEdge)
