@@ -150,15 +150,20 @@ public struct FileAlign: Sendable {
         let last = min(ref.frames, first + Int64(available.rounded(.down)))
         var items: [TrackPlayer.Item] = []
         let invert = estimate.polarity < 0 && !keepPolarity
-        if let jumps = estimate.jumps, let segments = estimate.segments {
+        // A map (a clock that wanders) or stretches (a recorder that paused) are followed by
+        // the resampler alone.
+        if estimate.map != nil || estimate.jumps != nil, chosen != .varispeed && chosen != .auto {
+            let what = estimate.jumps.map { "across its \($0.count) jump(s)" } ?? "along its wandering clock (a map of \(estimate.map!.knots.count) knots)"
+            throw .invalidParameter(name: "--algorithm", value: chosen.rawValue, reason: "cannot follow '\(input)' \(what); varispeed does")
+        }
+        if estimate.jumps != nil, let segments = estimate.segments {
             // A recording that paused: each stretch on REF's clock along its own map, silence
             // for what REC missed.
-            guard chosen == .varispeed || chosen == .auto else {
-                throw .invalidParameter(name: "--algorithm", value: chosen.rawValue,
-                                        reason: "cannot follow '\(input)' across its \(jumps.count) jump(s); varispeed does")
-            }
             for segment in segments {
-                guard let map = segment.map else { continue }
+                guard let map = segment.map else {
+                    throw .invalidParameter(name: "estimate", value: String(format: "stretch %.3f-%.3f s", segment.start, segment.end),
+                                            reason: "of a recording that jumped has no map to render it by")
+                }
                 let more = try Self.mapItems(map, path: input, recordingFrames: rec.frames, referenceFrames: ref.frames,
                                              quality: quality, threads: settings.threads, invert: invert)
                 if let last = items.last, let next = more.first, next.frames.lowerBound < last.frames.upperBound {
@@ -169,10 +174,6 @@ public struct FileAlign: Sendable {
             }
         } else if let map = estimate.map {
             // A clock that wanders: the resampler follows the map, one exact ratio per piece.
-            guard chosen == .varispeed || chosen == .auto else {
-                throw .invalidParameter(name: "--algorithm", value: chosen.rawValue,
-                                        reason: "cannot follow '\(input)''s wandering clock (a map of \(map.knots.count) knots); varispeed does")
-            }
             items = try Self.mapItems(map, path: input, recordingFrames: rec.frames, referenceFrames: ref.frames,
                                       quality: quality, threads: settings.threads, invert: invert)
         } else if last > first && recStart < rec.frames {
@@ -233,15 +234,16 @@ public struct FileAlign: Sendable {
                     if abs(lag) > abs(model.lag) { model = (lag, t) }
                 }
             }
+            var failed: (lag: Double, at: Double, limit: Double)?
             if abs(model.lag) > Self.maximumModelLag {
-                unlink(output)
-                throw .misaligned(output: output, reference: reference, worstMilliseconds: abs(model.lag) * 1000,
-                                  atSeconds: model.at, limitMilliseconds: Self.maximumModelLag * 1000)
+                failed = (model.lag, model.at, Self.maximumModelLag)
+            } else if let w = worstWindow, abs(w.lag!) > Self.maximumResidualLag {
+                failed = (w.lag!, w.recordingTime, Self.maximumResidualLag)
             }
-            if let w = worstWindow, abs(w.lag!) > Self.maximumResidualLag {
+            if let failed {
                 unlink(output)
-                throw .misaligned(output: output, reference: reference, worstMilliseconds: abs(w.lag!) * 1000,
-                                  atSeconds: w.recordingTime, limitMilliseconds: Self.maximumResidualLag * 1000)
+                throw .misaligned(output: output, reference: reference, worstMilliseconds: abs(failed.lag) * 1000,
+                                  atSeconds: failed.at, limitMilliseconds: failed.limit * 1000)
             }
         }
         var report = Report(input: input, reference: reference, output: output, algorithm: chosen, offsetSeconds: t0, ratio: r,

@@ -20,6 +20,14 @@ public struct ClockMap: Sendable, Codable, Equatable {
             self.recordingFrame = recordingFrame
             self.referenceTime = referenceTime
         }
+
+        /// The knot of REC frame `recordingFrame` landing at `referenceSeconds` on REF's
+        /// clock, rounded to the nearest REF frame (half away from zero): the map's one
+        /// rounding rule.
+        init(recordingFrame: Int64, referenceSeconds: Double, referenceRate: Int) {
+            let frames = Int64((referenceSeconds * Double(referenceRate)).rounded(.toNearestOrAwayFromZero))
+            self.init(recordingFrame: recordingFrame, referenceTime: MediaTime(frames: frames, sampleRate: referenceRate))
+        }
     }
 
     public let recordingRate: Int
@@ -53,6 +61,21 @@ public struct ClockMap: Sendable, Codable, Equatable {
         self.knots = knots
     }
 
+    private enum CodingKeys: String, CodingKey { case recordingRate, referenceRate, knots }
+
+    /// Decoded maps are checked as constructed ones are (a map read back from JSON that
+    /// runs backwards is refused, not rendered).
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let recordingRate = try c.decode(Int.self, forKey: .recordingRate), referenceRate = try c.decode(Int.self, forKey: .referenceRate)
+        let knots = try c.decode([Knot].self, forKey: .knots)
+        do {
+            try self.init(recordingRate: recordingRate, referenceRate: referenceRate, knots: knots)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "\(error)"))
+        }
+    }
+
     /// The map of a fit: `lags` (REC seconds, REF − REC seconds) extended to REC frame 0
     /// and `recordingFrames`, each knot's REF time rounded to the nearest REF frame.
     init(fitted lags: [(t: Double, lag: Double)], recordingRate: Int, referenceRate: Int, recordingFrames: Int64) throws(MixdownError) {
@@ -62,8 +85,7 @@ public struct ClockMap: Sendable, Codable, Equatable {
         var knots: [Knot] = []
         for f in frames where knots.last.map({ f > $0.recordingFrame }) ?? true {
             let t = Double(f) / fr
-            let ref = Int64(((t + ClockMapFit.lag(at: t, knots: lags)) * Double(referenceRate)).rounded(.toNearestOrAwayFromZero))
-            knots.append(Knot(recordingFrame: f, referenceTime: MediaTime(frames: ref, sampleRate: referenceRate)))
+            knots.append(Knot(recordingFrame: f, referenceSeconds: t + ClockMapFit.lag(at: t, knots: lags), referenceRate: referenceRate))
         }
         try self.init(recordingRate: recordingRate, referenceRate: referenceRate, knots: knots)
     }

@@ -116,6 +116,12 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
         }
     }
 
+    /// REF − REC lag (seconds) of the estimate's model at REC's time `t` (seconds): its map
+    /// where it has one, else its line.
+    func modelLag(atRecordingSeconds t: Double) -> Double {
+        map.map { $0.referenceSeconds(atRecordingSeconds: t) - t } ?? offsetSeconds + (ratio - 1) * t
+    }
+
     /// Throws `notOneLine` when one offset and one ratio do not describe REC: its clock
     /// wanders so that the best line leaves the map by more than `maximumDeparture`
     /// (seconds), or it jumped. For callers that can take only a line (the C API's and
@@ -258,7 +264,6 @@ public struct DriftEstimator: Sendable {
         guard times.count >= 3 else {
             throw .invalidParameter(name: "recording", value: "'\(rec.path)'", reason: "is too short to estimate a drift: at least \(Int(3 * grid.spacing)) s are needed")
         }
-        let rate = grid.rate
         let maxDrift = tuning.maxDriftPPM * 1e-6
 
         // Strategy 1: lags from the envelopes.
@@ -308,47 +313,21 @@ public struct DriftEstimator: Sendable {
             guard let p = strategies[s][k] else { return nil }
             return (0..<s).first { e in strategies[e][k].map { abs($0.lag - p.lag) < 0.002 && p.search <= $0.search } ?? false }
         }
-        struct Request { let strategy: Int; let window: Int; let refStart: Double; let search: Int }
-        var requests: [Request] = []
-        for k in times.indices {
-            if silent[k] { continue }
+        var requests: [StrategyFitter.Request] = []
+        for k in times.indices where !silent[k] {
             for s in strategies.indices {
                 guard let p = strategies[s][k], shared(s, k) == nil else { continue }
-                // The REF sample where REC's window start lands.
-                let refStart = (times[k] + p.lag) * rate - Double(grid.windowLength) / 2
-                requests.append(Request(strategy: s, window: k, refStart: refStart, search: Int((p.search * rate).rounded())))
+                requests.append(fitter.request(slot: s, window: k, prediction: p))
             }
         }
-        requests.sort { FineAligner.searchStart($0.refStart, search: $0.search) < FineAligner.searchStart($1.refStart, search: $1.search) }
 
         /// Pass 2 with one measure: every strategy's fit.
         func refine(_ measure: FineAligner.Measure, progress: ((Double) -> Void)?) throws(MixdownError) -> [DriftEstimate] {
-            let stream = try AnalysisStream(path: ref.path, rate: grid.sampleRate, decimation: grid.decimation)
-            let fine = FineAligner(stream: stream, windowLength: grid.windowLength, rate: rate, measure: measure)
-            // Every window's candidate places, per strategy: (lag, correlation).
-            var found = [[[(lag: Double, correlation: Double)]]](repeating: [[(lag: Double, correlation: Double)]](repeating: [], count: times.count),
-                                                                 count: strategies.count)
-            var emphasis = [[Double?]](repeating: [Double?](repeating: nil, count: times.count), count: strategies.count)
-            for (done, r) in requests.enumerated() {
-                if cancellation?.isCancelled == true { throw .cancelled }
-                found[r.strategy][r.window] = try fine.match(rec.window(r.window), at: r.refStart, search: r.search).map {
-                    ((($0.position + Double(grid.windowLength) / 2) / rate - times[r.window]), $0.correlation)
-                }
-                emphasis[r.strategy][r.window] = fine.emphasisPosition.map { ($0 + Double(grid.windowLength) / 2) / rate - times[r.window] }
-                if done % 16 == 0 { progress?(Double(done) / Double(requests.count)) }
-            }
+            var (found, emphasis) = try fitter.match(requests, slots: strategies.count, measure: measure, progress: progress)
             for s in strategies.indices {
                 for k in times.indices { if let e = shared(s, k) { found[s][k] = found[e][k]; emphasis[s][k] = emphasis[e][k] } }
             }
-            return strategies.indices.map { s in
-                Fit.estimate(reference: ref.path, recording: rec.path,
-                             windows: times.indices.map { (times[$0], silent[$0], found[s][$0]) },
-                             jointly: measure == .lineClipped, piecewise: piecewise, minimumCorrelation: Self.minimumCorrelation,
-                             duration: rec.duration, referenceDuration: ref.duration, maxSlope: maxDrift,
-                             seconds: stopwatch.seconds, coarse: names[s],
-                             clock: (rec.info.sampleRate, ref.info.sampleRate, rec.info.frames),
-                             emphasis: emphasis[s])
-            }
+            return strategies.indices.map { fitter.estimate(found[$0], emphasis: emphasis[$0], measure: measure, name: names[$0]) }
         }
         /// The most confident fit (the earlier strategy on a tie), with a rival line when
         /// another fits about as well.

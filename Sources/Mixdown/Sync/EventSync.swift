@@ -252,9 +252,8 @@ public struct EventSync: Sendable {
         let steady = j.estimate?.map == nil && j.estimate?.jumps == nil && referenceRate > 0
         func restated(_ m: ClockMap) -> ClockMap? {
             let knots = m.knots.map { k in
-                let s = k.referenceTime.approximateSeconds
-                let ref = Int64(((j.offset + j.ratio * s) * Double(referenceRate)).rounded(.toNearestOrAwayFromZero))
-                return ClockMap.Knot(recordingFrame: k.recordingFrame, referenceTime: MediaTime(frames: ref, sampleRate: referenceRate))
+                ClockMap.Knot(recordingFrame: k.recordingFrame, referenceSeconds: j.offset + j.ratio * k.referenceTime.approximateSeconds,
+                              referenceRate: referenceRate)
             }
             return try? ClockMap(recordingRate: m.recordingRate, referenceRate: referenceRate, knots: knots)
         }

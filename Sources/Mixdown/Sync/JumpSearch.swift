@@ -1,8 +1,9 @@
 import Foundation
 
-/// Fits one strategy's predictions (a lag and a search width per window, or none) after a
-/// pass of its own over REF: the refinement and fit of `DriftEstimator` for a strategy
-/// found after the first pass (the windows after a pause).
+/// The second pass of `DriftEstimator` over REF and the fits that follow it: fine
+/// searches around predicted lags, in one forward read of REF, and the estimate of each
+/// strategy's matches. Serves the first pass's strategies and a strategy found after it
+/// (the windows after a pause).
 struct StrategyFitter {
     let ref: RecordingAnalysis
     let rec: RecordingAnalysis
@@ -14,29 +15,56 @@ struct StrategyFitter {
     let cancellation: CancellationToken?
     let stopwatch: Stopwatch
 
-    func fit(_ strategy: [(lag: Double, search: Double)?], name: String) throws(MixdownError) -> DriftEstimate {
+    /// One fine search: REC's window `window` around the REF analysis sample `refStart`
+    /// where its start is predicted to land, ± `search` samples; `slot`: whose match it is.
+    struct Request { let slot: Int; let window: Int; let refStart: Double; let search: Int }
+
+    /// The search for window `k` around a predicted lag (seconds) and width (seconds).
+    func request(slot: Int, window k: Int, prediction p: (lag: Double, search: Double)) -> Request {
+        Request(slot: slot, window: k, refStart: (rec.times[k] + p.lag) * grid.rate - Double(grid.windowLength) / 2,
+                search: Int((p.search * grid.rate).rounded()))
+    }
+
+    /// Every request, in one pass over REF in order of where each search starts: per slot
+    /// and window, the candidate places (lag seconds, correlation) and the lag of the tilted
+    /// match (`FineAligner.emphasisPosition`).
+    func match(_ requests: [Request], slots: Int, measure: FineAligner.Measure, progress: ((Double) -> Void)?) throws(MixdownError)
+        -> (found: [[[(lag: Double, correlation: Double)]]], emphasis: [[Double?]]) {
         let rate = grid.rate, times = rec.times, half = Double(grid.windowLength) / 2
-        var requests: [(window: Int, refStart: Double, search: Int)] = []
-        for k in times.indices where !silent[k] {
-            if let p = strategy[k] { requests.append((k, (times[k] + p.lag) * rate - half, Int((p.search * rate).rounded()))) }
-        }
-        requests.sort { FineAligner.searchStart($0.refStart, search: $0.search) < FineAligner.searchStart($1.refStart, search: $1.search) }
+        let ordered = requests.sorted { FineAligner.searchStart($0.refStart, search: $0.search) < FineAligner.searchStart($1.refStart, search: $1.search) }
         let stream = try AnalysisStream(path: ref.path, rate: grid.sampleRate, decimation: grid.decimation)
-        let fine = FineAligner(stream: stream, windowLength: grid.windowLength, rate: rate, measure: .plain)
-        var found = [[(lag: Double, correlation: Double)]](repeating: [], count: times.count)
-        var emphasis = [Double?](repeating: nil, count: times.count)
-        for r in requests {
+        let fine = FineAligner(stream: stream, windowLength: grid.windowLength, rate: rate, measure: measure)
+        var found = [[[(lag: Double, correlation: Double)]]](repeating: [[(lag: Double, correlation: Double)]](repeating: [], count: times.count),
+                                                             count: slots)
+        var emphasis = [[Double?]](repeating: [Double?](repeating: nil, count: times.count), count: slots)
+        for (done, r) in ordered.enumerated() {
             if cancellation?.isCancelled == true { throw .cancelled }
-            found[r.window] = try fine.match(rec.window(r.window), at: r.refStart, search: r.search).map {
+            found[r.slot][r.window] = try fine.match(rec.window(r.window), at: r.refStart, search: r.search).map {
                 (($0.position + half) / rate - times[r.window], $0.correlation)
             }
-            emphasis[r.window] = fine.emphasisPosition.map { ($0 + half) / rate - times[r.window] }
+            emphasis[r.slot][r.window] = fine.emphasisPosition.map { ($0 + half) / rate - times[r.window] }
+            if done % 16 == 0 { progress?(Double(done) / Double(ordered.count)) }
         }
+        return (found, emphasis)
+    }
+
+    /// The estimate from one slot's matches (`Fit.estimate`; the line chosen across windows
+    /// with the line-clipped measure).
+    func estimate(_ found: [[(lag: Double, correlation: Double)]], emphasis: [Double?], measure: FineAligner.Measure, name: String) -> DriftEstimate {
+        let times = rec.times
         return Fit.estimate(reference: ref.path, recording: rec.path, windows: times.indices.map { (times[$0], silent[$0], found[$0]) },
-                            jointly: false, piecewise: false, minimumCorrelation: DriftEstimator.minimumCorrelation,
+                            jointly: measure == .lineClipped, piecewise: piecewise, minimumCorrelation: DriftEstimator.minimumCorrelation,
                             duration: rec.duration, referenceDuration: ref.duration, maxSlope: maxDrift,
                             seconds: stopwatch.seconds, coarse: name,
                             clock: (rec.info.sampleRate, ref.info.sampleRate, rec.info.frames), emphasis: emphasis)
+    }
+
+    /// One strategy's predictions (a lag and a search width per window, or none), refined
+    /// in a pass of their own over REF and fitted.
+    func fit(_ strategy: [(lag: Double, search: Double)?], name: String) throws(MixdownError) -> DriftEstimate {
+        let requests = rec.times.indices.compactMap { k in silent[k] ? nil : strategy[k].map { request(slot: 0, window: k, prediction: $0) } }
+        let (found, emphasis) = try match(requests, slots: 1, measure: .plain, progress: nil)
+        return estimate(found[0], emphasis: emphasis[0], measure: .plain, name: name)
     }
 }
 
@@ -114,11 +142,6 @@ struct JumpSearch {
         return Stretch(first: first, last: last, estimate: fit)
     }
 
-    /// REF − REC lag of `e`'s model at REC time t.
-    private static func lag(_ e: DriftEstimate, at t: Double) -> Double {
-        e.map.map { $0.referenceSeconds(atRecordingSeconds: t) - t } ?? e.offsetSeconds + (e.ratio - 1) * t
-    }
-
     private func combine(_ e: DriftEstimate, _ stretches: [Stretch]) throws(MixdownError) -> DriftEstimate {
         let rec = fitter.rec
         let recRate = rec.info.sampleRate, refRate = fitter.ref.info.sampleRate
@@ -138,8 +161,7 @@ struct JumpSearch {
             var knots: [ClockMap.Knot] = []
             func knot(_ f: Int64) -> ClockMap.Knot {
                 let t = Double(f) / Double(recRate)
-                let ref = Int64(((t + Self.lag(s.estimate, at: t)) * Double(refRate)).rounded(.toNearestOrAwayFromZero))
-                return ClockMap.Knot(recordingFrame: f, referenceTime: MediaTime(frames: ref, sampleRate: refRate))
+                return ClockMap.Knot(recordingFrame: f, referenceSeconds: t + s.estimate.modelLag(atRecordingSeconds: t), referenceRate: refRate)
             }
             knots.append(knot(from))
             for k in s.estimate.map?.knots ?? [] where k.recordingFrame > from && k.recordingFrame < to { knots.append(k) }
@@ -150,7 +172,7 @@ struct JumpSearch {
             segments.append(segment)
             if i > 0 {
                 let t = cuts[i - 1]
-                jumps.append(.init(recordingTime: t, seconds: Self.lag(s.estimate, at: t) - Self.lag(stretches[i - 1].estimate, at: t)))
+                jumps.append(.init(recordingTime: t, seconds: s.estimate.modelLag(atRecordingSeconds: t) - stretches[i - 1].estimate.modelLag(atRecordingSeconds: t)))
             }
         }
         // The confidence of the stretches together: every line is two numbers.
@@ -194,14 +216,14 @@ struct JumpSearch {
         let t0 = Double(f0) / recRate
         /// REF along `e` for every REC sample.
         func along(_ e: DriftEstimate) throws(MixdownError) -> [Float] {
-            let lo = t0 + Self.lag(e, at: t0) - 0.1, hi = Double(f1) / recRate + Self.lag(e, at: Double(f1) / recRate) + 0.1
+            let lo = t0 + e.modelLag(atRecordingSeconds: t0) - 0.1, hi = Double(f1) / recRate + e.modelLag(atRecordingSeconds: Double(f1) / recRate) + 0.1
             let g0 = max(0, Int64((lo * refRate).rounded(.down))), g1 = min(ref.info.frames, Int64((hi * refRate).rounded(.up)))
             guard g1 > g0 + 2 else { return [Float](repeating: 0, count: x.count) }
             let y = try SignalAligner.read(AnalysisStream(path: ref.path, rate: grid.sampleRate, decimation: grid.decimation, range: g0..<g1))
             let r0 = Double(g0) / refRate
             return x.indices.map { i in
                 let t = t0 + Double(i) / ra
-                let p = (t + Self.lag(e, at: t) - r0) * ra
+                let p = (t + e.modelLag(atRecordingSeconds: t) - r0) * ra
                 let j = Int(p.rounded(.down))
                 guard j >= 0, j + 1 < y.count else { return 0 }
                 let f = Float(p - Double(j))

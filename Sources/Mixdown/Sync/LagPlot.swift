@@ -28,8 +28,7 @@ public struct LagPlot: Sendable {
         e.windows.compactMap { w in
             w.lag.map { lag in
                 // With a clock map, the fit is the map (the window's residual is against it).
-                let fit = e.map.map { $0.referenceSeconds(atRecordingSeconds: w.recordingTime) - w.recordingTime }
-                    ?? e.offsetSeconds + (e.ratio - 1) * w.recordingTime
+                let fit = e.modelLag(atRecordingSeconds: w.recordingTime)
                 return Point(minutes: w.recordingTime / 60, drift: (lag - e.offsetSeconds) * 1000,
                              residual: (lag - fit) * 1000, used: w.status == "used")
             }

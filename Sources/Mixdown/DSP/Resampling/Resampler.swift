@@ -95,7 +95,7 @@ public final class Resampler: AudioNode {
         step = mx_resample_step(frames: ratio.denominator / ratio.numerator, rows: Int64(stepRemainder / num), row_count: rows,
                                 excess: UInt64(stepRemainder % num), numerator: UInt64(ratio.numerator))
         produced = startFrame
-        inputOrigin = max(0, inputOffset + ratio.inputPosition(ofOutput: startFrame).frame - Int64(filter.taps / 2 - 1))
+        inputOrigin = Self.inputStart(forOutput: startFrame, ratio: ratio, taps: filter.taps, inputOffset: inputOffset)
         if let n = input.length, n != total - inputOrigin {
             throw .invalidParameter(name: "input", value: "\(n) frames",
                                     reason: "a resampler starting at output frame \(startFrame) needs input frames \(inputOrigin)..<\(total) (\(total - inputOrigin) frames)")
@@ -103,19 +103,14 @@ public final class Resampler: AudioNode {
     }
 
     /// The first input frame that output frame `j` reads: where the input of a node made
-    /// with `startingAt: j` must begin.
-    public static func inputStart(forOutput j: Int64, ratio: StretchRatio, quality: ResamplerQuality = .best) -> Int64 {
-        inputStart(forOutput: j, ratio: ratio, filter: ResamplerFilter(ratio: ratio, quality: quality))
+    /// with `startingAt: j` (and `inputOffset`) must begin. Sizes the filter, designs none.
+    public static func inputStart(forOutput j: Int64, ratio: StretchRatio, quality: ResamplerQuality = .best, inputOffset: Int64 = 0) -> Int64 {
+        inputStart(forOutput: j, ratio: ratio, taps: ResamplerFilter.size(ratio: ratio, quality: quality).taps, inputOffset: inputOffset)
     }
 
-    /// The same, for a node whose positions start at input frame `inputOffset`.
-    public static func inputStart(forOutput j: Int64, ratio: StretchRatio, quality: ResamplerQuality = .best, inputOffset: Int64) -> Int64 {
-        let taps = ResamplerFilter.size(ratio: ratio, quality: quality).taps
-        return max(0, inputOffset + ratio.inputPosition(ofOutput: j).frame - Int64(taps / 2 - 1))
-    }
-
-    static func inputStart(forOutput j: Int64, ratio: StretchRatio, filter: ResamplerFilter) -> Int64 {
-        max(0, ratio.inputPosition(ofOutput: j).frame - Int64(filter.taps / 2 - 1))
+    /// The first input frame a filter of `taps` reads for output `j`, positions starting at `inputOffset`.
+    private static func inputStart(forOutput j: Int64, ratio: StretchRatio, taps: Int, inputOffset: Int64) -> Int64 {
+        max(0, inputOffset + ratio.inputPosition(ofOutput: j).frame - Int64(taps / 2 - 1))
     }
 
     deinit {
