@@ -71,6 +71,10 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A job asked to bring audio to a loudness found it silent: its integrated loudness is
     /// -infinity (no 400 ms block above -70 LUFS), and no gain reaches a target.
     case silentAudio(what: String, target: String)
+    /// A normalised output that does not meet its loudness target or its true-peak ceiling
+    /// as measured after writing, or a target the limiter cannot reach: it was removed (or
+    /// never written). `reason` says what was reached and why.
+    case loudnessMissed(output: String, reason: String)
     /// The render was cancelled (by the caller, or by Ctrl-C in the CLI).
     case cancelled
 
@@ -116,6 +120,7 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
         case .nodeContractViolated(let n, let r): return "node \(n) broke the render contract: \(r)"
         case .silentAudio(let w, let t):
             return "\(w) is silent (integrated loudness -inf LUFS: no 400 ms block above the -70 LUFS gate): no gain brings it to \(t); nothing was written"
+        case .loudnessMissed(let o, let r): return "'\(o)': \(r); nothing was written"
         case .cancelled: return "cancelled"
         }
     }

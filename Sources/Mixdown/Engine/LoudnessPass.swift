@@ -5,12 +5,13 @@ public enum LoudnessPass {
     /// when given: a stream that ends short of it or runs past it is an error) in blocks of
     /// `blockFrames`, measuring each: `Renderer`'s loop, with the meter for the file.
     /// `progress` receives the fraction done (0...1) after each block; `cancellation` is
-    /// checked before each block. `threads` 2 measures the peaks on a second core.
+    /// checked before each block. `threads` 2 measures the peaks on a second core; `finePeak`
+    /// adds the 8x reading.
     public static func measure(_ source: AudioNode, expectedFrames: Int64?, blockFrames: Int = 65_536, threads: Int = 1,
-                               progress: ((Double) -> Void)? = nil,
+                               finePeak: Bool = false, progress: ((Double) -> Void)? = nil,
                                cancellation: CancellationToken? = nil) throws(MixdownError) -> LoudnessMeasurement {
         let meter = try LoudnessMeter(sampleRate: source.format.sampleRate, channelCount: source.format.channelCount,
-                                      maximumFrames: blockFrames, threads: threads)
+                                      maximumFrames: blockFrames, threads: threads, finePeak: finePeak)
         try Renderer.pull(source, blockSizes: [blockFrames], expectedFrames: expectedFrames, progress: progress,
                           cancellation: cancellation,
                           failure: { reason in .readFailed(path: "render", reason: reason) }) { (buffer, frames) throws(MixdownError) in

@@ -6,6 +6,8 @@ public struct FileLoudness: Sendable {
     public var stream: Int?
     /// Cores the meter may use besides the decoder's (1 or 2).
     public var threads = 2
+    /// Adds the 8x true-peak reading (`LoudnessMeasurement.truePeakFine`).
+    public var finePeak = false
 
     public init(input: String, stream: Int? = nil) {
         self.input = input
@@ -23,7 +25,7 @@ public struct FileLoudness: Sendable {
         let clock = Stopwatch()
         let reader = try AudioFileProbe.open(path: input, stream: stream)
         let source = ReadAhead(input: try FileSource(decoder: reader, range: nil))
-        let m = try LoudnessPass.measure(source, expectedFrames: reader.info.frames, threads: threads,
+        let m = try LoudnessPass.measure(source, expectedFrames: reader.info.frames, threads: threads, finePeak: finePeak,
                                          progress: progress, cancellation: cancellation)
         return Report(input: input, loudness: m, seconds: clock.seconds)
     }

@@ -118,6 +118,7 @@ public struct FileStretch: Sendable {
         }, measureInput: keepsLoudness ? { (token) throws(MixdownError) in
             var meter = FileLoudness(input: input, stream: stream)
             meter.threads = threads
+            meter.finePeak = true
             return try meter.run(cancellation: token).loudness
         } : nil, progress: progress, cancellation: cancellation)
         let seconds = done.seconds

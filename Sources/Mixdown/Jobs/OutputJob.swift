@@ -66,6 +66,9 @@ public struct OutputJob: Sendable {
         public let limitedByTruePeak: Bool
         /// True when the look-ahead true-peak limiter ran (`--limit`, and peaks to hold).
         public let limiter: Bool
+        /// The ceiling the limiter held, dBTP: the target's, or lower when a lossy codec
+        /// lifted the decoded peaks over it. Nil without the limiter.
+        public let limiterCeiling: Double?
         /// The output's loudness as written: measured on the samples handed to the encoder
         /// for lossless types (the file holds them to within its quantisation), on the
         /// decoded file for lossy ones.
@@ -76,7 +79,8 @@ public struct OutputJob: Sendable {
         public let measuringSeconds: Double
         /// Passes over the render before the write: 1, or more through the limiter.
         public let passes: Int
-        /// Times the output was encoded: 2 when a lossy codec's loss was corrected.
+        /// Times the output was encoded: up to 3 when a lossy codec's loss or overshoot was
+        /// corrected.
         public let encodes: Int
     }
 
@@ -106,17 +110,22 @@ public struct OutputJob: Sendable {
         if let measureInput {
             measured = try measureInput(cancellation)
         } else {
-            measured = try LoudnessPass.measure(node, expectedFrames: frames, threads: settings.threads,
+            measured = try LoudnessPass.measure(node, expectedFrames: frames, threads: settings.threads, finePeak: true,
                                                 progress: progress.map { p in { p($0 * share) } }, cancellation: cancellation)
         }
         guard var gain = measured.gain(reaching: target.integrated) else {
             throw .silentAudio(what: measureInput != nil ? "the input" : "the render for '\(path)'",
                                target: "\(target.integrated) LUFS")
         }
+        // The ceiling is judged by the fine reading, held `fineAllowance` under it (so that
+        // other meters agree); the input's peak, measured before a varispeed, is given 0.02 dB
+        // for the resampling.
+        let held = target.truePeak - TruePeakInterpolator.fineAllowance
+        let inputPeak = (measured.truePeakFine ?? measured.truePeak) + (measureInput != nil ? 0.02 : 0)
         var limitedByPeak = false, limiter = false
-        if measured.truePeak + gain > target.truePeak {
+        if inputPeak + gain > held {
             if target.limit { limiter = true } else {
-                gain = target.truePeak - measured.truePeak
+                gain = held - inputPeak
                 limitedByPeak = true
             }
         }
@@ -132,33 +141,37 @@ public struct OutputJob: Sendable {
         // limiter's passes when it runs.
         let start = limiter ? min(2 * share, 0.67) : share
         if limiter {
-            // The limiter takes loudness from the peaks it holds, the more the louder it is
-            // driven: measuring passes through it, each correcting the gain by the secant
-            // of the last two (the first by the miss itself), until within 0.05 LU (at
-            // most four passes; moderate limiting needs one).
-            var last: (gain: Double, lufs: Double) = (gain - target.integrated + measured.integrated, measured.integrated)
-            for pass in 0..<4 {
-                let through = try LoudnessPass.measure(try Self.normalised(try graph(), gain: gain, ceiling: target.truePeak, limit: true),
-                                                       expectedFrames: frames, threads: settings.threads,
-                                                       progress: progress.map { p in { p(share + (start - share) * (Double(pass) + $0) / 4) } },
-                                                       cancellation: cancellation)
-                passes += 1
-                guard through.integrated.isFinite else { break }
-                let miss = target.integrated - through.integrated
-                if abs(miss) <= 0.05 { break }
-                let slope = gain != last.gain ? (through.integrated - last.lufs) / (gain - last.gain) : 1
-                last = (gain, through.integrated)
-                gain += miss / min(1, max(0.05, slope))
+            // Passes through the limiter until the loudness lands (LimiterGainSearch): pass k
+            // of the search takes the k-th half of what is left of its share of the progress.
+            var pass = 0
+            let search = LimiterGainSearch(target: target.integrated, start: gain)
+            let found = try search.run { (g: Double) throws(MixdownError) -> Double in
+                let from = 1 - pow(0.5, Double(pass)), width = pow(0.5, Double(pass + 1))
+                pass += 1
+                return try LoudnessPass.measure(try Self.normalised(try graph(), gain: g, ceiling: target.truePeak, limit: true),
+                                                expectedFrames: frames, threads: settings.threads,
+                                                progress: progress.map { p in { p(share + (start - share) * (from + width * $0)) } },
+                                                cancellation: cancellation).integrated
             }
+            passes += found.passes
+            guard found.reachable else {
+                throw .loudnessMissed(output: path, reason: String(
+                    format: "the true-peak limiter cannot bring this audio to %.1f LUFS under %.1f dBTP: the loudest it reached was %.2f LUFS, at %+.1f dB of gain (%.0f dB past the gain that reaches the target unlimited); ask for %.1f LUFS or less, or a higher --true-peak",
+                    target.integrated, target.truePeak, found.reached, found.gain, found.gain - search.start,
+                    (found.reached * 10).rounded(.down) / 10))
+            }
+            gain = found.gain
         }
         let measuringSeconds = clock.seconds
         var output: LoudnessMeasurement
         var outcome: Outcome
         var attempt = 0
+        // dB the limiter's ceiling is lowered under the target's, for a lossy codec's overshoot.
+        var ceilingOffset = 0.0
         while true {
-            let final = try Self.normalised(try graph(), gain: gain, ceiling: target.truePeak, limit: limiter)
+            let final = try Self.normalised(try graph(), gain: gain, ceiling: target.truePeak - ceilingOffset, limit: limiter)
             let meter = lossless ? try LoudnessMeter(sampleRate: node.format.sampleRate, channelCount: node.format.channelCount,
-                                                     maximumFrames: settings.maximumBlock) : nil
+                                                     maximumFrames: settings.maximumBlock, finePeak: true) : nil
             var write = settings
             if attempt > 0 { write.overwrite = true }
             do {
@@ -171,30 +184,66 @@ public struct OutputJob: Sendable {
                 throw error
             }
             if let meter { output = meter.measurement } else {
-                do { output = try FileLoudness(input: path).run().loudness } catch {
+                do {
+                    var decoded = FileLoudness(input: path)
+                    decoded.finePeak = true
+                    output = try decoded.run().loudness
+                } catch {
                     // An output that cannot be measured is not reported as done: nothing stays.
                     unlink(path)
                     throw error
                 }
             }
             // A lossy codec drops what it cannot hear (the top octave first), which the meter
-            // weighs: when the decoded file misses the target by more than 0.1 LU, it is
-            // encoded once more with the gain corrected by the miss. Its peaks are not
-            // corrected: a codec's overshoot does not scale with the gain (FFmpeg's AAC
-            // encoder lifts full-band noise bursts by 2 to 5 dB whatever their level); the
-            // report gives the decoded true peak.
-            let miss = limitedByPeak ? 0 : target.integrated - output.integrated
-            guard !lossless, attempt == 0, abs(miss) > 0.1 else { break }
-            gain += miss
+            // weighs, and lifts peaks (FFmpeg's AAC encoder lifts full-band noise bursts by 2
+            // to 5 dB, whatever their level): when the decoded file misses the target by more
+            // than 0.1 LU or reads over the ceiling, it is encoded again (at most twice), the
+            // limiter's ceiling (or without it, the gain) lowered by the overshoot and the
+            // gain corrected by the miss.
+            guard !lossless, attempt < 2 else { break }
+            let over = (output.truePeakFine ?? output.truePeak) - held
+            let miss = target.integrated - output.integrated
+            guard over > Self.peakTolerance || (!limitedByPeak && abs(miss) > 0.1) else { break }
+            if over > Self.peakTolerance {
+                if limiter { ceilingOffset += over + 0.05 } else {
+                    gain -= over + 0.05
+                    limitedByPeak = true
+                }
+            }
+            if limiter || !limitedByPeak { gain += miss }
             attempt += 1
+        }
+        // The check of what was written: under the ceiling by the fine reading, and on the
+        // target (unless the ceiling, without the limiter, had to win).
+        let peak = output.truePeakFine ?? output.truePeak
+        let codec = lossless ? "" : String(format: " after %d encodes (the codec lifts the peaks)", attempt + 1)
+        if peak > held + Self.peakTolerance {
+            unlink(path)
+            throw .loudnessMissed(output: path, reason: String(
+                format: "its true peak reads %.2f dBTP (8x), over the %.1f dBTP ceiling less the %.1f dB other meters may read higher",
+                peak, target.truePeak, TruePeakInterpolator.fineAllowance) + codec)
+        }
+        if !limitedByPeak && abs(target.integrated - output.integrated) > Self.loudnessTolerance {
+            unlink(path)
+            throw .loudnessMissed(output: path, reason: String(
+                format: "it measures %.2f LUFS, %.2f LU from the %.1f LUFS target (at most %.1f is accepted)",
+                output.integrated, output.integrated - target.integrated, target.integrated, Self.loudnessTolerance)
+                + (limiter ? String(format: " through the limiter at %+.1f dB of gain", gain) : "") + codec)
         }
         outcome = Outcome(seconds: stopwatch.seconds, removedStaleTemporaryFiles: outcome.removedStaleTemporaryFiles)
         outcome.loudness = LoudnessReport(target: target, measuredOn: measureInput != nil ? "input" : "render", input: measured,
-                                          gainDb: gain, limitedByTruePeak: limitedByPeak, limiter: limiter, output: output,
+                                          gainDb: gain, limitedByTruePeak: limitedByPeak, limiter: limiter,
+                                          limiterCeiling: limiter ? target.truePeak - ceilingOffset : nil, output: output,
                                           outputMeasuredOn: lossless ? "rendered samples" : "decoded file",
                                           measuringSeconds: measuringSeconds, passes: passes, encodes: attempt + 1)
         return outcome
     }
+
+    /// dB over the held ceiling the written output's fine peak may read (rounding, dither,
+    /// the limiter's gain curve).
+    static let peakTolerance = 0.01
+    /// LU from the target the written output may measure.
+    static let loudnessTolerance = 0.2
 
     /// `node` with one gain of `gain` dB on every frame, then (with `limit`) the true-peak
     /// limiter holding `ceiling` dBTP.

@@ -16,11 +16,16 @@ public struct LoudnessMeasurement: Sendable, Equatable {
     /// oversampled below 96 kHz), or of the samples when higher, dBTP; `-infinity` for
     /// digital silence.
     public let truePeak: Double
+    /// The finer reading of the same peak (`TruePeakInterpolator.fine`: 8x, 64 taps), dBTP,
+    /// when it was asked for: what the limiter holds and the output check reads, at or
+    /// above other meters' figures. Nil when not measured.
+    public let truePeakFine: Double?
     /// The largest absolute sample, dBFS; `-infinity` for digital silence.
     public let samplePeak: Double
-    /// The loudest 3 s short-term block, LUFS (`-infinity` when the stream is shorter).
+    /// The loudest 3 s short-term window, read at 1 ms steps, LUFS (`-infinity` when the
+    /// stream is shorter).
     public let shortTermMaximum: Double
-    /// The loudest 400 ms momentary block, LUFS.
+    /// The loudest 400 ms momentary window, read at 1 ms steps, LUFS.
     public let momentaryMaximum: Double
     /// Frames measured (frames, not samples).
     public let frames: Int64
@@ -53,9 +58,10 @@ public struct LoudnessMeasurement: Sendable, Equatable {
 
     /// The measurement from a stream's 100 ms segments (`segments[s]` is the
     /// channel-weighted sum of squared K-weighted samples of segment s, `segmentFrames`
-    /// frames each) and its linear peaks.
-    init(segments: [Double], segmentFrames: Int, truePeak: Double, samplePeak: Double,
-         frames: Int64, sampleRate: Int, channelCount: Int) {
+    /// frames each), its linear peaks, and the mean squares of its loudest momentary and
+    /// short-term windows (0 when it has none).
+    init(segments: [Double], segmentFrames: Int, truePeak: Double, truePeakFine: Double?, samplePeak: Double,
+         momentaryMaximum: Double, shortTermMaximum: Double, frames: Int64, sampleRate: Int, channelCount: Int) {
         func blocks(of count: Int) -> [Double] {
             guard segments.count >= count else { return [] }
             var out = [Double](repeating: 0, count: segments.count - count + 1)
@@ -78,9 +84,10 @@ public struct LoudnessMeasurement: Sendable, Equatable {
             let last = Double(spread.count - 1)
             range = spread[Int(last * 0.95 + 0.5)] - spread[Int(last * 0.10 + 0.5)]
         }
-        momentaryMaximum = Self.loudness(meanSquare: momentary.max() ?? 0)
-        shortTermMaximum = Self.loudness(meanSquare: shortTerm.max() ?? 0)
+        self.momentaryMaximum = Self.loudness(meanSquare: momentaryMaximum)
+        self.shortTermMaximum = Self.loudness(meanSquare: shortTermMaximum)
         self.truePeak = Self.decibels(truePeak)
+        self.truePeakFine = truePeakFine.map(Self.decibels)
         self.samplePeak = Self.decibels(samplePeak)
         self.frames = frames
         self.sampleRate = sampleRate
@@ -129,7 +136,8 @@ extension LoudnessMeasurement: Codable {
     /// The keys of `--json`; a value of -infinity (silence) is written as null.
     enum CodingKeys: String, CodingKey {
         case integrated = "integratedLufs", range = "rangeLu", truePeak = "truePeakDbtp", samplePeak = "samplePeakDbfs"
-        case shortTermMaximum = "shortTermMaxLufs", momentaryMaximum = "momentaryMaxLufs"
+        case truePeakFine = "truePeakFineDbtp"
+        case shortTermMaximum = "maxShortTermLufs", momentaryMaximum = "maxMomentaryLufs"
         case frames, sampleRate, channelCount = "channels"
     }
 
@@ -140,6 +148,7 @@ extension LoudnessMeasurement: Codable {
         range = try c.decodeIfPresent(Double.self, forKey: .range) ?? 0
         truePeak = try value(.truePeak)
         samplePeak = try value(.samplePeak)
+        truePeakFine = c.contains(.truePeakFine) ? try value(.truePeakFine) : nil
         shortTermMaximum = try value(.shortTermMaximum)
         momentaryMaximum = try value(.momentaryMaximum)
         frames = try c.decode(Int64.self, forKey: .frames)
@@ -157,6 +166,7 @@ extension LoudnessMeasurement: Codable {
         try finite(range, .range)
         try finite(truePeak, .truePeak)
         try finite(samplePeak, .samplePeak)
+        if let truePeakFine { try finite(truePeakFine, .truePeakFine) }
         try finite(shortTermMaximum, .shortTermMaximum)
         try finite(momentaryMaximum, .momentaryMaximum)
         try c.encode(frames, forKey: .frames)

@@ -1,18 +1,22 @@
 import Foundation
 import MixdownKernels
 
-/// A look-ahead true-peak limiter: holds the signal's true peak (as `LoudnessMeter`
-/// measures it, 4x oversampled) at or under a ceiling, and leaves everything else alone.
+/// A look-ahead true-peak limiter: holds the signal's true peak at or under a ceiling, read
+/// finer than BS.1770's meter does (`TruePeakInterpolator.fine`, 8x with 64 taps, so that
+/// ffmpeg's ebur128, libebur128 and a 16x reference read the output at or under the
+/// ceiling too), and leaves everything else alone.
 ///
 /// The gain is decided per chunk of 32 frames (0.67 ms at 48 kHz). A chunk needs
 /// r = min(1, ceiling / its peak), its peak taken over its samples and the oversampled
-/// points from the one before it to its last. The gain curve is the minimum of r over the
+/// points from the one before it to its last (a chunk whose samples are too low for any
+/// point to reach the ceiling is not oversampled). The gain curve is the minimum of r over the
 /// next `lookahead` (5 ms), released towards 1 with a time constant of `release` (100 ms)
 /// and never faster, then averaged over the look-ahead: so it starts to fall 5 ms before a
 /// peak, reaches the peak's r in time, and glides; between chunk boundaries it is a linear
 /// ramp. Every value the average takes in a chunk's neighbourhood is at most the chunk's r,
-/// so every sample and oversampled point ends at or under the ceiling (the gain curve is
-/// smooth enough that the product's own in-between points do too, to within 0.01 dB).
+/// so every sample and oversampled point ends at or under the ceiling. The points are held
+/// `TruePeakInterpolator.fineAllowance` under it, for meters whose reconstruction reads
+/// higher (the gain curve's own modulation adds a few thousandths of a dB).
 ///
 /// The output has exactly the input's frames, in time: the look-ahead is the node's
 /// own business, not a delay (it reads ahead of what it hands out).
@@ -28,14 +32,16 @@ public final class TruePeakLimiter: AudioNode {
     private let lookahead: Int
     /// Per-chunk release coefficient: s += alpha (target - s) when the gain rises.
     private let alpha: Double
-    private let interpolator: TruePeakInterpolator
+    private let interpolator = TruePeakInterpolator.fine
+    /// Frames the oversampling window reaches either side of a point.
+    private var reach: Int { interpolator.taps / 2 }
     private let kernels = mx_kernels_active().pointee
 
     /// The padded stream: K + 1 chunks of silence, the input, then silence. Frame
-    /// `workStart` of it is at index 0 of each channel's `work`; 8 frames before the first
-    /// chunk not yet handed out are kept (the oversampling window reaches back that far).
+    /// `workStart` of it is at index 0 of each channel's `work`; `reach` frames before the
+    /// first chunk not yet handed out are kept (the oversampling window reaches back that far).
     private var work: [UnsafeMutablePointer<Float>] = []
-    private var workStart = -8
+    private var workStart = -TruePeakInterpolator.fine.taps / 2
     private var workEnd = 0
     /// r of chunks `requiredBase...`, and the released gain of chunks `smoothedBase...`
     /// (chunk indices of the padded stream; older ones are dropped as the render moves on).
@@ -59,11 +65,10 @@ public final class TruePeakLimiter: AudioNode {
             throw .invalidParameter(name: "--true-peak", value: "\(ceiling)", reason: "must be a ceiling at or below 0 dBTP")
         }
         self.input = ContractCheck.wrap(input)
-        self.ceiling = Float(pow(10, ceiling / 20))
+        self.ceiling = Float(pow(10, (ceiling - TruePeakInterpolator.fineAllowance) / 20))
         let rate = Double(input.format.sampleRate)
         self.lookahead = max(1, Int((lookahead * rate / Double(Self.chunk)).rounded(.up)))
         alpha = 1 - exp(-Double(Self.chunk) / (release * rate))
-        interpolator = TruePeakInterpolator(sampleRate: input.format.sampleRate)
     }
 
     deinit { work.forEach { $0.deallocate() } }
@@ -74,13 +79,13 @@ public final class TruePeakLimiter: AudioNode {
         try input.prepare(maximumFrames: maximumFrames)
         self.maximumFrames = maximumFrames
         let c = Self.chunk
-        let capacity = 8 + maximumFrames + (2 * lookahead + 8) * c + 16
+        let capacity = reach + maximumFrames + (2 * lookahead + 8) * c + 2 * reach
         work = (0..<format.channelCount).map { _ in
             let w = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
             w.initialize(repeating: 0, count: capacity)
             return w
         }
-        // 8 frames of history and the K + 1 chunks of silence the stream begins with.
+        // `reach` frames of history and the K + 1 chunks of silence the stream begins with.
         workEnd = (lookahead + 1) * c
         out = PlanarFIFO(channelCount: format.channelCount, capacity: 2 * maximumFrames + (lookahead + 6) * c)
         block = AudioBuffer(format: format, capacity: maximumFrames)
@@ -116,7 +121,7 @@ public final class TruePeakLimiter: AudioNode {
             // Silence after the end: whole chunks, enough for the look-ahead of the last
             // real chunk and the oversampling window's reach.
             let c = Self.chunk
-            let padded = ((realEnd + c - 1) / c + lookahead + 2) * c + 8
+            let padded = ((realEnd + c - 1) / c + lookahead + 2) * c + reach
             for ch in 0..<format.channelCount {
                 (work[ch] + (workEnd - workStart)).update(repeating: 0, count: padded - workEnd)
             }
@@ -128,7 +133,7 @@ public final class TruePeakLimiter: AudioNode {
 
     /// Moves the kept frames to the start of the work buffers; drops decisions no longer needed.
     private func compact() {
-        let keepFrom = chunksOut * Self.chunk - 8
+        let keepFrom = chunksOut * Self.chunk - reach
         let shift = keepFrom - workStart
         if shift > 0 {
             for c in 0..<format.channelCount { work[c].update(from: work[c] + shift, count: workEnd - keepFrom) }
@@ -146,17 +151,22 @@ public final class TruePeakLimiter: AudioNode {
         }
     }
 
-    /// r for every chunk whose frames and the 8 frames after them are in the work buffers.
+    /// r for every chunk whose frames and the `reach` frames after them are in the work buffers.
     private func decide() {
-        let c = Self.chunk
+        let c = Self.chunk, reach = reach, taps = interpolator.taps
         while true {
             let chunkStart = (requiredBase + required.count) * c
-            guard chunkStart + c + 8 <= workEnd else { break }
+            guard chunkStart + c + reach <= workEnd else { break }
             var peak: Float = 0
             for ch in 0..<format.channelCount {
                 let w = work[ch] + (chunkStart - workStart)
-                // The samples, and the points after frames chunkStart - 1 ... chunkStart + c - 2.
-                peak = max(peak, kernels.peak(w, c), interpolator.peak(of: w - 8, frames: c, kernels: kernels))
+                // The samples, and the points after frames chunkStart - 1 ... chunkStart + c - 2,
+                // unless no point can reach the ceiling.
+                let around = kernels.peak(w - reach, c + taps - 1)
+                peak = max(peak, kernels.peak(w, c))
+                if around * interpolator.gainBound > ceiling {
+                    peak = max(peak, interpolator.peak(of: w - reach, frames: c, kernels: kernels))
+                }
             }
             required.append(peak > ceiling ? Double(ceiling) / Double(peak) : 1)
         }

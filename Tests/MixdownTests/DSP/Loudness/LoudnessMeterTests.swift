@@ -36,8 +36,9 @@ import Testing
     }
 
     /// The meter fed `planes` in blocks cycling through `blocks`.
-    static func measure(_ planes: [[Float]], rate: Int = 48_000, blocks: [Int] = [4096], threads: Int = 1) throws -> (LoudnessMeasurement, [Double]) {
-        let meter = try LoudnessMeter(sampleRate: rate, channelCount: planes.count, maximumFrames: 4096, threads: threads)
+    static func measure(_ planes: [[Float]], rate: Int = 48_000, blocks: [Int] = [4096], threads: Int = 1,
+                        finePeak: Bool = false) throws -> (LoudnessMeasurement, [Double]) {
+        let meter = try LoudnessMeter(sampleRate: rate, channelCount: planes.count, maximumFrames: 4096, threads: threads, finePeak: finePeak)
         let n = planes[0].count
         let pointers = planes.map { p -> UnsafeMutablePointer<Float> in
             let b = UnsafeMutablePointer<Float>.allocate(capacity: max(1, p.count))
@@ -211,10 +212,11 @@ import Testing
     /// to the bit.
     @Test func blockSizesAndThreadsDoNotChangeTheResult() throws {
         let planes = Self.signal([Tone(dbfs: -18, seconds: 3.3, frequency: 440), Tone(dbfs: -30, seconds: 4, frequency: 9000, phaseDegrees: 45)])
-        let (reference, _) = try Self.measure(planes, blocks: [4096])
+        let (reference, _) = try Self.measure(planes, blocks: [4096], finePeak: true)
+        #expect(reference.truePeakFine != nil)
         for blocks in [[1], [64], [512], [4096], [1000, 7, 4096, 333]] {
             for threads in [1, 2] where blocks != [1] || threads == 1 {
-                let (m, _) = try Self.measure(planes, blocks: blocks, threads: threads)
+                let (m, _) = try Self.measure(planes, blocks: blocks, threads: threads, finePeak: true)
                 #expect(m == reference, "blocks \(blocks), \(threads) threads")
             }
         }
