@@ -4,7 +4,7 @@ import Mixdown
 
 struct Loudness: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure loudness to EBU R128: integrated loudness (LUFS), loudness range (LU), true peak (dBTP) and sample peak (dBFS).")
+        abstract: "Measure loudness to EBU R128: integrated loudness (LUFS), loudness range (LU), true peak (dBTP, BS.1770's 4x and a finer 8x reading), sample peak (dBFS), and the maximum momentary and short-term loudness (read every 1 ms).")
 
     @Argument(help: "Audio or video files (any type Mixdown reads).")
     var files: [String]
@@ -26,6 +26,7 @@ struct Loudness: ParsableCommand {
         for file in files {
             var job = FileLoudness(input: file, stream: stream)
             job.threads = threads
+            job.finePeak = true
             let report = try runWithProgress("loudness", quiet: quiet || files.count > 1 && json) { progress, token in
                 try job.run(progress: progress, cancellation: token)
             }
@@ -38,8 +39,9 @@ struct Loudness: ParsableCommand {
             \(file)
               integrated:  \(show(m.integrated, "LUFS"))\(m.integrated.isFinite ? "" : " (silent: nothing above the -70 LUFS gate)")
               range:       \(show(m.range, "LU"))
-              true peak:   \(show(m.truePeak, "dBTP"))
+              true peak:   \(show(m.truePeak, "dBTP")) (BS.1770, 4x); \(show(m.truePeakFine ?? m.truePeak, "dBTP")) read 8x
               sample peak: \(show(m.samplePeak, "dBFS"))
+              max momentary: \(show(m.momentaryMaximum, "LUFS")), max short-term: \(show(m.shortTermMaximum, "LUFS"))
             """)
         }
     }
