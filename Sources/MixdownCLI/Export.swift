@@ -24,6 +24,8 @@ struct Export: ParsableCommand {
     var fadeIn: String?
     @Option(name: .customLong("fade-out"), parsing: .unconditional, help: "Fade-out length.")
     var fadeOut: String?
+    @Option(parsing: .unconditional, help: "Write the output at this sample rate in Hz, through Mixdown's resampler (default: the input's; an Opus output of a rate Opus does not take is written at 48000).")
+    var rate: Int?
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var common: RenderOptions
 
@@ -52,6 +54,7 @@ struct Export: ParsableCommand {
         job.fadeOut = try times.parse(fadeOut, option: "--fade-out")
         job.stream = stream
         try job.apply(outputOptions, common)
+        job.settings.sampleRate = rate
         return job
     }
 }

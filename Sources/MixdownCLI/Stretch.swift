@@ -36,6 +36,8 @@ struct Stretch: ParsableCommand {
     var quality = "best"
     @Option(parsing: .unconditional, help: "Varispeed resampler: auto, polyphase or libsamplerate.")
     var resampler = "auto"
+    @Option(parsing: .unconditional, help: "Write the output at this sample rate in Hz, through Mixdown's resampler (default: the input's; an Opus output of a rate Opus does not take is written at 48000).")
+    var rate: Int?
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var common: RenderOptions
 
@@ -50,7 +52,10 @@ struct Stretch: ParsableCommand {
         guard targets == 1 else {
             throw UsageError(message: "give exactly one of --ratio, --to-duration, --to-frames, --match, --align")
         }
-        if let align { return .align(try alignJob(reference: align)) }
+        if let align {
+            if rate != nil { throw UsageError(message: "--rate: not with --align (the output is on the reference's clock, at its rate)") }
+            return .align(try alignJob(reference: align))
+        }
         if keepPolarity { throw UsageError(message: "--keep-polarity: only with --align (a plain stretch never changes the polarity)") }
         let target: FileStretch.Target
         if let ratio {
@@ -72,6 +77,7 @@ struct Stretch: ParsableCommand {
         job.resampler = e
         job.stream = stream
         try job.apply(outputOptions, common)
+        job.settings.sampleRate = rate
         return .stretch(job)
     }
 

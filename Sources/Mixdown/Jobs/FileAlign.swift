@@ -114,6 +114,9 @@ public struct FileAlign: Sendable {
         // A bad output is refused before any input is read.
         var job = try OutputJob(path: output, settings: settings)
         let ref = try AudioFileInfo.read(path: reference)
+        if let r = settings.sampleRate, r != ref.sampleRate {
+            throw .invalidParameter(name: "--rate", value: "\(r)", reason: "an aligned output is at its reference's rate (\(ref.sampleRate) Hz)")
+        }
         // The output is on REF's clock from REF's first frame: it keeps REF's start timecode.
         if settings.metadata.timeReference == nil, let reference = ref.timeReference {
             var withReference = settings

@@ -50,6 +50,9 @@ public struct FileExport: Sendable {
         public var removedStaleTemporaryFiles: [String] = []
         /// How the output was brought to `settings.loudness` (nil without one).
         public var loudness: OutputJob.LoudnessReport? = nil
+        /// The input's rate when the output was resampled to `sampleRate` (`--rate`, or an
+        /// Opus output of a rate Opus does not take); nil when it kept it.
+        public var resampledFrom: Int? = nil
     }
 
     /// Checks everything, then renders. Nothing is written unless every check passes; on
@@ -127,24 +130,31 @@ public struct FileExport: Sendable {
         }
         let envelope = try automation.envelope(sampleRate: rate)
 
+        // The output's rate: the input's, unless asked otherwise or Opus cannot take it.
+        let outRate = try job.outputRate(forRenderAt: rate)
+        let outFrames = rate == outRate ? length : StretchRatio(Int64(outRate), Int64(rate)).outputFrames(forInput: length)
         // The part keeps its place on the recorder's clock: its start timecode is the
         // input's plus where the part starts (written where the type holds one: WAV, RF64, W64).
         if settings.metadata.timeReference == nil, let reference = info.timeReference {
             var kept = settings
-            kept.metadata.timeReference = reference + a
+            kept.metadata.timeReference = OutputJob.timeReference(reference + a, from: rate, to: outRate)
             job = try OutputJob(path: output, settings: kept)
         }
-        let encoding = try job.encoding(frames: length, channels: info.channelCount, natural: job.naturalSampleFormat(of: info))
-        let graph = GainAutomation(input: ReadAhead(input: try FileSource(decoder: reader, range: a..<b)), envelope: envelope)
+        let encoding = try job.encoding(frames: outFrames, channels: info.channelCount, natural: job.naturalSampleFormat(of: info))
         let input = self.input, stream = self.stream
-        let done = try job.write(graph, frames: length, encoding: encoding, remake: { () throws(MixdownError) in
-            GainAutomation(input: ReadAhead(input: try FileSource(path: input, range: a..<b, stream: stream)), envelope: envelope)
+        let graph = try OutputJob.converted(GainAutomation(input: ReadAhead(input: try FileSource(decoder: reader, range: a..<b)), envelope: envelope),
+                                            from: rate, to: outRate, frames: length).node
+        let done = try job.write(graph, frames: outFrames, encoding: encoding, remake: { () throws(MixdownError) in
+            try OutputJob.converted(GainAutomation(input: ReadAhead(input: try FileSource(path: input, range: a..<b, stream: stream)), envelope: envelope),
+                                    from: rate, to: outRate, frames: length).node
         }, progress: progress, cancellation: cancellation)
         let seconds = done.seconds
+        let written = rate == outRate ? outDuration : MediaTime(frames: outFrames, sampleRate: outRate)
         var report = Report(input: input, output: output, type: encoding.type, sampleFormat: encoding.sampleFormat,
-                      sampleRate: rate, channels: info.channelCount, sourceStartFrame: a, sourceEndFrame: b,
-                      frames: length, duration: outDuration, durationSeconds: outDuration.approximateSeconds,
-                      seconds: seconds, realtimeFactor: seconds > 0 ? outDuration.approximateSeconds / seconds : 0)
+                      sampleRate: outRate, channels: info.channelCount, sourceStartFrame: a, sourceEndFrame: b,
+                      frames: outFrames, duration: written, durationSeconds: written.approximateSeconds,
+                      seconds: seconds, realtimeFactor: seconds > 0 ? written.approximateSeconds / seconds : 0)
+        report.resampledFrom = rate == outRate ? nil : rate
         report.removedStaleTemporaryFiles = done.removedStaleTemporaryFiles
         report.loudness = done.loudness
         return report

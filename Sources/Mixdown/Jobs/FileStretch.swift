@@ -59,6 +59,9 @@ public struct FileStretch: Sendable {
         public var removedStaleTemporaryFiles: [String] = []
         /// How the output was brought to `settings.loudness` (nil without one).
         public var loudness: OutputJob.LoudnessReport? = nil
+        /// The input's rate when the output was resampled to `sampleRate` (`--rate`, or an
+        /// Opus output of a rate Opus does not take); nil when it kept it.
+        public var resampledFrom: Int? = nil
     }
 
     /// The ratio and output length this job will use, for an input of `info`.
@@ -101,20 +104,27 @@ public struct FileStretch: Sendable {
         var job = try OutputJob(path: output, settings: settings)
         let graph = try makeGraph()
         let info = graph.info
+        // The output's rate: the input's, unless asked otherwise or Opus cannot take it; at
+        // another rate the stretch's exact length is converted once, half away from zero.
+        let rate = info.sampleRate, outRate = try job.outputRate(forRenderAt: rate)
+        let outFrames = rate == outRate ? graph.outputFrames
+            : StretchRatio(Int64(outRate), Int64(rate)).outputFrames(forInput: graph.outputFrames)
         // Frame 0 stays where it was: the output starts at the input's start timecode.
         if settings.metadata.timeReference == nil, let reference = info.timeReference {
             var kept = settings
-            kept.metadata.timeReference = reference
+            kept.metadata.timeReference = OutputJob.timeReference(reference, from: rate, to: outRate)
             job = try OutputJob(path: output, settings: kept)
         }
-        let encoding = try job.encoding(frames: graph.outputFrames, channels: info.channelCount, natural: job.naturalSampleFormat(of: info))
+        let encoding = try job.encoding(frames: outFrames, channels: info.channelCount, natural: job.naturalSampleFormat(of: info))
         // A varispeed of at most 0.1 % keeps the input's loudness (to 0.05 LU: the tests
         // measure 0.034 on noise that reaches 24 kHz, whose top the resampler's low-pass
         // trims): the input is measured, faster than a pass over the stretch.
         let keepsLoudness = (graph.algorithm == .varispeed || graph.algorithm == .auto) && abs(graph.ratio.doubleValue - 1) <= 0.001
         let input = self.input, stream = self.stream, threads = settings.threads
-        let done = try job.write(graph.node, frames: graph.outputFrames, encoding: encoding, remake: { () throws(MixdownError) in
-            try makeGraph().node
+        let stretched = graph.outputFrames
+        let done = try job.write(try OutputJob.converted(graph.node, from: rate, to: outRate, frames: stretched).node,
+                                 frames: outFrames, encoding: encoding, remake: { () throws(MixdownError) in
+            try OutputJob.converted(try makeGraph().node, from: rate, to: outRate, frames: stretched).node
         }, measureInput: keepsLoudness ? { (token) throws(MixdownError) in
             var meter = FileLoudness(input: input, stream: stream)
             meter.threads = threads
@@ -125,11 +135,12 @@ public struct FileStretch: Sendable {
         let inSeconds = info.duration.approximateSeconds
         var report = Report(input: input, output: output, algorithm: graph.algorithm, resampler: graph.engine,
                             ratio: graph.ratio.description, ratioValue: graph.ratio.doubleValue, inputFrames: info.frames,
-                            outputFrames: graph.outputFrames, sampleRate: info.sampleRate, channels: info.channelCount,
+                            outputFrames: outFrames, sampleRate: outRate, channels: info.channelCount,
                             type: encoding.type, sampleFormat: encoding.sampleFormat, matched: graph.matched, seconds: seconds,
                             realtimeFactor: seconds > 0 ? inSeconds / seconds : 0)
         report.removedStaleTemporaryFiles = done.removedStaleTemporaryFiles
         report.loudness = done.loudness
+        report.resampledFrom = rate == outRate ? nil : rate
         return report
     }
 

@@ -31,6 +31,37 @@ public struct OutputJob: Sendable {
                                    frames: frames, channels: channels, encoder: settings.encoder)
     }
 
+    /// The rate a render at `rate` is written at: `settings.sampleRate`, else `rate`, else
+    /// (an Opus output of a rate Opus does not take) 48 kHz. Throws for a rate outside
+    /// 8000...768000 Hz.
+    public func outputRate(forRenderAt rate: Int) throws(MixdownError) -> Int {
+        if let r = settings.sampleRate {
+            guard r >= 8000 && r <= 768_000 else {
+                throw .invalidParameter(name: "--rate", value: "\(r)", reason: "must be a sample rate from 8000 to 768000 Hz")
+            }
+            return r
+        }
+        let opus = type == .opus || (type.isFFmpegContainer && (settings.encoder.codec ?? type.defaultCodec) == .opus)
+        return opus && ![8_000, 12_000, 16_000, 24_000, 48_000].contains(rate) ? 48_000 : rate
+    }
+
+    /// `node`, a render of `frames` frames at `rate`, at `outputRate`: unchanged when the
+    /// rates are equal, else through Mixdown's resampler (best quality) to
+    /// round(frames x outputRate / rate) frames, half away from zero.
+    public static func converted(_ node: AudioNode, from rate: Int, to outputRate: Int,
+                                 frames: Int64) throws(MixdownError) -> (node: AudioNode, frames: Int64) {
+        guard rate != outputRate else { return (node, frames) }
+        let ratio = StretchRatio(Int64(outputRate), Int64(rate))
+        let out = ratio.outputFrames(forInput: frames)
+        return (try Resampler(input: node, ratio: ratio, outputRate: outputRate, quality: .best, inputFrames: frames, outputFrames: out), out)
+    }
+
+    /// A start timecode (samples at `rate`) at `outputRate`: scaled and rounded half away
+    /// from zero.
+    public static func timeReference(_ reference: Int64, from rate: Int, to outputRate: Int) -> Int64 {
+        rate == outputRate ? reference : StretchRatio(Int64(outputRate), Int64(rate)).outputFrames(forInput: reference)
+    }
+
     /// Wall time since the job began, in seconds (for reports).
     public var seconds: Double { stopwatch.seconds }
 

@@ -21,6 +21,11 @@ public struct OutputSettings: Sendable, Equatable {
     /// Bring the output to this loudness (a measuring pass, then the write with one gain);
     /// nil writes the render as it is.
     public var loudness: LoudnessTarget?
+    /// The rate the output is written at, Hz (`--rate`; `export` and `stretch`): nil keeps
+    /// the render's rate, except for an Opus output of a rate Opus does not take (it takes
+    /// 8, 12, 16, 24 and 48 kHz), which is written at 48 kHz. A different rate goes through
+    /// Mixdown's resampler at its best quality.
+    public var sampleRate: Int?
     /// Block sizes the render cycles through, in frames (one size is the usual case).
     public var blockSizes: [Int]
     /// Cores a render may use (1 or 2).
