@@ -34,7 +34,7 @@ extern "C" {
 
 /* The version this header describes. mixdown_version() gives the library's own. */
 #define MIXDOWN_VERSION_MAJOR 0
-#define MIXDOWN_VERSION_MINOR 1
+#define MIXDOWN_VERSION_MINOR 2
 #define MIXDOWN_VERSION_PATCH 0
 
 /* Status codes. */
@@ -51,7 +51,10 @@ typedef enum mixdown_status {
     MIXDOWN_ERROR_WRITE = 9,            /* the output cannot be written (permissions, space) */
     MIXDOWN_ERROR_CANCELLED = 10,       /* the progress callback asked to stop */
     MIXDOWN_ERROR_NO_ALIGNMENT = 11,    /* drift estimation found no trustworthy alignment */
-    MIXDOWN_ERROR_INTERNAL = 12         /* a bug: please report it with mixdown_last_error() */
+    MIXDOWN_ERROR_INTERNAL = 12,        /* a bug: please report it with mixdown_last_error() */
+    MIXDOWN_ERROR_LOUDNESS = 13         /* an output that cannot meet its loudness target or true-peak
+                                           ceiling (measured after writing, or out of the limiter's
+                                           reach): nothing was written */
 } mixdown_status;
 
 /* Time-scale algorithms (the CLI's --algorithm). */
@@ -116,6 +119,31 @@ typedef struct mixdown_file_info {
  */
 int mixdown_file_info_read(const char *path, int stream, mixdown_file_info *info);
 
+/* ---- Loudness ------------------------------------------------------------------- */
+
+/* A file's loudness (EBU R128; docs/loudness.md). -INFINITY where there is nothing to
+ * measure: a silent file's integrated loudness and peaks, the maxima of a file shorter
+ * than their window. */
+typedef struct mixdown_loudness {
+    double integrated_lufs;     /* gated programme loudness */
+    double range_lu;            /* loudness range (Tech 3342) */
+    double true_peak_dbtp;      /* BS.1770's 4x reading */
+    double true_peak_fine_dbtp; /* the 8x reading the limiter holds */
+    double sample_peak_dbfs;
+    double max_momentary_lufs;  /* the loudest 400 ms window, read every 1 ms */
+    double max_short_term_lufs; /* the loudest 3 s window, read every 1 ms */
+    int64_t frames;
+    int32_t sample_rate;
+    int32_t channels;
+} mixdown_loudness;
+
+/*
+ * Measures `path`'s audio stream `stream` (-1: the first) into `*loudness`. `progress`
+ * may be NULL. Thread-safe.
+ */
+int mixdown_loudness_measure(const char *path, int stream, mixdown_progress_fn progress, void *user_data,
+                             mixdown_loudness *loudness);
+
 /* ---- File jobs -------------------------------------------------------------------- */
 
 /* How a job writes its output. Fill with mixdown_output_options_init, then change. */
@@ -124,6 +152,17 @@ typedef struct mixdown_output_options {
     const char *sample_format; /* "s16", "s24", "f32"; NULL: the input's precision */
     int overwrite;             /* nonzero: replace an existing output (atomically) */
     int threads;               /* 1 or 2; 0: the default (both cores) */
+    /* Since 0.2. Loudness (docs/loudness.md): bring the output to `loudness` LUFS (-70 to
+     * below 0; 0, the default: as rendered) under the true-peak ceiling `true_peak` dBTP
+     * (default -1); with `limit` nonzero a true-peak limiter holds the ceiling and the target
+     * is reached, else the gain is lowered to the ceiling. */
+    double loudness;
+    double true_peak;
+    int limit;
+    /* Since 0.2. mixdown_export and mixdown_stretch: write at this rate in Hz through the
+     * resampler; 0 (the default): the input's (an Opus output of a rate Opus does not take:
+     * 48000). */
+    int32_t sample_rate;
 } mixdown_output_options;
 
 void mixdown_output_options_init(mixdown_output_options *options);
@@ -160,6 +199,11 @@ typedef struct mixdown_result {
     int32_t channels;
     double seconds;            /* wall time taken */
     double realtime_factor;    /* the audio's duration / wall time */
+    /* Since 0.2. With a loudness target: the written output's integrated loudness (LUFS),
+     * its true peak read 8x (dBTP), and the gain applied (dB); NAN without one. */
+    double loudness_lufs;
+    double true_peak_dbtp;
+    double gain_db;
 } mixdown_result;
 
 /*

@@ -29,6 +29,7 @@ public func cStrerror(_ status: Int32) -> UnsafePointer<CChar> {
     case MIXDOWN_ERROR_CANCELLED: "cancelled"
     case MIXDOWN_ERROR_NO_ALIGNMENT: "no trustworthy alignment"
     case MIXDOWN_ERROR_INTERNAL: "internal error"
+    case MIXDOWN_ERROR_LOUDNESS: "loudness target or true-peak ceiling not met"
     default: "unknown status \(status)"
     }
     return StaticStrings.pointer(text)
@@ -61,11 +62,32 @@ public func cFileInfoRead(_ path: UnsafePointer<CChar>?, _ stream: Int32, _ info
     }
 }
 
+// MARK: Loudness
+
+@_cdecl("mixdown_loudness_measure")
+public func cLoudnessMeasure(_ path: UnsafePointer<CChar>?, _ stream: Int32, _ progress: mixdown_progress_fn?,
+                             _ user: UnsafeMutableRawPointer?, _ loudness: UnsafeMutablePointer<mixdown_loudness>?) -> Int32 {
+    CallBoundary.run {
+        var job = FileLoudness(input: try CallBoundary.string(path, "path"), stream: Options.stream(stream))
+        job.finePeak = true
+        let out = try CallBoundary.required(loudness, "loudness")
+        try Options.run(progress, user, nil) { p, token throws(MixdownError) in
+            let m = try job.run(progress: p, cancellation: token).loudness
+            out.pointee = mixdown_loudness(integrated_lufs: m.integrated, range_lu: m.range, true_peak_dbtp: m.truePeak,
+                                           true_peak_fine_dbtp: m.truePeakFine ?? m.truePeak, sample_peak_dbfs: m.samplePeak,
+                                           max_momentary_lufs: m.momentaryMaximum, max_short_term_lufs: m.shortTermMaximum,
+                                           frames: m.frames, sample_rate: Int32(m.sampleRate), channels: Int32(m.channelCount))
+            return mixdown_result()
+        }
+    }
+}
+
 // MARK: File jobs
 
 @_cdecl("mixdown_output_options_init")
 public func cOutputOptionsInit(_ options: UnsafeMutablePointer<mixdown_output_options>?) {
-    options?.pointee = mixdown_output_options(type: nil, sample_format: nil, overwrite: 0, threads: 0)
+    options?.pointee = mixdown_output_options(type: nil, sample_format: nil, overwrite: 0, threads: 0,
+                                              loudness: 0, true_peak: -1, limit: 0, sample_rate: 0)
 }
 
 @_cdecl("mixdown_stretch_options_init")
@@ -90,8 +112,8 @@ public func cStretch(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CCh
         try Options.apply(outputOptions, to: &job.settings)
         try Options.run(progress, user, result) { p, token throws(MixdownError) in
             let r = try job.run(progress: p, cancellation: token)
-            return mixdown_result(frames: r.outputFrames, sample_rate: Int32(r.sampleRate), channels: Int32(r.channels),
-                                  seconds: r.seconds, realtime_factor: r.realtimeFactor)
+            return Options.result(frames: r.outputFrames, sampleRate: r.sampleRate, channels: r.channels,
+                                  seconds: r.seconds, realtimeFactor: r.realtimeFactor, loudness: r.loudness)
         }
     }
 }
@@ -116,8 +138,8 @@ public func cExport(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CCha
         try Options.apply(outputOptions, to: &job.settings)
         try Options.run(progress, user, result) { p, token throws(MixdownError) in
             let r = try job.run(progress: p, cancellation: token)
-            return mixdown_result(frames: r.frames, sample_rate: Int32(r.sampleRate), channels: Int32(r.channels),
-                                  seconds: r.seconds, realtime_factor: r.realtimeFactor)
+            return Options.result(frames: r.frames, sampleRate: r.sampleRate, channels: r.channels,
+                                  seconds: r.seconds, realtimeFactor: r.realtimeFactor, loudness: r.loudness)
         }
     }
 }
@@ -131,10 +153,13 @@ public func cRenderDocument(_ json: UnsafePointer<CChar>?, _ baseDirectory: Unsa
         let output = try CallBoundary.string(output, "output")
         var job = try Options.document(json: json, baseDirectory: baseDirectory, path: path).render(to: output)
         try Options.apply(outputOptions, to: &job.settings)
+        if job.settings.sampleRate != nil {
+            throw CallBoundary.invalid("sample_rate: a document sets its own rate (\"output\": {\"sample_rate\": ...})")
+        }
         try Options.run(progress, user, result) { p, token throws(MixdownError) in
             let r = try job.run(progress: p, cancellation: token)
-            return mixdown_result(frames: r.frames, sample_rate: Int32(r.sampleRate), channels: Int32(r.channels),
-                                  seconds: r.seconds, realtime_factor: r.realtimeFactor)
+            return Options.result(frames: r.frames, sampleRate: r.sampleRate, channels: r.channels,
+                                  seconds: r.seconds, realtimeFactor: r.realtimeFactor, loudness: r.loudness)
         }
     }
 }

@@ -48,6 +48,22 @@ enum Options {
             guard (1...2).contains(o.threads) else { throw CallBoundary.invalid("threads \(o.threads): must be 1 or 2 (0: the default)") }
             settings.threads = Int(o.threads)
         }
+        // 0 LUFS is "not set" (a target is below 0); a set one is checked by the job.
+        if o.loudness != 0 {
+            settings.loudness = LoudnessTarget(integrated: o.loudness, truePeak: o.true_peak, limit: o.limit != 0)
+        } else if o.limit != 0 {
+            throw CallBoundary.invalid("limit: only with a loudness target")
+        }
+        if o.sample_rate != 0 { settings.sampleRate = Int(o.sample_rate) }
+    }
+
+    /// A job's result; the loudness fields NAN without a target.
+    static func result(frames: Int64, sampleRate: Int, channels: Int, seconds: Double, realtimeFactor: Double,
+                       loudness: OutputJob.LoudnessReport?) -> mixdown_result {
+        mixdown_result(frames: frames, sample_rate: Int32(sampleRate), channels: Int32(channels), seconds: seconds,
+                       realtime_factor: realtimeFactor, loudness_lufs: loudness?.output.integrated ?? .nan,
+                       true_peak_dbtp: loudness.map { $0.output.truePeakFine ?? $0.output.truePeak } ?? .nan,
+                       gain_db: loudness?.gainDb ?? .nan)
     }
 
     /// The stretch the options describe (output: `output`, which a pull render ignores).

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ctypes as C
 import json
+import math
 import os
 import threading
 from dataclasses import dataclass
@@ -32,8 +33,8 @@ import numpy as np
 from . import _native
 from ._native import lib as _lib
 
-__all__ = ["Error", "FileInfo", "Result", "SyncEstimate", "Render", "info", "stretch", "export", "render", "sync",
-           "open", "version", "__version__"]
+__all__ = ["Error", "FileInfo", "Result", "Loudness", "SyncEstimate", "Render", "info", "loudness", "stretch", "export",
+           "render", "sync", "open", "version", "__version__"]
 
 Exact = Union[Fraction, int, str, Decimal]
 """A number kept exact: a Fraction, an int, a Decimal or a decimal string ("1.0001309", "10001309/10000000")."""
@@ -181,13 +182,24 @@ class _Job:
 
 
 def _output_options(format: Optional[str], sample_format: Optional[str], overwrite: bool,
-                    threads: Optional[int]) -> _native.OutputOptions:
+                    threads: Optional[int], loudness: Optional[float] = None, true_peak: Optional[float] = None,
+                    limit: bool = False, rate: Optional[int] = None) -> _native.OutputOptions:
     o = _native.OutputOptions()
     _lib.mixdown_output_options_init(C.byref(o))
     o.type = format.encode() if format else None
     o.sample_format = sample_format.encode() if sample_format else None
     o.overwrite = 1 if overwrite else 0
     o.threads = 0 if threads is None else int(threads)
+    if loudness is None and (true_peak is not None or limit):
+        raise Error("true_peak and limit go with loudness")
+    if loudness is not None:
+        if not -70 <= float(loudness) < 0:
+            raise Error(f"loudness {loudness}: must be a loudness from -70 to below 0 LUFS")
+        o.loudness = float(loudness)
+        o.true_peak = -1.0 if true_peak is None else float(true_peak)
+        o.limit = 1 if limit else 0
+    if rate is not None:
+        o.sample_rate = int(rate)
     return o
 
 
@@ -226,12 +238,17 @@ def info(path: PathLike, *, stream: Optional[int] = None) -> FileInfo:
 
 @dataclass(frozen=True)
 class Result:
-    """What a job wrote: ``frames`` exactly, at ``sample_rate``; ``seconds`` of wall time."""
+    """What a job wrote: ``frames`` exactly, at ``sample_rate``; ``seconds`` of wall time.
+    With a loudness target: the written output's ``loudness`` (LUFS), its ``true_peak``
+    (dBTP, read 8x) and the ``gain`` applied (dB); None without one."""
     frames: int
     sample_rate: int
     channels: int
     seconds: float
     realtime_factor: float
+    loudness: Optional[float] = None
+    true_peak: Optional[float] = None
+    gain: Optional[float] = None
 
     @property
     def duration(self) -> Fraction:
@@ -240,8 +257,47 @@ class Result:
 
 
 def _result(r: _native.Result) -> Result:
+    def value(v: float) -> Optional[float]:
+        return None if math.isnan(v) else v
     return Result(frames=r.frames, sample_rate=r.sample_rate, channels=r.channels, seconds=r.seconds,
-                  realtime_factor=r.realtime_factor)
+                  realtime_factor=r.realtime_factor, loudness=value(r.loudness_lufs), true_peak=value(r.true_peak_dbtp),
+                  gain=value(r.gain_db))
+
+
+@dataclass(frozen=True)
+class Loudness:
+    """A file's loudness to EBU R128 (docs/loudness.md). ``-inf`` where there is nothing to
+    measure (a silent file; maxima of a file shorter than their window)."""
+    integrated: float
+    """Integrated (programme) loudness, LUFS."""
+    range: float
+    """Loudness range, LU."""
+    true_peak: float
+    """True peak, dBTP: BS.1770's 4x reading."""
+    true_peak_fine: float
+    """The 8x reading the limiter holds, dBTP."""
+    sample_peak: float
+    """dBFS."""
+    max_momentary: float
+    """The loudest 400 ms window, read every 1 ms, LUFS."""
+    max_short_term: float
+    """The loudest 3 s window, read every 1 ms, LUFS."""
+    frames: int
+    sample_rate: int
+    channels: int
+
+
+def loudness(path: PathLike, *, stream: Optional[int] = None, progress: Optional[Progress] = None) -> Loudness:
+    """Measures `path`'s loudness (any file the engine reads; ``stream``: a container's audio
+    stream, None: the first)."""
+    m = _native.Loudness()
+    src = _path(path, "path")
+    index = -1 if stream is None else int(stream)
+    _Job(progress).run(lambda cb: _lib.mixdown_loudness_measure(src, index, cb, None, C.byref(m)))
+    return Loudness(integrated=m.integrated_lufs, range=m.range_lu, true_peak=m.true_peak_dbtp,
+                    true_peak_fine=m.true_peak_fine_dbtp, sample_peak=m.sample_peak_dbfs,
+                    max_momentary=m.max_momentary_lufs, max_short_term=m.max_short_term_lufs,
+                    frames=m.frames, sample_rate=m.sample_rate, channels=m.channels)
 
 
 def _stretch_options(input: PathLike, ratio: Optional[Exact], frames: Optional[int], duration: Optional[Exact],
@@ -279,7 +335,8 @@ def stretch(input: PathLike, output: PathLike, *, ratio: Optional[Exact] = None,
             duration: Optional[Exact] = None, match: Optional[PathLike] = None, algorithm: str = "auto",
             quality: str = "best", stream: Optional[int] = None, format: Optional[str] = None,
             sample_format: Optional[str] = None, overwrite: bool = False, threads: Optional[int] = None,
-            progress: Optional[Progress] = None) -> Result:
+            loudness: Optional[float] = None, true_peak: Optional[float] = None, limit: bool = False,
+            rate: Optional[int] = None, progress: Optional[Progress] = None) -> Result:
     """Stretches the whole of `input` to an exact length and writes `output`.
 
     Give one target:
@@ -294,9 +351,16 @@ def stretch(input: PathLike, output: PathLike, *, ratio: Optional[Exact] = None,
     "wsola", "rubberband". ``quality``: "best", "medium", "fastest". ``format``: the output's type
     ("wav", "flac", "m4a", ...; None: from its extension); ``sample_format``: "s16", "s24", "f32"
     (None: the input's precision). ``threads``: 1 or 2 (None: both cores).
+
+    ``loudness``: bring the output to this integrated loudness in LUFS under the true-peak
+    ceiling ``true_peak`` dBTP (default -1); with ``limit`` a true-peak limiter holds the ceiling
+    and the target is reached, else the gain is lowered to it. An output that misses raises
+    :class:`Error` with status "loudness target or true-peak ceiling not met", nothing written.
+    ``rate``: write at this sample rate (None: the input's; Opus outputs of a rate Opus does not
+    take are written at 48000).
     """
     o = _stretch_options(input, ratio, frames, duration, match, algorithm, quality, stream)
-    out = _output_options(format, sample_format, overwrite, threads)
+    out = _output_options(format, sample_format, overwrite, threads, loudness, true_peak, limit, rate)
     r = _native.Result()
     src, dst = _path(input, "input"), _path(output, "output")
     _Job(progress).run(lambda cb: _lib.mixdown_stretch(src, dst, C.byref(o), C.byref(out), cb, None, C.byref(r)))
@@ -306,11 +370,13 @@ def stretch(input: PathLike, output: PathLike, *, ratio: Optional[Exact] = None,
 def export(input: PathLike, output: PathLike, *, start: Exact = 0, duration: Optional[Exact] = None,
            fade_in: Exact = 0, fade_out: Exact = 0, stream: Optional[int] = None, format: Optional[str] = None,
            sample_format: Optional[str] = None, overwrite: bool = False, threads: Optional[int] = None,
-           progress: Optional[Progress] = None) -> Result:
+           loudness: Optional[float] = None, true_peak: Optional[float] = None, limit: bool = False,
+           rate: Optional[int] = None, progress: Optional[Progress] = None) -> Result:
     """Exports a time range of `input` to `output`, with equal-power fades.
 
     Times are exact seconds: ``start`` (0: the file's start), ``duration`` (None: to the
-    file's end), ``fade_in`` and ``fade_out`` (0: none). Output options as :func:`stretch`.
+    file's end), ``fade_in`` and ``fade_out`` (0: none). Output options, ``loudness``,
+    ``true_peak``, ``limit`` and ``rate`` as :func:`stretch`.
     """
     o = _native.ExportOptions()
     _lib.mixdown_export_options_init(C.byref(o))
@@ -323,7 +389,7 @@ def export(input: PathLike, output: PathLike, *, start: Exact = 0, duration: Opt
     o.fade_in_num, o.fade_in_den = _int64_pair(_exact(fade_in, "fade_in"), "fade_in")
     o.fade_out_num, o.fade_out_den = _int64_pair(_exact(fade_out, "fade_out"), "fade_out")
     o.stream = -1 if stream is None else stream
-    out = _output_options(format, sample_format, overwrite, threads)
+    out = _output_options(format, sample_format, overwrite, threads, loudness, true_peak, limit, rate)
     r = _native.Result()
     src, dst = _path(input, "input"), _path(output, "output")
     _Job(progress).run(lambda cb: _lib.mixdown_export(src, dst, C.byref(o), C.byref(out), cb, None, C.byref(r)))
@@ -344,14 +410,16 @@ def _document(document: Document, base_dir: Optional[PathLike]) -> tuple[Optiona
 
 def render(document: Document, output: PathLike, *, base_dir: Optional[PathLike] = None,
            format: Optional[str] = None, sample_format: Optional[str] = None, overwrite: bool = False,
-           threads: Optional[int] = None, progress: Optional[Progress] = None) -> Result:
+           threads: Optional[int] = None, loudness: Optional[float] = None, true_peak: Optional[float] = None,
+           limit: bool = False, progress: Optional[Progress] = None) -> Result:
     """Renders a composition document (docs/composition.md) or an OpenTimelineIO timeline to
     `output`. `document` is a path, a JSON string or a dict; relative media paths in a string
     or a dict are relative to `base_dir` (default: the working directory), in a file to its
-    folder. The document's own output settings apply; the arguments override them where given.
+    folder. The document's own output settings apply; the arguments override them where given
+    (``loudness``, ``true_peak``, ``limit`` as :func:`stretch`).
     """
     text, base, path = _document(document, base_dir)
-    out = _output_options(format, sample_format, overwrite, threads)
+    out = _output_options(format, sample_format, overwrite, threads, loudness, true_peak, limit)
     r = _native.Result()
     dst = _path(output, "output")
     _Job(progress).run(lambda cb: _lib.mixdown_render_document(text, base, path, dst, C.byref(out), cb, None,

@@ -25,7 +25,8 @@ class FileInfo(C.Structure):
 
 
 class OutputOptions(C.Structure):
-    _fields_ = [("type", C.c_char_p), ("sample_format", C.c_char_p), ("overwrite", C.c_int), ("threads", C.c_int)]
+    _fields_ = [("type", C.c_char_p), ("sample_format", C.c_char_p), ("overwrite", C.c_int), ("threads", C.c_int),
+                ("loudness", C.c_double), ("true_peak", C.c_double), ("limit", C.c_int), ("sample_rate", C.c_int32)]
 
 
 class StretchOptions(C.Structure):
@@ -43,7 +44,15 @@ class ExportOptions(C.Structure):
 
 class Result(C.Structure):
     _fields_ = [("frames", C.c_int64), ("sample_rate", C.c_int32), ("channels", C.c_int32),
-                ("seconds", C.c_double), ("realtime_factor", C.c_double)]
+                ("seconds", C.c_double), ("realtime_factor", C.c_double),
+                ("loudness_lufs", C.c_double), ("true_peak_dbtp", C.c_double), ("gain_db", C.c_double)]
+
+
+class Loudness(C.Structure):
+    _fields_ = [("integrated_lufs", C.c_double), ("range_lu", C.c_double), ("true_peak_dbtp", C.c_double),
+                ("true_peak_fine_dbtp", C.c_double), ("sample_peak_dbfs", C.c_double),
+                ("max_momentary_lufs", C.c_double), ("max_short_term_lufs", C.c_double),
+                ("frames", C.c_int64), ("sample_rate", C.c_int32), ("channels", C.c_int32)]
 
 
 class DriftOptions(C.Structure):
@@ -85,6 +94,7 @@ def _load() -> C.CDLL:
         "mixdown_render_document": ([p, p, p, p, C.POINTER(OutputOptions), PROGRESS, C.c_void_p,
                                      C.POINTER(Result)], C.c_int),
         "mixdown_estimate_drift": ([p, p, C.POINTER(DriftOptions), C.POINTER(Drift)], C.c_int),
+        "mixdown_loudness_measure": ([p, C.c_int, PROGRESS, C.c_void_p, C.POINTER(Loudness)], C.c_int),
         "mixdown_render_open_document": ([C.POINTER(C.c_void_p), p, p, p], C.c_int),
         "mixdown_render_open_stretch": ([C.POINTER(C.c_void_p), p, C.POINTER(StretchOptions)], C.c_int),
         "mixdown_render_format": ([C.c_void_p, C.POINTER(i32), C.POINTER(i32), C.POINTER(i64)], C.c_int),

@@ -175,6 +175,40 @@ int main(int argc, char **argv) {
     CHECK(differing(&c_stretch, &cli_stretch) == 0, "the C stretch differs from the CLI's in %" PRId64 " frames",
           differing(&c_stretch, &cli_stretch));
 
+    /* Loudness (since 0.2): the stretch measured; an export brought to -20 LUFS lands there
+     * by the job's result and by a second measurement; an export at 32 kHz has its frames. */
+    mixdown_loudness ld;
+    CHECK(mixdown_loudness_measure(path("c-stretch.wav"), -1, NULL, NULL, &ld) == MIXDOWN_OK, "loudness: %s", mixdown_last_error());
+    CHECK(ld.frames == target && ld.sample_rate == in.rate && ld.integrated_lufs > -70 && ld.integrated_lufs < 0 &&
+          ld.true_peak_fine_dbtp >= ld.true_peak_dbtp - 0.5 && ld.max_momentary_lufs >= ld.integrated_lufs,
+          "loudness %.2f LUFS, peaks %.2f / %.2f dBTP, max M %.2f", ld.integrated_lufs, ld.true_peak_dbtp,
+          ld.true_peak_fine_dbtp, ld.max_momentary_lufs);
+    CHECK(mixdown_loudness_measure(NULL, -1, NULL, NULL, &ld) == MIXDOWN_ERROR_NULL_POINTER, "loudness of NULL");
+    CHECK(mixdown_loudness_measure(path("in.wav"), -1, NULL, NULL, NULL) == MIXDOWN_ERROR_NULL_POINTER, "loudness into NULL");
+    mixdown_export_options leo;
+    mixdown_export_options_init(&leo);
+    mixdown_output_options lo;
+    mixdown_output_options_init(&lo);
+    CHECK(lo.loudness == 0 && lo.true_peak == -1 && lo.limit == 0 && lo.sample_rate == 0, "output options' defaults");
+    lo.overwrite = 1;
+    lo.loudness = -20;
+    lo.limit = 1;
+    mixdown_result lr;
+    s = mixdown_export(path("in.wav"), path("c-loud.wav"), &leo, &lo, NULL, NULL, &lr);
+    CHECK(s == MIXDOWN_OK && fabs(lr.loudness_lufs + 20) <= 0.05 && lr.true_peak_dbtp <= -1.49 && !isnan(lr.gain_db),
+          "export at -20 LUFS: %d %s, %.3f LUFS, %.2f dBTP", s, mixdown_last_error(), lr.loudness_lufs, lr.true_peak_dbtp);
+    CHECK(mixdown_loudness_measure(path("c-loud.wav"), -1, NULL, NULL, &ld) == MIXDOWN_OK && fabs(ld.integrated_lufs + 20) <= 0.05,
+          "the -20 LUFS export measures %.3f", ld.integrated_lufs);
+    CHECK(isnan(result.loudness_lufs) && isnan(result.gain_db), "no target: NAN loudness in the result");
+    lo.loudness = 0;
+    CHECK(mixdown_export(path("in.wav"), path("c-limit.wav"), &leo, &lo, NULL, NULL, NULL) == MIXDOWN_ERROR_INVALID_ARGUMENT &&
+          !exists(path("c-limit.wav")), "limit without a target: %s", mixdown_last_error());
+    lo.limit = 0;
+    lo.sample_rate = 32000;
+    CHECK(mixdown_export(path("in.wav"), path("c-32k.wav"), &leo, &lo, NULL, NULL, &lr) == MIXDOWN_OK && lr.sample_rate == 32000 &&
+          lr.frames == (in.frames * 32000 * 2 + in.rate) / (2 * (int64_t)in.rate), "export at 32 kHz: %d Hz, %" PRId64 " frames (%s)",
+          lr.sample_rate, lr.frames, mixdown_last_error());
+
     /* The same stretch pulled in irregular blocks: the file's frames. */
     mixdown_render *h = NULL;
     CHECK(mixdown_render_open_stretch(&h, path("in.wav"), &so) == MIXDOWN_OK && h != NULL, "%s", mixdown_last_error());

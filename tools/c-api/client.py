@@ -33,12 +33,14 @@ class StretchOptions(C.Structure):
 
 
 class OutputOptions(C.Structure):
-    _fields_ = [("type", C.c_char_p), ("sample_format", C.c_char_p), ("overwrite", C.c_int), ("threads", C.c_int)]
+    _fields_ = [("type", C.c_char_p), ("sample_format", C.c_char_p), ("overwrite", C.c_int), ("threads", C.c_int),
+                ("loudness", C.c_double), ("true_peak", C.c_double), ("limit", C.c_int), ("sample_rate", C.c_int32)]
 
 
 class Result(C.Structure):
     _fields_ = [("frames", C.c_int64), ("sample_rate", C.c_int32), ("channels", C.c_int32),
-                ("seconds", C.c_double), ("realtime_factor", C.c_double)]
+                ("seconds", C.c_double), ("realtime_factor", C.c_double),
+                ("loudness_lufs", C.c_double), ("true_peak_dbtp", C.c_double), ("gain_db", C.c_double)]
 
 
 PROGRESS = C.CFUNCTYPE(C.c_int, C.c_double, C.c_void_p)
