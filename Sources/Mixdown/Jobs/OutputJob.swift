@@ -171,34 +171,39 @@ public struct OutputJob: Sendable {
         // Where the write's share of the progress starts: after the measuring pass, and the
         // limiter's passes when it runs.
         let start = limiter ? min(2 * share, 0.67) : share
-        if limiter {
-            // Passes through the limiter until the loudness lands (LimiterGainSearch): pass k
-            // of the search takes the k-th half of what is left of its share of the progress.
+        // Passes through the limiter until the loudness lands (LimiterGainSearch), aiming at
+        // `aim` under `ceiling`: pass k of a search takes the k-th half of what is left of
+        // its share of the progress (a lossy output's later searches report none).
+        func solve(aim: Double, ceiling: Double, reporting: Bool) throws(MixdownError) -> Double {
             var pass = 0
-            let search = LimiterGainSearch(target: target.integrated, start: gain)
+            let search = LimiterGainSearch(target: aim, start: gain)
             let found = try search.run { (g: Double) throws(MixdownError) -> Double in
                 let from = 1 - pow(0.5, Double(pass)), width = pow(0.5, Double(pass + 1))
                 pass += 1
-                return try LoudnessPass.measure(try Self.normalised(try graph(), gain: g, ceiling: target.truePeak, limit: true),
+                return try LoudnessPass.measure(try Self.normalised(try graph(), gain: g, ceiling: ceiling, limit: true),
                                                 expectedFrames: frames, threads: settings.threads,
-                                                progress: progress.map { p in { p(share + (start - share) * (from + width * $0)) } },
+                                                progress: reporting ? progress.map { p in { p(share + (start - share) * (from + width * $0)) } } : nil,
                                                 cancellation: cancellation).integrated
             }
             passes += found.passes
             guard found.reachable else {
                 throw .loudnessMissed(output: path, reason: String(
                     format: "the true-peak limiter cannot bring this audio to %.1f LUFS under %.1f dBTP: the loudest it reached was %.2f LUFS, at %+.1f dB of gain (%.0f dB past the gain that reaches the target unlimited); ask for %.1f LUFS or less, or a higher --true-peak",
-                    target.integrated, target.truePeak, found.reached, found.gain, found.gain - search.start,
-                    (found.reached * 10).rounded(.down) / 10))
+                    target.integrated, ceiling, found.reached, found.gain, found.gain - search.start,
+                    (found.reached * 10).rounded(.down) / 10)
+                    + (ceiling < target.truePeak ? String(format: " (the ceiling was lowered from %.1f dBTP for the codec's overshoot of the decoded peaks)", target.truePeak) : ""))
             }
-            gain = found.gain
+            return found.gain
         }
+        if limiter { gain = try solve(aim: target.integrated, ceiling: target.truePeak, reporting: true) }
         let measuringSeconds = clock.seconds
         var output: LoudnessMeasurement
         var outcome: Outcome
         var attempt = 0
-        // dB the limiter's ceiling is lowered under the target's, for a lossy codec's overshoot.
+        // dB the limiter's ceiling is lowered under the target's, for a lossy codec's overshoot,
+        // and the loudness its search aims at, moved by the codec's loss.
         var ceilingOffset = 0.0
+        var aim = target.integrated
         while true {
             let final = try Self.normalised(try graph(), gain: gain, ceiling: target.truePeak - ceilingOffset, limit: limiter)
             let meter = lossless ? try LoudnessMeter(sampleRate: node.format.sampleRate, channelCount: node.format.channelCount,
@@ -228,26 +233,36 @@ public struct OutputJob: Sendable {
             // A lossy codec drops what it cannot hear (the top octave first), which the meter
             // weighs, and lifts peaks (FFmpeg's AAC encoder lifts full-band noise bursts by 2
             // to 5 dB, whatever their level): when the decoded file misses the target by more
-            // than 0.1 LU or reads over the ceiling, it is encoded again (at most twice), the
-            // limiter's ceiling (or without it, the gain) lowered by the overshoot and the
-            // gain corrected by the miss.
+            // than 0.1 LU or reads over the ceiling, it is encoded again (at most twice): with
+            // the limiter, its ceiling lowered by the overshoot and the gain searched again;
+            // without it, the gain lowered by the overshoot, or corrected by the miss.
             guard !lossless, attempt < 2 else { break }
             let over = (output.truePeakFine ?? output.truePeak) - held
             let miss = target.integrated - output.integrated
             guard over > Self.peakTolerance || (!limitedByPeak && abs(miss) > 0.1) else { break }
-            if over > Self.peakTolerance {
-                if limiter { ceilingOffset += over + 0.05 } else {
-                    gain -= over + 0.05
-                    limitedByPeak = true
+            if limiter {
+                // The limiter's ceiling lowered by the codec's overshoot (and a little more:
+                // the overshoot varies with what the codec is given), its aim moved by the
+                // codec's loss, and the gain searched again under them.
+                if over > Self.peakTolerance { ceilingOffset += over + 0.1 }
+                aim += miss
+                do { gain = try solve(aim: aim, ceiling: target.truePeak - ceilingOffset, reporting: false) } catch {
+                    // The encode already in place is not the job's output: nothing stays.
+                    unlink(path)
+                    throw error
                 }
+            } else if over > Self.peakTolerance {
+                gain -= over + 0.1
+                limitedByPeak = true
+            } else {
+                gain += miss
             }
-            if limiter || !limitedByPeak { gain += miss }
             attempt += 1
         }
         // The check of what was written: under the ceiling by the fine reading, and on the
         // target (unless the ceiling, without the limiter, had to win).
         let peak = output.truePeakFine ?? output.truePeak
-        let codec = lossless ? "" : String(format: " after %d encodes (the codec lifts the peaks)", attempt + 1)
+        let codec = lossless ? "" : String(format: " (the decoded file, after %d encodes)", attempt + 1)
         if peak > held + Self.peakTolerance {
             unlink(path)
             throw .loudnessMissed(output: path, reason: String(

@@ -175,6 +175,34 @@ import Testing
     }
 
     #if FFmpeg
+    /// AAC lifts full-band noise bursts by 2-5 dB after the limiter: the decoded file is
+    /// checked, the limiter's ceiling lowered and the gain searched again (at most two more
+    /// encodes). The M4A lands under the ceiling by libebur128, or is refused with nothing left.
+    @Test func aLimitedM4AOfNoiseBurstsMeetsTheCeilingDecoded() throws {
+        let dir = TempDir()
+        let input = try Self.peaky("noise", in: dir)
+        let out = dir.file("out.m4a")
+        let result = Result { () throws -> FileExport.Report in
+            try Self.export(input, out, LoudnessTarget(integrated: -18, truePeak: -1, limit: true))
+        }
+        switch result {
+        case .success(let report):
+            let r = try #require(report.loudness)
+            #expect(r.outputMeasuredOn == "decoded file" && r.limiter)
+            let decoded = try readFile(out)
+            let independent = Self.libebur128(decoded.planes, rate: 48_000)
+            #expect(abs(independent.integrated - -18) <= 0.2, "libebur128 on the decoded AAC: \(independent.integrated)")
+            #expect(independent.truePeak <= -1, "libebur128's true peak of the decoded AAC: \(independent.truePeak)")
+            #expect(try #require(r.output.truePeakFine) <= -1 - TruePeakInterpolator.fineAllowance + 0.01)
+            #expect(r.encodes >= 1 && r.encodes <= 3)
+            if r.encodes > 1 { #expect(try #require(r.limiterCeiling) < -1) }
+        case .failure(let error):
+            let missed: Bool = if case .loudnessMissed? = error as? MixdownError { true } else { false }
+            #expect(missed, "\(error)")
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
+    }
+
     @Test func anM4AMeasuredDecodedLandsOnTheTarget() throws {
         let dir = TempDir()
         let input = try Self.speech(in: dir, seconds: 60)
