@@ -17,6 +17,9 @@ public struct CompositionRender: Sendable {
     public var output: String
     /// Nil: `composition.defaultOutputFormat` (highest rate; stereo if any file is).
     public var outputFormat: AudioFormat?
+    /// True when `outputFormat`'s rate was taken from the media, not asked for (a document
+    /// without `output.sample_rate`): an Opus output may then render at 48 kHz.
+    public var outputRateIsDefault = false
     /// Nil: the whole composition.
     public var timeRange: MediaTimeRange?
     /// How scaled ranges are stretched (`auto`: varispeed for a tiny change, else the
@@ -204,7 +207,29 @@ public struct CompositionRender: Sendable {
         let envelopes: [Int32: GainEnvelope]
     }
 
+    /// This job at the rate its output is written at, when that is not the composition's
+    /// own: `settings.sampleRate`, or 48 kHz for an Opus output of a rate Opus does not take
+    /// (`OutputJob.outputRate`); nil when it renders as it is. A rate asked for
+    /// (`outputFormat`, unless `outputRateIsDefault`) stands, and a different
+    /// `settings.sampleRate` beside it is refused.
+    func atOutputRate() throws(MixdownError) -> CompositionRender? {
+        if let f = outputFormat, !outputRateIsDefault {
+            if let r = settings.sampleRate, r != f.sampleRate {
+                throw .invalidParameter(name: "--rate", value: "\(r)", reason: "the document sets its own rate (\(f.sampleRate) Hz)")
+            }
+            return nil
+        }
+        guard let natural = outputFormat ?? composition.defaultOutputFormat else { return nil }
+        let rate = try OutputJob(path: output, settings: settings).outputRate(forRenderAt: natural.sampleRate)
+        guard rate != natural.sampleRate else { return nil }
+        var job = self
+        job.outputFormat = AudioFormat(sampleRate: rate, channelCount: natural.channelCount)
+        job.outputRateIsDefault = false
+        return job
+    }
+
     public func plan() throws(MixdownError) -> Plan {
+        if let job = try atOutputRate() { return try job.plan() }
         let timeline = try timeline()
         let format = timeline.format, total = timeline.compositionFrames, envelopes = timeline.envelopes
         var frames = timeline.frames
@@ -418,6 +443,7 @@ public struct CompositionRender: Sendable {
     /// Plans, then renders. Nothing is written unless every check passes; on any error or
     /// cancellation no file is left at `output` and no temporary file stays.
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
+        if let job = try atOutputRate() { return try job.run(progress: progress, cancellation: cancellation) }
         let plan = try levelled(try plan())
         let graph = try makeGraph(plan)
         let count = Int64(plan.frames.count)

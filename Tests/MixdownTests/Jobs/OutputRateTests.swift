@@ -77,6 +77,25 @@ import Testing
     }
     #endif
 
+    /// A document of 44.1 kHz media with no output rate, rendered to Opus: at 48 kHz, 3 s
+    /// exactly; with the document's own rate of 44.1 kHz it is refused, not changed.
+    @Test func anOpusRenderOfA44kHzDocumentIsAt48kHz() throws {
+        let dir = TempDir()
+        let input = try Self.tone(dir, rate: 44_100)
+        func document(_ output: String) throws -> CompositionDocument {
+            try CompositionDocument(data: Data("""
+            {"version": 1, \(output) "tracks": [{"name": "a", "segments": [{"file": "\(input)", "at": "0"}]}]}
+            """.utf8), path: dir.file("doc.json"))
+        }
+        let report = try document("").render(to: dir.file("r.opus")).run()
+        #expect(report.sampleRate == 48_000 && report.frames == 144_000)
+        #expect(try AudioFileInfo.read(path: dir.file("r.opus")).frames == 144_000)
+        #expect(throws: MixdownError.self) {
+            _ = try document("\"output\": {\"sample_rate\": 44100, \"channels\": 2},").render(to: dir.file("s.opus")).run()
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("s.opus")))
+    }
+
     @Test func badRatesAreRefusedAndNothingIsWritten() throws {
         let dir = TempDir()
         let input = try Self.tone(dir, rate: 48_000)

@@ -13,6 +13,9 @@ public struct CompositionDocument: Sendable {
     public var composition: Composition
     public var audioMix: AudioMix
     public var outputFormat: AudioFormat?
+    /// Whether the document gave `output.sample_rate` (else `outputFormat`'s rate is its
+    /// media's, which an Opus output may replace with 48 kHz).
+    public var outputRateGiven = false
     public var timeRange: MediaTimeRange?
     public var timePitchAlgorithm: TimeScaleAlgorithm?
     /// The resampler for rate changes and varispeed segments (`resampler`), and its quality (`resampler_quality`).
@@ -399,6 +402,7 @@ public struct CompositionDocument: Sendable {
         self.composition = composition
         self.audioMix = mix
         self.outputFormat = outputFormat
+        outputRateGiven = rateKey != nil
     }
 
     private static func gain(_ c: JSONCursor) throws(MixdownError) -> Float {
