@@ -21,9 +21,7 @@ import Testing
     /// momentary loudness is -23 ±0.1 LUFS. Read every 100 ms it would be 0.6 dB low at worst.
     @Test(arguments: 0..<20)
     func case13MaximumMomentary(file: Int) throws {
-        let lead = 1 + Double(file) * 0.0371
-        let m = try Self.measure(LoudnessMeterTests.signal([Tone(dbfs: -120, seconds: lead), Tone(dbfs: -23, seconds: 0.4),
-                                                           Tone(dbfs: -120, seconds: 1)]))
+        let m = try Self.burst(seconds: 0.4, file: file)
         #expect(abs(m.momentaryMaximum - -23) <= 0.1, "file \(file): \(m.momentaryMaximum)")
     }
 
@@ -31,10 +29,15 @@ import Testing
     /// the maximum short-term loudness is -23 ±0.1 LUFS.
     @Test(arguments: 0..<20)
     func case10MaximumShortTerm(file: Int) throws {
-        let lead = 1 + Double(file) * 0.0371
-        let m = try Self.measure(LoudnessMeterTests.signal([Tone(dbfs: -120, seconds: lead), Tone(dbfs: -23, seconds: 3),
-                                                           Tone(dbfs: -120, seconds: 1)]))
+        let m = try Self.burst(seconds: 3, file: file)
         #expect(abs(m.shortTermMaximum - -23) <= 0.1, "file \(file): \(m.shortTermMaximum)")
+    }
+
+    /// A burst of 1 kHz at -23 dBFS, `seconds` long, after 1 s + file x 37.1 ms of silence
+    /// (so that it starts anywhere against the 100 ms segments), then 1 s of silence.
+    static func burst(seconds: Double, file: Int) throws -> LoudnessMeasurement {
+        try measure(LoudnessMeterTests.signal([Tone(dbfs: -120, seconds: 1 + Double(file) * 0.0371),
+                                               Tone(dbfs: -23, seconds: seconds), Tone(dbfs: -120, seconds: 1)]))
     }
 
     /// Case 12: 20 cycles of 0.18 s at -20 dBFS and 0.22 s at -30 dBFS: every 400 ms window
