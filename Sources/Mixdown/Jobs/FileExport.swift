@@ -132,21 +132,21 @@ public struct FileExport: Sendable {
 
         // The output's rate: the input's, unless asked otherwise or Opus cannot take it.
         let outRate = try job.outputRate(forRenderAt: rate)
-        let outFrames = rate == outRate ? length : StretchRatio(Int64(outRate), Int64(rate)).outputFrames(forInput: length)
+        let outFrames = OutputJob.frames(length, from: rate, to: outRate)
         // The part keeps its place on the recorder's clock: its start timecode is the
         // input's plus where the part starts (written where the type holds one: WAV, RF64, W64).
         if settings.metadata.timeReference == nil, let reference = info.timeReference {
             var kept = settings
-            kept.metadata.timeReference = OutputJob.timeReference(reference + a, from: rate, to: outRate)
+            kept.metadata.timeReference = OutputJob.frames(reference + a, from: rate, to: outRate)
             job = try OutputJob(path: output, settings: kept)
         }
         let encoding = try job.encoding(frames: outFrames, channels: info.channelCount, natural: job.naturalSampleFormat(of: info))
         let input = self.input, stream = self.stream
         let graph = try OutputJob.converted(GainAutomation(input: ReadAhead(input: try FileSource(decoder: reader, range: a..<b)), envelope: envelope),
-                                            from: rate, to: outRate, frames: length).node
+                                            from: rate, to: outRate, frames: length)
         let done = try job.write(graph, frames: outFrames, encoding: encoding, remake: { () throws(MixdownError) in
             try OutputJob.converted(GainAutomation(input: ReadAhead(input: try FileSource(path: input, range: a..<b, stream: stream)), envelope: envelope),
-                                    from: rate, to: outRate, frames: length).node
+                                    from: rate, to: outRate, frames: length)
         }, progress: progress, cancellation: cancellation)
         let seconds = done.seconds
         let written = rate == outRate ? outDuration : MediaTime(frames: outFrames, sampleRate: outRate)

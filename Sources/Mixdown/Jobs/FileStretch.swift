@@ -107,12 +107,11 @@ public struct FileStretch: Sendable {
         // The output's rate: the input's, unless asked otherwise or Opus cannot take it; at
         // another rate the stretch's exact length is converted once, half away from zero.
         let rate = info.sampleRate, outRate = try job.outputRate(forRenderAt: rate)
-        let outFrames = rate == outRate ? graph.outputFrames
-            : StretchRatio(Int64(outRate), Int64(rate)).outputFrames(forInput: graph.outputFrames)
+        let outFrames = OutputJob.frames(graph.outputFrames, from: rate, to: outRate)
         // Frame 0 stays where it was: the output starts at the input's start timecode.
         if settings.metadata.timeReference == nil, let reference = info.timeReference {
             var kept = settings
-            kept.metadata.timeReference = OutputJob.timeReference(reference, from: rate, to: outRate)
+            kept.metadata.timeReference = OutputJob.frames(reference, from: rate, to: outRate)
             job = try OutputJob(path: output, settings: kept)
         }
         let encoding = try job.encoding(frames: outFrames, channels: info.channelCount, natural: job.naturalSampleFormat(of: info))
@@ -122,9 +121,9 @@ public struct FileStretch: Sendable {
         let keepsLoudness = (graph.algorithm == .varispeed || graph.algorithm == .auto) && abs(graph.ratio.doubleValue - 1) <= 0.001
         let input = self.input, stream = self.stream, threads = settings.threads
         let stretched = graph.outputFrames
-        let done = try job.write(try OutputJob.converted(graph.node, from: rate, to: outRate, frames: stretched).node,
+        let done = try job.write(try OutputJob.converted(graph.node, from: rate, to: outRate, frames: stretched),
                                  frames: outFrames, encoding: encoding, remake: { () throws(MixdownError) in
-            try OutputJob.converted(try makeGraph().node, from: rate, to: outRate, frames: stretched).node
+            try OutputJob.converted(try makeGraph().node, from: rate, to: outRate, frames: stretched)
         }, measureInput: keepsLoudness ? { (token) throws(MixdownError) in
             var meter = FileLoudness(input: input, stream: stream)
             meter.threads = threads

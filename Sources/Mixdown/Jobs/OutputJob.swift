@@ -42,24 +42,22 @@ public struct OutputJob: Sendable {
             return r
         }
         let opus = type == .opus || (type.isFFmpegContainer && (settings.encoder.codec ?? type.defaultCodec) == .opus)
-        return opus && ![8_000, 12_000, 16_000, 24_000, 48_000].contains(rate) ? 48_000 : rate
+        return opus && !AudioCodec.opusRates.contains(rate) ? 48_000 : rate
+    }
+
+    /// `frames` frames (or a timecode in samples) at `rate`, counted at `outputRate`:
+    /// round(frames x outputRate / rate), half away from zero; unchanged at the same rate.
+    public static func frames(_ frames: Int64, from rate: Int, to outputRate: Int) -> Int64 {
+        rate == outputRate ? frames : StretchRatio(Int64(outputRate), Int64(rate)).outputFrames(forInput: frames)
     }
 
     /// `node`, a render of `frames` frames at `rate`, at `outputRate`: unchanged when the
     /// rates are equal, else through Mixdown's resampler (best quality) to
-    /// round(frames x outputRate / rate) frames, half away from zero.
-    public static func converted(_ node: AudioNode, from rate: Int, to outputRate: Int,
-                                 frames: Int64) throws(MixdownError) -> (node: AudioNode, frames: Int64) {
-        guard rate != outputRate else { return (node, frames) }
-        let ratio = StretchRatio(Int64(outputRate), Int64(rate))
-        let out = ratio.outputFrames(forInput: frames)
-        return (try Resampler(input: node, ratio: ratio, outputRate: outputRate, quality: .best, inputFrames: frames, outputFrames: out), out)
-    }
-
-    /// A start timecode (samples at `rate`) at `outputRate`: scaled and rounded half away
-    /// from zero.
-    public static func timeReference(_ reference: Int64, from rate: Int, to outputRate: Int) -> Int64 {
-        rate == outputRate ? reference : StretchRatio(Int64(outputRate), Int64(rate)).outputFrames(forInput: reference)
+    /// `Self.frames(frames, from: rate, to: outputRate)` frames.
+    public static func converted(_ node: AudioNode, from rate: Int, to outputRate: Int, frames: Int64) throws(MixdownError) -> AudioNode {
+        guard rate != outputRate else { return node }
+        return try Resampler(input: node, ratio: StretchRatio(Int64(outputRate), Int64(rate)), outputRate: outputRate, quality: .best,
+                             inputFrames: frames, outputFrames: Self.frames(frames, from: rate, to: outputRate))
     }
 
     /// Wall time since the job began, in seconds (for reports).

@@ -228,18 +228,18 @@ public final class LoudnessMeter {
     public var measurement: LoudnessMeasurement {
         if let finished { return finished }
         // Half a window of silence brings the last samples to the middle of the window.
-        let tail = max(interpolator.taps, fine?.taps ?? 0) / 2
+        let tail = (history + 1) / 2
         for c in 0..<channelCount {
             (window[c] + history).update(repeating: 0, count: tail)
             measureInterpolated(channel: c, frames: tail)
         }
         let sample = Double(samplePeaks.max() ?? 0)
         let truePeak = max(sample, Double(interpolatedPeaks.max() ?? 0))
-        let window = Double(segmentFrames)
+        let segment = Double(segmentFrames)
         let m = LoudnessMeasurement(segments: segments, segmentFrames: segmentFrames, truePeak: truePeak,
                                     truePeakFine: fine != nil ? max(sample, Double(finePeaks.max() ?? 0)) : nil,
                                     samplePeak: sample,
-                                    momentaryMaximum: momentaryPeakSum / (4 * window), shortTermMaximum: shortTermPeakSum / (30 * window),
+                                    momentaryMaximum: momentaryPeakSum / (4 * segment), shortTermMaximum: shortTermPeakSum / (30 * segment),
                                     frames: frames, sampleRate: sampleRate, channelCount: channelCount)
         finished = m
         return m

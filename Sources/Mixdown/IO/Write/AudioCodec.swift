@@ -14,6 +14,9 @@ public enum AudioCodec: String, Sendable, CaseIterable, Codable {
 
     public var isLossy: Bool { self != .alac }
 
+    /// The rates Opus takes (48 kHz and its divisors), in an Ogg file or a container.
+    public static let opusRates: Set<Int> = [8_000, 12_000, 16_000, 24_000, 48_000]
+
     /// The bitrates this codec takes, in bits per second, for `channels` channels.
     func bitrateRange(channels: Int) -> ClosedRange<Int>? {
         switch self {

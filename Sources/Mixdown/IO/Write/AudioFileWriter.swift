@@ -181,13 +181,13 @@ public final class AudioFileWriter {
         if type.isFFmpegContainer {
             guard AudioFileProbe.readsContainers else { return false }
             switch codec ?? type.defaultCodec! {
-            case .opus: return [8_000, 12_000, 16_000, 24_000, 48_000].contains(format.sampleRate) && format.channelCount <= 8
+            case .opus: return AudioCodec.opusRates.contains(format.sampleRate) && format.channelCount <= 8
             case .aac: return [8_000, 11_025, 12_000, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000, 64_000, 88_200, 96_000].contains(format.sampleRate) && format.channelCount <= 8
             case .alac: return format.channelCount <= 8
             }
         }
         switch type {
-        case .opus where ![8_000, 12_000, 16_000, 24_000, 48_000].contains(format.sampleRate): return false
+        case .opus where !AudioCodec.opusRates.contains(format.sampleRate): return false
         case .mp3 where ![8_000, 11_025, 12_000, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000].contains(format.sampleRate)
                         || format.channelCount > 2: return false
         default: break
