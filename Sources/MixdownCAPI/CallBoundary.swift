@@ -40,7 +40,7 @@ enum CallBoundary {
         case .emptyFile, .unreadableFile, .truncatedAudio, .readFailed, .corruptAudio, .noAudioStream, .silentAudio: MIXDOWN_ERROR_UNREADABLE
         case .invalidParameter, .invalidTime, .rangeOutsideSource, .overlappingAutomation, .invalidEvent: MIXDOWN_ERROR_INVALID_ARGUMENT
         case .invalidEdit, .overlappingSegments, .invalidDocument, .invalidManifest: MIXDOWN_ERROR_INVALID_DOCUMENT
-        case .unsupportedOutput, .unsupportedChannelMapping: MIXDOWN_ERROR_UNSUPPORTED
+        case .unsupportedOutput, .unsupportedInput, .unsupportedChannelMapping: MIXDOWN_ERROR_UNSUPPORTED
         case .loudnessMissed: MIXDOWN_ERROR_LOUDNESS
         case .outputExists: MIXDOWN_ERROR_OUTPUT_EXISTS
         case .outputNotWritable, .writeFailed, .outputTooLarge, .notEnoughSpace: MIXDOWN_ERROR_WRITE

@@ -40,7 +40,7 @@ struct Generate: ParsableCommand {
         var job = SignalFile(output: output, duration: length)
         job.sampleRate = rate
         job.channelCount = channels
-        job.markerInterval = (interval.map { $0 > .zero } ?? false) ? interval : nil
+        job.markerInterval = interval == .zero ? nil : interval
         job.sampleFormat = try parseSampleFormat(format)
         guard let type = AudioFileType(pathExtension: URL(fileURLWithPath: output).pathExtension) else {
             throw UsageError(message: "'\(output)': unknown extension; use .wav, .flac, .caf, .w64, .rf64, .aiff")

@@ -6,6 +6,7 @@ import Mixdown
 @main
 struct Main {
     static func main() {
+        Interrupts.install()
         do {
             var command = try MixdownCommand.parseAsRoot()
             try command.run()

@@ -144,36 +144,12 @@ func printJSON<T: Encodable>(_ value: T) throws {
 
 /// Runs `body` with Ctrl-C, SIGTERM and SIGHUP (a closed terminal or ssh session) turned
 /// into a cancellation of the render: the library then removes its temporary file and
-/// throws `cancelled` (exit code 130). A second one exits at once, after removing every
-/// unfinished output's temporary file (a render stuck in a slow call need not be waited
-/// for). SIGPIPE is ignored, so a closed pipe never kills a render mid-write (a write to
-/// it fails with EPIPE instead).
+/// throws `cancelled` (exit code 130). See `Interrupts` for what a signal does outside a job
+/// and what a second one does.
 func withInterruptCancellation<T>(_ body: (CancellationToken) throws -> T) throws -> T {
     let token = CancellationToken()
-    let handled = [SIGINT, SIGTERM, SIGHUP]
-    signal(SIGPIPE, SIG_IGN)
-    for sig in handled { signal(sig, SIG_IGN) }
-    let signals = Atomic<Int>(0)
-    let sources = handled.map { sig -> DispatchSourceSignal in
-        let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-        s.setEventHandler {
-            // The source coalesces signals that arrive together: count what it reports.
-            let seen = signals.add(Int(s.data), ordering: .relaxed).newValue
-            if seen >= 2 {
-                _ = AudioFileWriter.removeUnfinishedOutputs()
-                printError("mixdown: error: interrupted twice: stopped at once; nothing was written")
-                _exit(130)
-            }
-            token.cancel()
-        }
-        s.resume()
-        return s
-    }
-    defer {
-        sources.forEach { $0.cancel() }
-        for sig in [SIGINT, SIGTERM, SIGHUP] { signal(sig, SIG_DFL) }
-        // SIGPIPE stays ignored: printing to a closed pipe fails with EPIPE, not a kill.
-    }
+    Interrupts.begin(token)
+    defer { Interrupts.end() }
     return try body(token)
 }
 

@@ -6,6 +6,7 @@ public struct SignalFile: Sendable {
     public var sampleRate = 48_000
     public var channelCount = 2
     public var duration: MediaTime
+    /// Time between markers (nil: none); at least one frame.
     public var markerInterval: MediaTime? = MediaTime(seconds: 60)
     /// How the file is written: 16-bit WAV unless set otherwise.
     public var settings: OutputSettings = {
@@ -26,6 +27,9 @@ public struct SignalFile: Sendable {
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> (frames: Int64, markers: [Int64]) {
         guard duration.isNumeric, duration > .zero else {
             throw .invalidParameter(name: "--duration", value: duration.clockDescription, reason: "must be longer than 0")
+        }
+        if let m = markerInterval, !(m.isNumeric && m > .zero && m.frames(atRate: sampleRate) > 0) {
+            throw .invalidParameter(name: "--marker-interval", value: m.clockDescription, reason: "must be at least one frame long (0: no markers)")
         }
         let job = try OutputJob(path: output, settings: settings)
         let frames = duration.frames(atRate: sampleRate)

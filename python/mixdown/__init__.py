@@ -104,9 +104,26 @@ def _frames_half_away(value: Fraction) -> int:
 
 def _path(value: PathLike, name: str) -> bytes:
     try:
-        return os.fsencode(value)
+        encoded = os.fsencode(value)
     except TypeError:
         raise TypeError(f"{name}={value!r}: expected a path") from None
+    # A C string ends at its first NUL: the library would see (and write) a shorter path.
+    if b"\0" in encoded:
+        raise Error(f"{name}={value!r}: a path cannot hold a NUL character")
+    return encoded
+
+
+_INT64_MAX = 2**63 - 1
+_INT32_MAX = 2**31 - 1
+
+
+def _int(value: Any, name: str, low: int, high: int) -> int:
+    """An int argument checked against the C field it goes into (ctypes would wrap it)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name}={value!r}: expected an int")
+    if not low <= value <= high:
+        raise Error(f"{name}={value}: must lie between {low} and {high}")
+    return value
 
 
 # ---- Calls and errors ---------------------------------------------------------------------
@@ -163,13 +180,17 @@ class _Job:
         if threading.current_thread() is threading.main_thread():
             # An Event, not Thread.join: a join that KeyboardInterrupt broke returns at once
             # when called again (Python 3.11), which would not wait for the cancelled job.
-            threading.Thread(target=work, name="mixdown job", daemon=True).start()
+            # The start is inside the try: a KeyboardInterrupt that lands just after the
+            # thread started must still stop the job and wait for it, or the interpreter
+            # could exit under a job still writing.
+            helper = threading.Thread(target=work, name="mixdown job", daemon=True)
             try:
+                helper.start()
                 while not finished.wait(0.05):
                     pass
             except KeyboardInterrupt:
                 self.stop.set()
-                if cancellable:
+                if cancellable and helper.ident is not None:
                     finished.wait()
                 raise
         else:
@@ -189,7 +210,7 @@ def _output_options(format: Optional[str], sample_format: Optional[str], overwri
     o.type = format.encode() if format else None
     o.sample_format = sample_format.encode() if sample_format else None
     o.overwrite = 1 if overwrite else 0
-    o.threads = 0 if threads is None else int(threads)
+    o.threads = 0 if threads is None else _int(threads, "threads", 1, 2)
     if loudness is None and (true_peak is not None or limit):
         raise Error("true_peak and limit go with loudness")
     if loudness is not None:
@@ -199,7 +220,7 @@ def _output_options(format: Optional[str], sample_format: Optional[str], overwri
         o.true_peak = -1.0 if true_peak is None else float(true_peak)
         o.limit = 1 if limit else 0
     if rate is not None:
-        o.sample_rate = int(rate)
+        o.sample_rate = _int(rate, "rate", 1, _INT32_MAX)
     return o
 
 
@@ -292,7 +313,7 @@ def loudness(path: PathLike, *, stream: Optional[int] = None, progress: Optional
     stream, None: the first)."""
     m = _native.Loudness()
     src = _path(path, "path")
-    index = -1 if stream is None else int(stream)
+    index = -1 if stream is None else _int(stream, "stream", 0, _INT32_MAX)
     _Job(progress).run(lambda cb: _lib.mixdown_loudness_measure(src, index, cb, None, C.byref(m)))
     return Loudness(integrated=m.integrated_lufs, range=m.range_lu, true_peak=m.true_peak_dbtp,
                     true_peak_fine=m.true_peak_fine_dbtp, sample_peak=m.sample_peak_dbfs,
@@ -307,6 +328,8 @@ def _stretch_options(input: PathLike, ratio: Optional[Exact], frames: Optional[i
                if value is not None]
     if len(targets) > 1:
         raise Error(f"{' and '.join(targets)}: give one target")
+    if not targets:
+        raise Error("give one target: ratio=, frames=, duration= or match= (ratio=1 copies the input)")
     o = _native.StretchOptions()
     _lib.mixdown_stretch_options_init(C.byref(o))
     if ratio is not None:
@@ -314,8 +337,8 @@ def _stretch_options(input: PathLike, ratio: Optional[Exact], frames: Optional[i
     elif frames is not None:
         if isinstance(frames, bool) or not isinstance(frames, int):
             raise TypeError(f"frames={frames!r}: expected an int (frames, not samples)")
-        if frames <= 0:
-            raise Error(f"frames {frames}: must be more than 0")
+        if not 0 < frames <= _INT64_MAX:
+            raise Error(f"frames={frames}: must lie between 1 and {_INT64_MAX} (frames, not samples)")
         o.target_frames = frames
     elif duration is not None:
         # Frames at the input's rate, rounded half away from zero (as the command's --to-duration).
@@ -327,7 +350,7 @@ def _stretch_options(input: PathLike, ratio: Optional[Exact], frames: Optional[i
         o.match_path = _path(match, "match")
     o.algorithm = _choice(algorithm, _native.ALGORITHMS, "algorithm")
     o.quality = _choice(quality, _native.QUALITIES, "quality")
-    o.stream = -1 if stream is None else stream
+    o.stream = -1 if stream is None else _int(stream, "stream", 0, _INT32_MAX)
     return o
 
 
@@ -388,7 +411,7 @@ def export(input: PathLike, output: PathLike, *, start: Exact = 0, duration: Opt
         o.duration_num, o.duration_den = _int64_pair(length, "duration")
     o.fade_in_num, o.fade_in_den = _int64_pair(_exact(fade_in, "fade_in"), "fade_in")
     o.fade_out_num, o.fade_out_den = _int64_pair(_exact(fade_out, "fade_out"), "fade_out")
-    o.stream = -1 if stream is None else stream
+    o.stream = -1 if stream is None else _int(stream, "stream", 0, _INT32_MAX)
     out = _output_options(format, sample_format, overwrite, threads, loudness, true_peak, limit, rate)
     r = _native.Result()
     src, dst = _path(input, "input"), _path(output, "output")
@@ -572,7 +595,7 @@ class Render:
 
     def seek(self, frame: int) -> int:
         """Moves to `frame` (0 ... frames): the next read begins with exactly that frame."""
-        self._call(_lib.mixdown_render_seek(self._live(), frame))
+        self._call(_lib.mixdown_render_seek(self._live(), _int(frame, "frame", 0, _INT64_MAX)))
         return frame
 
     def tell(self) -> int:

@@ -79,14 +79,20 @@ def test_an_exception_in_progress_cancels_and_leaves_no_file(stereo, tmp_path, o
 
 
 def test_ctrl_c_cancels_a_job_and_leaves_no_file(tmp_path):
-    # A real SIGINT, to a process of its own, as a terminal sends it.
+    # A real SIGINT, to a process of its own, as a terminal sends it. The progress callback
+    # holds the job for two seconds after it says "running", so the signal lands while the
+    # job runs however loaded the machine (the job alone takes about half a second).
     source = write_wav(tmp_path / "long.wav", noise_bursts(600, 48000, 2, seed=3), 48000)
     out = tmp_path / "out.wav"
     script = textwrap.dedent(f"""
-        import sys, mixdown
+        import sys, time, mixdown
+        said = False
         def progress(fraction):
-            if fraction > 0:
+            global said
+            if fraction > 0 and not said:
+                said = True
                 print("running", flush=True)
+                time.sleep(2)
         try:
             mixdown.stretch({str(source)!r}, {str(out)!r}, ratio="1.1", algorithm="wsola", progress=progress)
         except KeyboardInterrupt:
@@ -101,6 +107,51 @@ def test_ctrl_c_cancels_a_job_and_leaves_no_file(tmp_path):
     assert child.returncode == 3, rest
     assert rest.strip().splitlines()[-1] == "interrupted"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["long.wav"]
+
+
+def test_ctrl_c_at_random_times_leaves_a_whole_output_or_none(tmp_path):
+    # SIGINT at a random moment of a child's life, from its start (the import) to past the
+    # job's end. Whatever the moment: no temporary file, and the output is either absent or
+    # complete. A signal during the job's first half always cancels it (exit 3, nothing).
+    source = write_wav(tmp_path / "in.wav", noise_bursts(60, 48000, 2, seed=4), 48000)
+    out = tmp_path / "out.wav"
+    script = textwrap.dedent(f"""
+        import sys, time, mixdown
+        print("started", flush=True)
+        try:
+            mixdown.stretch({str(source)!r}, {str(out)!r}, ratio="1.1", algorithm="wsola", overwrite=True)
+        except KeyboardInterrupt:
+            sys.exit(3)
+        sys.exit(0)
+    """)
+    # The job's own length, measured here: from "started" to the exit.
+    lengths = []
+    for _ in range(3):
+        child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=tmp_path)
+        assert child.stdout.readline().strip() == "started"
+        begun = time.monotonic()
+        assert child.wait(timeout=120) == 0
+        lengths.append(time.monotonic() - begun)
+    expected_size = out.stat().st_size
+    job = sorted(lengths)[1]
+    rng = __import__("random").Random(11)
+    outcomes = {"cancelled": 0, "finished": 0, "other": 0}
+    for trial in range(60):
+        out.unlink(missing_ok=True)
+        early = trial % 2 == 0
+        child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=tmp_path)
+        assert child.stdout.readline().strip() == "started"
+        time.sleep(rng.uniform(0, job * 0.4) if early else rng.uniform(0, job * 1.3))
+        child.send_signal(signal.SIGINT)
+        code = child.wait(timeout=120)
+        names = sorted(p.name for p in tmp_path.iterdir())
+        assert [n for n in names if n.startswith(".")] == [], (trial, names)
+        if out.exists():
+            assert out.stat().st_size == expected_size, trial
+        if early:
+            assert code == 3 and not out.exists(), (trial, code)
+        outcomes["cancelled" if code == 3 else "finished" if code == 0 else "other"] += 1
+    print("Ctrl-C outcomes over 60 random times:", outcomes)
 
 
 def test_two_threads_render_at_once(stereo, tmp_path):
@@ -152,3 +203,30 @@ def test_a_pull_releases_the_gil(tmp_path):
         spinner.join()
     assert pull > 0.04, f"the pull took {pull:.3f} s: too short to show anything"
     assert longest[0] < pull / 2, f"a Python thread stood still {longest[0]:.3f} s of a {pull:.3f} s pull"
+
+
+def test_a_nul_in_a_path_is_refused(stereo, tmp_path):
+    path, _ = stereo
+    with pytest.raises(mixdown.Error, match="output=.*a path cannot hold a NUL character"):
+        mixdown.stretch(path, str(tmp_path / "o.wav") + "\0.txt", ratio="1.0001")
+    with pytest.raises(mixdown.Error, match="input=.*a path cannot hold a NUL character"):
+        mixdown.stretch(str(path) + "\0x", tmp_path / "o.wav", ratio="1.0001")
+    assert list(tmp_path.iterdir()) == [] or all(p.name != "o.wav" for p in tmp_path.iterdir())
+
+
+def test_a_stretch_needs_a_target(stereo, tmp_path):
+    path, _ = stereo
+    with pytest.raises(mixdown.Error, match="give one target: ratio=, frames=, duration= or match="):
+        mixdown.stretch(path, tmp_path / "o.wav")
+    assert not (tmp_path / "o.wav").exists()
+
+
+def test_integers_out_of_the_c_range_name_their_bound(stereo, tmp_path):
+    path, _ = stereo
+    with pytest.raises(mixdown.Error, match=f"frames={2**63}: must lie between 1 and {2**63 - 1}"):
+        mixdown.stretch(path, tmp_path / "o.wav", frames=2**63)
+    with pytest.raises(mixdown.Error, match="stream=4294967296: must lie between 0 and 2147483647"):
+        mixdown.stretch(path, tmp_path / "o.wav", ratio=1, stream=2**32)
+    with pytest.raises(mixdown.Error, match="threads=3: must lie between 1 and 2"):
+        mixdown.stretch(path, tmp_path / "o.wav", ratio=1, threads=3)
+    assert not (tmp_path / "o.wav").exists()

@@ -29,6 +29,8 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
     case unsupportedChannelMapping(from: Int, to: Int)
     /// The output type cannot be used as asked.
     case unsupportedOutput(path: String, reason: String)
+    /// A readable file that this job cannot take (a rate a loudness meter does not measure).
+    case unsupportedInput(path: String, reason: String)
     /// The destination exists and overwriting was not asked for.
     case outputExists(path: String)
     /// The destination (or its directory) cannot be written.
@@ -81,7 +83,7 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .fileNotFound(let p): return "'\(p)': no such file"
-        case .notAFile(let p): return "'\(p)': is a directory or not a regular file"
+        case .notAFile(let p): return "'\(p)': is a directory or not a regular file (a pipe, device or socket has no length to read first)"
         case .emptyFile(let p): return "'\(p)': the file is empty (no audio frames)"
         case .unreadableFile(let p, let r): return "'\(p)': cannot read audio: \(r)"
         case .truncatedAudio(let p, let e, let r):
@@ -97,6 +99,7 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupportedChannelMapping(let f, let t):
             return "no channel mapping from \(f) to \(t) channels (supported: mono to any, any to mono, equal counts)"
         case .unsupportedOutput(let p, let r): return "'\(p)': \(r)"
+        case .unsupportedInput(let p, let r): return "'\(p)': \(r)"
         case .outputExists(let p): return "'\(p)': already exists (pass --overwrite to replace it)"
         case .outputNotWritable(let p, let r): return "'\(p)': cannot write: \(r)"
         case .writeFailed(let p, let r): return "'\(p)': write failed: \(r)"
@@ -123,6 +126,26 @@ public enum MixdownError: Error, Sendable, Equatable, CustomStringConvertible {
         case .loudnessMissed(let o, let r): return "'\(o)': \(r); nothing was written"
         case .cancelled: return "cancelled"
         }
+    }
+
+    /// `text` with its control characters escaped (a NUL as `\0`), to quote in a message.
+    public static func printable(_ text: String) -> String {
+        var out = ""
+        for u in text.unicodeScalars {
+            switch u {
+            case "\0": out += "\\0"
+            case _ where u.value < 0x20 || u.value == 0x7f: out += String(format: "\\x%02x", u.value)
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
+
+    /// A NaN or infinite sample read from `path`: the file is damaged. Mixdown's one policy
+    /// for them, in every command and API: refuse, naming the first one (docs/errors.md).
+    public static func nonFiniteSample(path: String, frame: Int64, channel: Int, value: Float, sampleRate: Int) -> MixdownError {
+        .corruptAudio(path: path, time: MediaTime(frames: frame, sampleRate: sampleRate).clockDescription,
+                      reason: "frame \(frame), channel \(channel + 1) holds \(NonFinite.name(value)) (a damaged file: Mixdown reads only finite samples)")
     }
 
     /// "1234567890 bytes (1.23 GB)".

@@ -90,7 +90,7 @@ public enum Renderer {
         do {
             let frames = try run(source: source, writer: writer, blockSizes: blockSizes, expectedFrames: expectedFrames,
                                  meter: meter, progress: progress, cancellation: cancellation)
-            try writer.commit()
+            try writer.commit(cancellation: cancellation)
             return frames
         } catch {
             writer.abort()

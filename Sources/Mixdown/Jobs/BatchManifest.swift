@@ -30,12 +30,14 @@ public struct BatchManifest: Sendable {
     /// Reads and checks the whole manifest: a line that is not a job is an error naming
     /// its line number, before anything runs.
     public init(contentsOf path: String) throws(MixdownError) {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            throw errno == ENOENT || errno == ENOTDIR ? .fileNotFound(path: path) : .unreadableFile(path: path, reason: String(cString: strerror(errno)))
+        }
+        // A pipe would block the read (or never end): a manifest is a file.
+        guard st.st_mode & S_IFMT == S_IFREG else { throw .notAFile(path: path) }
         guard let data = FileManager.default.contents(atPath: path) else {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-                throw isDirectory.boolValue ? .notAFile(path: path) : .unreadableFile(path: path, reason: "cannot read the manifest")
-            }
-            throw .fileNotFound(path: path)
+            throw .unreadableFile(path: path, reason: "cannot read the manifest")
         }
         try self.init(data: data, path: path)
     }
@@ -67,6 +69,8 @@ public struct BatchManifest: Sendable {
             var args: [String] = []
             for (k, item) in items.enumerated() {
                 guard case .string(let s) = item else { throw fail("args[\(k)] must be a string, not \(item.kind)") }
+                // A C string (a path, an argument) ends at its first NUL: it would name another file.
+                if s.utf8.contains(0) { throw fail("args[\(k)] holds a NUL character (\\u0000), which no path or option can") }
                 args.append(s)
             }
             guard let command = args.first else { throw fail("\"args\" is empty: it starts with the command (\(Self.commands.joined(separator: ", ")))") }

@@ -100,16 +100,17 @@ public struct BatchRun: Sendable {
         guard jobs >= 1 && jobs <= 1024 else {
             throw .invalidParameter(name: "--jobs", value: "\(jobs)", reason: "must lie in 1...1024")
         }
-        var tasks: [(line: BatchManifest.Line, task: BatchTask)] = []
+        var every: [(line: BatchManifest.Line, task: BatchTask)] = []
         for line in manifest.lines {
             do {
-                let task = try makeTask(line)
-                if shard.contains(line) { tasks.append((line, task)) }
+                every.append((line, try makeTask(line)))
             } catch {
                 throw .invalidManifest(file: manifest.path, line: line.number, reason: "\(error)")
             }
         }
         let resultsPath = self.resultsPath ?? Self.defaultResultsPath(manifest: manifest.path, shard: shard)
+        try Self.checkOutputs(every, manifest: manifest.path, results: resultsPath)
+        let tasks = every.filter { shard.contains($0.line) }
         let results = try BatchResults(path: resultsPath)
         var removed: [String] = []
         for (_, task) in tasks { for output in task.outputs { removed += AudioFileWriter.removeStaleTemporaryFiles(of: output) } }

@@ -32,6 +32,20 @@ public struct CompositionRender: Sendable {
     /// The output file never exceeds this many bytes: the render stops at the last whole
     /// frame that fits, and the report says so. PCM types only (their size is exact).
     public var fileLengthLimit: Int64?
+    /// The document these settings came from, when one did: a bitrate or file length limit
+    /// it gave that the output cannot take is then its fault, named by its JSON path.
+    public var document: DocumentOrigin?
+
+    public struct DocumentOrigin: Sendable {
+        public var path: String
+        public var bitrate: Int?
+        public var fileLengthLimit: Int64?
+        public init(path: String, bitrate: Int?, fileLengthLimit: Int64?) {
+            self.path = path
+            self.bitrate = bitrate
+            self.fileLengthLimit = fileLengthLimit
+        }
+    }
     /// How the file is written. A nil sample format: the highest precision among the
     /// files (f32 > s24 > s16) that the type stores.
     public var settings: OutputSettings
@@ -229,6 +243,23 @@ public struct CompositionRender: Sendable {
     }
 
     public func plan() throws(MixdownError) -> Plan {
+        do { return try unattributedPlan() } catch { throw attributed(error) }
+    }
+
+    /// `error` told as the document's, when it is about a bitrate or file length limit the
+    /// document gave (and the caller did not replace).
+    private func attributed(_ error: MixdownError) -> MixdownError {
+        guard let d = document, case .unsupportedOutput(let path, let reason) = error, path == output else { return error }
+        if reason.hasPrefix("a bitrate"), let b = d.bitrate, b == settings.encoder.bitrate {
+            return .invalidDocument(file: d.path, location: "output.bitrate", reason: "\(reason) (writing '\(output)')")
+        }
+        if reason.hasPrefix("a file length limit"), let l = d.fileLengthLimit, l == fileLengthLimit {
+            return .invalidDocument(file: d.path, location: "file_length_limit", reason: "\(reason) (writing '\(output)')")
+        }
+        return error
+    }
+
+    private func unattributedPlan() throws(MixdownError) -> Plan {
         if let job = try atOutputRate() { return try job.plan() }
         let timeline = try timeline()
         let format = timeline.format, total = timeline.compositionFrames, envelopes = timeline.envelopes

@@ -8,6 +8,7 @@ extension CompositionDocument {
                                     timeRange: timeRange, timePitchAlgorithm: timePitchAlgorithm, resampler: resampler,
                                     quality: resamplerQuality, fileLengthLimit: fileLengthLimit, settings: outputSettings)
         job.outputRateIsDefault = !outputRateGiven
+        job.document = .init(path: path, bitrate: bitrate, fileLengthLimit: fileLengthLimit)
         return job
     }
 }

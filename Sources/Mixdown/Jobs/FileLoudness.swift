@@ -24,6 +24,9 @@ public struct FileLoudness: Sendable {
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
         let clock = Stopwatch()
         let reader = try AudioFileProbe.open(path: input, stream: stream)
+        guard LoudnessMeter.measurableRates.contains(reader.info.sampleRate) else {
+            throw .unsupportedInput(path: input, reason: "its sample rate, \(reader.info.sampleRate) Hz, is outside the \(LoudnessMeter.measurableRates.lowerBound) to \(LoudnessMeter.measurableRates.upperBound) Hz a loudness meter measures")
+        }
         let source = ReadAhead(input: try FileSource(decoder: reader, range: nil))
         let m = try LoudnessPass.measure(source, expectedFrames: reader.info.frames, threads: threads, finePeak: finePeak,
                                          progress: progress, cancellation: cancellation)

@@ -129,7 +129,7 @@ public struct FileStretch: Sendable {
             meter.threads = threads
             meter.finePeak = true
             return try meter.run(cancellation: token).loudness
-        } : nil, progress: progress, cancellation: cancellation)
+        } : nil, inputName: input, progress: progress, cancellation: cancellation)
         let seconds = done.seconds
         let inSeconds = info.duration.approximateSeconds
         var report = Report(input: input, output: output, algorithm: graph.algorithm, resampler: graph.engine,

@@ -120,9 +120,11 @@ public struct OutputJob: Sendable {
     /// is encoded or written), or, when `measureInput` is given, the input is measured
     /// instead and `node` is not pulled for it; then `remake` makes the graph again (not
     /// needed with `measureInput`) and it is written with the gain that reaches the target.
+    /// `inputName` names the measured input in messages (a silent input).
     public func write(_ node: AudioNode, frames: Int64, encoding: OutputEncoding,
                       remake: (() throws(MixdownError) -> AudioNode)? = nil,
                       measureInput: ((CancellationToken?) throws(MixdownError) -> LoudnessMeasurement)? = nil,
+                      inputName: String? = nil,
                       progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Outcome {
         guard let target = settings.loudness else {
             return try render(node, frames: frames, encoding: encoding, meter: nil, progress: progress, cancellation: cancellation)
@@ -143,7 +145,7 @@ public struct OutputJob: Sendable {
                                                 progress: progress.map { p in { p($0 * share) } }, cancellation: cancellation)
         }
         guard var gain = measured.gain(reaching: target.integrated) else {
-            throw .silentAudio(what: measureInput != nil ? "the input" : "the render for '\(path)'",
+            throw .silentAudio(what: measureInput != nil ? "the input\(inputName.map { " '\($0)'" } ?? "")" : "the render for '\(path)'",
                                target: "\(target.integrated) LUFS")
         }
         // The ceiling is judged by the fine reading, held `fineAllowance` under it (so that

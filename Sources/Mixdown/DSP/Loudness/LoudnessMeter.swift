@@ -63,12 +63,15 @@ public final class LoudnessMeter {
     private var pending: (channels: UnsafePointer<UnsafeMutablePointer<Float>>, frames: Int)?
     private var finished: LoudnessMeasurement?
 
+    /// The rates the meter measures, in Hz (its filters are designed for each rate).
+    public static let measurableRates = 8000...768_000
+
     /// `threads` 1 or 2 (the peaks on a second core); `maximumFrames` > 0; `finePeak` adds
     /// the 8x reading (`LoudnessMeasurement.truePeakFine`), at about ten times the peak
     /// cost where the signal comes near its peak.
     public init(sampleRate: Int, channelCount: Int, maximumFrames: Int = 16_384, threads: Int = 1,
                 finePeak: Bool = false) throws(MixdownError) {
-        guard sampleRate >= 8000 && sampleRate <= 768_000 else {
+        guard Self.measurableRates.contains(sampleRate) else {
             throw .invalidParameter(name: "sample rate", value: "\(sampleRate)", reason: "a loudness meter needs 8000 to 768000 Hz")
         }
         guard channelCount > 0 else { throw .invalidParameter(name: "channels", value: "\(channelCount)", reason: "must be at least 1") }

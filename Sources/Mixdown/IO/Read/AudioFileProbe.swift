@@ -35,21 +35,20 @@ public enum AudioFileProbe {
     /// Opens the audio stream `stream` of `path` (the container's stream index; nil: the
     /// first audio stream). Missing, empty, unreadable or non-audio files throw, naming the path.
     static func open(path: String, stream: Int? = nil) throws(MixdownError) -> AudioDecoder {
+        // A C string ends at its first NUL: the file opened would be another one.
+        if path.utf8.contains(0) { throw .unreadableFile(path: MixdownError.printable(path), reason: "the path holds a NUL character") }
         var st = stat()
         guard stat(path, &st) == 0 else {
             if errno == ENOENT || errno == ENOTDIR { throw .fileNotFound(path: path) }
             throw .unreadableFile(path: path, reason: String(cString: strerror(errno)))
         }
-        let kind = st.st_mode & S_IFMT
-        guard kind == S_IFREG || kind == S_IFIFO else { throw .notAFile(path: path) }
+        // A pipe, device or socket has no length to read first (and a FIFO with no writer
+        // blocks the open): only regular files are read.
+        guard st.st_mode & S_IFMT == S_IFREG else { throw .notAFile(path: path) }
         if AudioFileWriter.isTemporaryName((path as NSString).lastPathComponent) {
             throw .unreadableFile(path: path, reason: "is an unfinished Mixdown output (a temporary file a killed render left behind), not a complete audio file")
         }
-        if kind == S_IFREG && st.st_size == 0 { throw .emptyFile(path: path) }
-        if kind == S_IFIFO {
-            try requireSingleStream(path, stream)
-            return try SndFileDecoder(path: path)
-        }
+        if st.st_size == 0 { throw .emptyFile(path: path) }
         let head = try readHead(path)
         switch reader(forHead: head) {
         case .ffmpeg?:

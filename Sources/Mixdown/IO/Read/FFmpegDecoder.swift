@@ -51,6 +51,8 @@ final class FFmpegDecoder: AudioDecoder {
     /// After a seek, packets of the stream before this timestamp are dropped.
     private var waitingForPts: Int64?
     private var draining = false
+    /// The current frame's samples are float or double, which can be NaN or infinite.
+    private var decodesFloat = false
     private var positioned = false
     /// Per-channel pointers aimed at an offset of the caller's buffer (for the kernels).
     private var targets: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
@@ -142,6 +144,13 @@ final class FFmpegDecoder: AudioDecoder {
                 frames = exact
                 lengthSource = scan.priming > 0 || exact < scan.rawFrames ? .editList : .sampleTable
             }
+        }
+        // A container that declares the stream's length apart from its packets (Matroska
+        // and WebM's DURATION tag, a header's duration) and holds fewer: a truncated file,
+        // whose demuxer drops the cut cluster without a word. 1 ms of slack: Matroska
+        // rounds times to its millisecond timecode scale.
+        if !isMOV, let declared = Self.declaredRawFrames(fmt, st, rate: rate), declared > scan.rawFrames + Int64(rate / 1000) + 1 {
+            throw .truncatedAudio(path: path, expectedFrames: max(0, declared - scan.priming), readFrames: max(0, frames))
         }
         guard frames > 0 else { throw .emptyFile(path: path) }
         if let cut = scan.cutAt {
@@ -242,6 +251,13 @@ final class FFmpegDecoder: AudioDecoder {
             }
             let n = min(frames - done, frameCount - frameOffset)
             convert(n, into: destinations, at: done)
+            if decodesFloat {
+                for c in 0..<channelCount {
+                    guard let i = NonFinite.firstIndex(in: destinations[c]! + done, count: n) else { continue }
+                    throw MixdownError.nonFiniteSample(path: info.path, frame: max(0, rawPosition - priming) + Int64(i), channel: c,
+                                                       value: destinations[c]![done + i], sampleRate: info.sampleRate)
+                }
+            }
             frameOffset += n
             done += n
             rawPosition += Int64(n)
@@ -265,6 +281,8 @@ final class FFmpegDecoder: AudioDecoder {
                 if skip == n { continue }
                 frameOffset = Int(skip)
                 frameCount = Int(n)
+                let format = AVSampleFormat(rawValue: frame.pointee.format)
+                decodesFloat = [AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_DBL, AV_SAMPLE_FMT_DBLP].contains(format)
                 return true
             }
             if r == mx_averror_eagain() {
@@ -550,6 +568,42 @@ final class FFmpegDecoder: AudioDecoder {
     }
 
     /// `value` in `tb` as frames at `rate`, when that is exact.
+    /// The stream's length in raw frames (priming included) as the container declares it,
+    /// rounded down, or nil when it declares none: Matroska's per-track `DURATION` tag
+    /// ("HH:MM:SS.nnnnnnnnn"), else a stream duration the demuxer read from the header
+    /// (never one estimated from the bitrate or from the last packets, which a truncated
+    /// file changes too).
+    static func declaredRawFrames(_ fmt: UnsafeMutablePointer<AVFormatContext>, _ st: UnsafeMutablePointer<AVStream>,
+                                  rate: Int) -> Int64? {
+        if let entry = av_dict_get(st.pointee.metadata, "DURATION", nil, 0), let value = entry.pointee.value,
+           let nanoseconds = parseDuration(String(cString: value)) {
+            let (high, low) = nanoseconds.multipliedFullWidth(by: Int64(rate))
+            guard high < 500_000_000 else { return nil }   // beyond Int64 frames
+            return (1_000_000_000 as Int64).dividingFullWidth((high, low)).quotient
+        }
+        let d = st.pointee.duration, tb = st.pointee.time_base
+        guard fmt.pointee.duration_estimation_method == AVFMT_DURATION_FROM_STREAM, d != mx_av_nopts(), d > 0,
+              tb.num > 0, tb.den > 0 else { return nil }
+        let (high, low) = d.multipliedFullWidth(by: Int64(tb.num) * Int64(rate))
+        guard high < Int64(tb.den) / 2 else { return nil }
+        return Int64(tb.den).dividingFullWidth((high, low)).quotient
+    }
+
+    /// "01:02:03.500000000" as nanoseconds; nil unless it is that shape.
+    static func parseDuration(_ text: String) -> Int64? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, let h = Int64(parts[0]), let m = Int64(parts[1]), h >= 0, h < 1_000_000, m >= 0, m < 60 else { return nil }
+        let sec = parts[2].split(separator: ".", omittingEmptySubsequences: false)
+        guard sec.count <= 2, let s = Int64(sec[0]), s >= 0, s < 60 else { return nil }
+        var fraction: Int64 = 0
+        if sec.count == 2 {
+            let digits = sec[1].prefix(9)
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let f = Int64(digits) else { return nil }
+            fraction = f * Int64(pow(10, Double(9 - digits.count)))
+        }
+        return ((h * 60 + m) * 60 + s) * 1_000_000_000 + fraction
+    }
+
     private static func samples(_ value: Int64, _ tb: AVRational, _ rate: Int) -> Int64? {
         let (n, overflow) = value.multipliedReportingOverflow(by: Int64(tb.num) * Int64(rate))
         guard !overflow, tb.den > 0, n % Int64(tb.den) == 0 else { return nil }

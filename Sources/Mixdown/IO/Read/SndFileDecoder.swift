@@ -14,8 +14,10 @@ final class SndFileDecoder: AudioDecoder {
     /// conversion is scalar), with the same result, x / 32768.
     private var shorts: UnsafeMutablePointer<Int16>?
     private var position: Int64 = 0
+    /// Float and decoded formats can hold NaN or infinity; integer PCM cannot.
+    private lazy var mayHoldNonFinite = !(info.sampleFormat.hasPrefix("pcm_") || info.sampleFormat == "ulaw" || info.sampleFormat == "alaw")
 
-    /// Opens `path`, which `AudioFileProbe` has checked is a non-empty file or a FIFO.
+    /// Opens `path`, which `AudioFileProbe` has checked is a non-empty regular file.
     init(path: String) throws(MixdownError) {
         var sfinfo = SF_INFO()
         guard let h = sf_open(path, Int32(SFM_READ), &sfinfo) else {
@@ -107,6 +109,10 @@ final class SndFileDecoder: AudioDecoder {
             if let shorts {
                 k.s16_deinterleave(destinations, shorts, channels, got)
             } else {
+                if mayHoldNonFinite, let i = NonFinite.firstIndex(in: interleaved!, count: got * channels) {
+                    throw MixdownError.nonFiniteSample(path: info.path, frame: position + Int64(done + i / channels), channel: i % channels,
+                                                       value: interleaved![i], sampleRate: info.sampleRate)
+                }
                 k.deinterleave(destinations, interleaved, channels, got)
             }
             for c in 0..<channels { destinations[c] = destinations[c]! + got }

@@ -44,6 +44,9 @@ public final class AudioFileWriter {
         self.overwrite = overwrite
         capacity = maximumFrames
 
+        if destination.utf8.contains(0) {
+            throw .outputNotWritable(path: MixdownError.printable(destination), reason: "the path holds a NUL character")
+        }
         guard !destination.isEmpty, !destination.hasSuffix("/"), !destination.hasSuffix("/."), !destination.hasSuffix("/..") else {
             throw .outputNotWritable(path: destination, reason: "it names a directory, not a file (give a file name after the last '/')")
         }
@@ -208,18 +211,32 @@ public final class AudioFileWriter {
         guard let sink else { preconditionFailure("write after commit or abort") }
         assert(frames <= capacity && buffer.channelCount == format.channelCount)
         guard frames > 0 else { return }
+        // The last guard of the NaN policy: a non-finite sample never reaches a file (a
+        // damaged input is refused where it is read; this would be a bug of a node).
+        for c in 0..<format.channelCount {
+            if let i = NonFinite.firstIndex(in: buffer[channel: c], count: frames) {
+                throw .writeFailed(path: destination, reason: "the render produced \(NonFinite.name(buffer[channel: c][i])) at frame \(framesWritten + Int64(i)), channel \(c + 1) (Mixdown writes only finite samples)")
+            }
+        }
         try sink.write(buffer, frames: frames)
         framesWritten += Int64(frames)
     }
 
     /// Flushes, closes and moves the file into place. After it, the destination is complete.
-    public func commit() throws(MixdownError) {
+    /// A `cancellation` that fires before the move (the flush of an encoder can take a
+    /// while) removes the file and throws `cancelled`: a job cancelled before it returned
+    /// leaves nothing.
+    public func commit(cancellation: CancellationToken? = nil) throws(MixdownError) {
         guard let s = sink else { preconditionFailure("commit after commit or abort") }
         sink = nil
         defer { Self.unfinished.withLock { _ = $0.remove(temporaryPath) } }
         do { try s.finish(durable: durable) } catch {
             unlink(temporaryPath)
             throw error
+        }
+        if cancellation?.isCancelled == true {
+            unlink(temporaryPath)
+            throw .cancelled
         }
         if durable {
             // The data is on disk before the name points at it.

@@ -14,6 +14,11 @@ public struct EncoderSettings: Sendable, Equatable, Codable {
     /// libsndfile's compression level (0 best quality … 1 smallest) that gives `bitrate`
     /// for `type` at `format`, from libsndfile's own mappings: MP3 ≥ 32 kHz spans
     /// 320…32 kbps, 16–32 kHz 160…8, below 64…8; Opus spans 256…6 kbps per channel.
+    /// "128 kbps", or "1500 bit/s" for a figure that is no whole kbps.
+    static func describe(bitrate: Int) -> String {
+        bitrate % 1000 == 0 ? "\(bitrate / 1000) kbps" : "\(bitrate) bit/s"
+    }
+
     func compressionLevel(for type: AudioFileType, format: AudioFormat, path: String) throws(MixdownError) -> Double? {
         guard let bitrate else { return nil }
         let (top, bottom): (Double, Double)
@@ -27,7 +32,7 @@ public struct EncoderSettings: Sendable, Equatable, Codable {
         }
         let b = Double(bitrate)
         guard b >= bottom, b <= top else {
-            throw .unsupportedOutput(path: path, reason: "a bitrate of \(bitrate / 1000) kbps is outside \(type.rawValue)'s \(Int(bottom) / 1000)…\(Int(top) / 1000) kbps at \(format)")
+            throw .unsupportedOutput(path: path, reason: "a bitrate of \(EncoderSettings.describe(bitrate: bitrate)) is outside \(type.rawValue)'s \(Int(bottom) / 1000)…\(Int(top) / 1000) kbps at \(format)")
         }
         // Half a kbps of headroom: libsndfile truncates the bitrate it computes to an integer.
         return Swift.min(1, Swift.max(0, (top - b - (type == .mp3 ? 500 : 0)) / (top - bottom)))

@@ -132,7 +132,9 @@ final class FFmpegFileSink: EncodedFileSink {
         }
         let header = avformat_write_header(oc, &options)
         av_dict_free(&options)
-        guard header >= 0 else { throw fail("cannot write the \(muxer) header: \(FFmpegDecoder.message(header))") }
+        guard header >= 0 else {
+            throw fail("cannot write the \(muxer) header\(videoFrom.map { " with the video of '\($0)'" } ?? ""): \(FFmpegDecoder.message(header))")
+        }
         if let video {
             self.muxer = VideoMuxer(output: oc, video: video, videoIndex: videoOutputIndex,
                                     audioTimeBase: oc.pointee.streams[Int(audioIndex)]!.pointee.time_base, destination: destination)
@@ -360,17 +362,31 @@ final class FFmpegFileSink: EncodedFileSink {
         var st = stat()
         guard stat(path, &st) == 0 else { throw .fileNotFound(path: path) }
         var input: UnsafeMutablePointer<AVFormatContext>?
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .notAFile(path: path) }
+        func damaged(_ reason: String) -> MixdownError { .unsupportedInput(path: path, reason: "--video-from: \(reason)") }
         let opened = avformat_open_input(&input, path, nil, nil)
-        guard opened >= 0, let input else { throw .unreadableFile(path: path, reason: FFmpegDecoder.message(opened)) }
+        guard opened >= 0, let input else { throw damaged("cannot read it as a video file: \(FFmpegDecoder.message(opened))") }
         var holder: UnsafeMutablePointer<AVFormatContext>? = input
         let found = avformat_find_stream_info(input, nil)
-        guard found >= 0 else { avformat_close_input(&holder); throw .unreadableFile(path: path, reason: FFmpegDecoder.message(found)) }
+        guard found >= 0 else { avformat_close_input(&holder); throw damaged("cannot read its streams: \(FFmpegDecoder.message(found))") }
         let index = av_find_best_stream(input, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard index >= 0 else {
             avformat_close_input(&holder)
             throw .invalidParameter(name: "--video-from", value: "'\(path)'", reason: "has no video stream")
         }
         let inStream = input.pointee.streams[Int(index)]!
+        // What the muxer would refuse in its header with a bare "Invalid argument".
+        let par = inStream.pointee.codecpar.pointee
+        let codecName = String(cString: avcodec_get_name(par.codec_id))
+        guard par.codec_id != AV_CODEC_ID_NONE, par.width > 0, par.height > 0 else {
+            avformat_close_input(&holder)
+            throw damaged("its video stream \(index) is damaged (codec \(codecName), \(par.width)x\(par.height))")
+        }
+        guard avformat_query_codec(oc.pointee.oformat, par.codec_id, FF_COMPLIANCE_NORMAL) == 1 else {
+            avformat_close_input(&holder)
+            let muxer = String(cString: oc.pointee.oformat.pointee.name)
+            throw damaged("its video is \(codecName), which \(muxer) cannot hold: convert the video first (to H.264, for example)")
+        }
         guard let out = avformat_new_stream(oc, nil) else { avformat_close_input(&holder); throw .writeFailed(path: destination, reason: "out of memory") }
         let copied = avcodec_parameters_copy(out.pointee.codecpar, inStream.pointee.codecpar)
         guard copied >= 0 else { avformat_close_input(&holder); throw .writeFailed(path: destination, reason: FFmpegDecoder.message(copied)) }

@@ -62,7 +62,7 @@ public struct OutputEncoding: Sendable, Equatable {
                     throw .unsupportedOutput(path: path, reason: "a bitrate does not apply to \(codec.rawValue), which is lossless")
                 }
                 guard range.contains(bitrate) else {
-                    throw .unsupportedOutput(path: path, reason: "a bitrate of \(bitrate / 1000) kbps is outside \(codec.rawValue)'s \(range.lowerBound / 1000)…\(range.upperBound / 1000) kbps for \(channels) channels")
+                    throw .unsupportedOutput(path: path, reason: "a bitrate of \(EncoderSettings.describe(bitrate: bitrate)) is outside \(codec.rawValue)'s \(range.lowerBound / 1000)…\(range.upperBound / 1000) kbps for \(channels) channels")
                 }
             }
             var e = OutputEncoding(type: type, sampleFormat: resolvedFormat, dataBytes: nil)
