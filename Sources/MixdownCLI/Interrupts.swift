@@ -12,10 +12,11 @@ import Synchronization
 ///   file (a render stuck in a slow call need not be waited for).
 ///
 /// The handler only writes a byte to a pipe (async-signal-safe); a thread of its own reads
-/// the pipe and acts. Installed once, before any thread starts, no signal can fall into a
-/// gap: an earlier design armed a dispatch source per job after setting the signals to
-/// SIG_IGN, and a Ctrl-C in the milliseconds before the source was armed was dropped
-/// (the job then ran to the end and exited 0). SIGPIPE is ignored, so a closed pipe never
+/// the pipe and acts. Installed once, first thing, no signal falls into a gap: an earlier
+/// design armed a dispatch source per job after setting the signals to SIG_IGN, and a
+/// Ctrl-C in the milliseconds before the source was armed was dropped (the job then ran to
+/// the end and exited 0). Before `install` (the dynamic loader's ~50 ms), a signal has its
+/// default action: the process ends, having written nothing. SIGPIPE is ignored, so a closed pipe never
 /// kills a render mid-write (a write to it fails with EPIPE instead).
 enum Interrupts {
     static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
@@ -41,6 +42,14 @@ enum Interrupts {
             action.sa_flags = SA_RESTART
             sigaction(sig, &action, nil)
         }
+        // A process started from a thread that blocks signals (a dispatch worker, Swift's
+        // concurrency pool: Foundation's Process spawns from there) starts with them
+        // blocked, and would never see one. Unblocked here, one that arrived during startup
+        // is delivered now, to the handler.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for sig in handled { sigaddset(&set, sig) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     /// A job starts: signals now cancel `token`.

@@ -26,7 +26,7 @@ import Testing
 
     @Test func aBatchLineThatWritesTheManifestIsRefused() throws {
         try Self.refusedBatch([["stretch", "in0.wav", "a.wav", "--ratio", "1.01"], ["stretch", "in1.wav", "m.jsonl", "--ratio", "1.01", "--type", "wav", "--overwrite"]],
-                              line: 2, reason: "writes 'm.jsonl', which is the manifest itself")
+                              line: 2, reason: "m.jsonl', which is the manifest itself")
     }
 
     @Test func aBatchLineThatWritesTheResultsFileIsRefused() throws {
@@ -99,8 +99,11 @@ import Testing
             usleep(UInt32(delay * 1e6))
             kill(p.processIdentifier, SIGINT)
             p.waitUntilExit()
-            let code = p.terminationStatus
-            counts[code, default: 0] += 1
+            // Killed by the signal itself: it came before the handler was installed (the
+            // dynamic loader's time), when nothing is written yet. Counted as 130.
+            let killed = p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGINT
+            let code = killed ? 130 : p.terminationStatus
+            counts[killed ? -SIGINT : code, default: 0] += 1
             #expect(code == 0 || code == 130, "try \(i): exit \(code)")
             if early { #expect(code == 130, "try \(i): a SIGINT \(Int(delay * 1000)) ms into a \(Int(length * 1000)) ms run was lost") }
             #expect(dir.contents.filter { $0.hasPrefix(".") }.isEmpty, "try \(i): \(dir.contents)")
@@ -109,7 +112,7 @@ import Testing
                 if code == 130 { #expect(delay > 0.5 * length, "try \(i): exit 130 with an output") }
             }
         }
-        print("SIGINT at \(tries) random times over a \(Int(length * 1000)) ms run: exits \(counts.sorted { $0.key < $1.key })")
+        print("SIGINT at \(tries) random times over a \(Int(length * 1000)) ms run: exits \(counts.sorted { $0.key < $1.key }) (-2: killed before the handler was installed)")
     }
 
     // MARK: - Damaged and unusual inputs
