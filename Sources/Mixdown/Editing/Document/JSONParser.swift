@@ -20,7 +20,7 @@ struct JSONParser {
     private enum Step { case key(String), index(Int) }
 
     private let bytes: [UInt8]
-    /// Read `Infinity`, `-Infinity` and `NaN` as numbers (the dialect opentimelineio writes).
+    /// Read `Infinity`, `-Infinity`, `Inf`, `-Inf` and `NaN` as numbers (the dialect opentimelineio writes).
     private let nonFinite: Bool
     private var i = 0
     private var path: [Step] = []
@@ -31,7 +31,7 @@ struct JSONParser {
     }
 
     /// Parses one JSON value filling all of `bytes` (whitespace around it allowed). With
-    /// `nonFinite`, the bare words `Infinity`, `-Infinity` and `NaN` are numbers, as
+    /// `nonFinite`, the bare words `Infinity`, `-Infinity`, `Inf`, `-Inf` and `NaN` are numbers, as
     /// opentimelineio writes them for non-finite floats (Python's json dialect); without
     /// it (Mixdown's own documents), they are errors like any other word.
     static func parse(_ bytes: [UInt8], nonFinite: Bool = false) throws(Failure) -> JSONValue {
@@ -83,13 +83,22 @@ struct JSONParser {
         case UInt8(ascii: "t"): try literal("true"); return .bool(true)
         case UInt8(ascii: "f"): try literal("false"); return .bool(false)
         case UInt8(ascii: "n"): try literal("null"); return .null
-        case UInt8(ascii: "I") where nonFinite: try literal("Infinity"); return .number(.infinity)
+        case UInt8(ascii: "I") where nonFinite: try infinity(); return .number(.infinity)
         case UInt8(ascii: "N") where nonFinite: try literal("NaN"); return .number(.nan)
         case UInt8(ascii: "-") where nonFinite && i + 1 < bytes.count && bytes[i + 1] == UInt8(ascii: "I"):
-            try literal("-Infinity"); return .number(-.infinity)
+            i += 1
+            try infinity()
+            return .number(-.infinity)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
         default: throw fail("unexpected \(describeByte()) where a value should be")
         }
+    }
+
+    /// `Infinity`, or the bare `Inf` that opentimelineio's own samples hold beside it.
+    private mutating func infinity() throws(Failure) {
+        let long = Array("Infinity".utf8)
+        if i + long.count <= bytes.count, bytes[i..<(i + long.count)].elementsEqual(long) { i += long.count; return }
+        try literal("Inf")
     }
 
     private mutating func literal(_ word: StaticString) throws(Failure) {

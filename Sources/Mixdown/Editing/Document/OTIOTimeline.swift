@@ -132,6 +132,8 @@ public enum OTIOTimeline {
         private var lanes: [(name: String, gain: Volume, clips: [Placed], end: Q)] = []
         /// Each top-level audio track's record timecode (0 unless the CMX 3600 adapter gave one).
         private var recordStarts: [Q] = []
+        /// The edit rate of each track's record timecode (nil: none given).
+        private var recordRates: [(num: Int64, den: Int64)?] = []
 
         init(file: String) {
             self.file = file
@@ -173,14 +175,28 @@ public enum OTIOTimeline {
                 let c = JSONCursor(value: child.value, path: "tracks[\(i)]", file: file)
                 try track(c, offset: .zero, window: nil, parentGain: 1)
             }
-            guard lanes.contains(where: { !$0.clips.isEmpty }) else {
-                throw top.fail("has no enabled audio clip to render", at: "tracks")
+            if !lanes.contains(where: { !$0.clips.isEmpty }) {
+                // Only generators, muted clips or gaps: an editor renders silence of the
+                // timeline's length; so does Mixdown, at 48 kHz stereo unless it was told.
+                let length = lanes.map(\.end).max() ?? .zero
+                guard length > .zero else { throw top.fail("has no enabled audio clip to render, and no length", at: "tracks") }
+                notes.lines.append("no enabled audio clip: the render is \(String(format: "%.6f", length.seconds)) s of silence, the timeline's length")
+                if !settings.contains(where: { $0.hasPrefix("\"output\"") }) {
+                    settings.append("\"output\": {\"sample_rate\": 48000, \"channels\": 2}")
+                    notes.lines.append("no media gives the rate: 48000 Hz, 2 channels (output.sample_rate and output.channels in metadata.mixdown set others)")
+                }
             }
             // Record timecodes: the earliest track starts the render.
-            if let first = recordStarts.min(), first > .zero {
+            if let first = recordStarts.min(), first > .zero,
+               let rate = recordRates[recordStarts.firstIndex(of: first)!] {
+                // The sequence starts at the hour of its first record in (01:00:00:00, or
+                // 00:00:00:00 for a sequence whose audio starts a little after it): every event
+                // lands at its record timecode relative to that.
+                let start = try Self.hourStart(of: first, rate: rate)
+                notes.lines.append("the render starts at \(Self.timecode(start, rate: rate)), the hour of the first record in (\(Self.timecode(first, rate: rate))): every event lands at its record timecode")
                 for i in lanes.indices {
-                    for j in lanes[i].clips.indices { lanes[i].clips[j].at = try lanes[i].clips[j].at - first }
-                    lanes[i].end = max(.zero, try lanes[i].end - first)
+                    for j in lanes[i].clips.indices { lanes[i].clips[j].at = try lanes[i].clips[j].at - start }
+                    lanes[i].end = max(.zero, try lanes[i].end - start)
                 }
             }
             // A time read twice (a clip's length, then the clip) is noted once.
@@ -260,6 +276,50 @@ public enum OTIOTimeline {
             return try Q.make(milli * Int128(den), 1000 * Int128(num))
         }
 
+        /// A track name the CMX 3600 adapter gives an audio channel: A1, A2, ... (its `A` is A1).
+        static func isCMXChannel(_ name: String) -> Bool {
+            name.count >= 2 && name.hasPrefix("A") && name.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }
+        }
+
+        /// The timecode hour at or before `t` at `rate`, in seconds: whole hours of
+        /// non-drop-frame timecode (3600 x the nominal rate frames), or at 29.97 and 59.94 of
+        /// drop-frame timecode (108 or 216 frames fewer an hour) when that lies nearer.
+        static func hourStart(of t: Q, rate: (num: Int64, den: Int64)) throws(MixdownError) -> Q {
+            let frames = Int64((try t * Q(rate.num, rate.den)).seconds.rounded(.down))
+            let nominal = (rate.num + rate.den / 2) / rate.den
+            let hour = 3600 * nominal
+            var best = frames / hour * hour
+            if rate.den == 1001, nominal % 30 == 0 {
+                let dropHour = hour - 108 * (nominal / 30)
+                best = max(best, frames / dropHour * dropHour)
+            }
+            return try Q(best, 1) / Q(rate.num, rate.den)
+        }
+
+        /// "01:00:05:00" (non-drop-frame) for a time at `rate`.
+        static func timecode(_ t: Q, rate: (num: Int64, den: Int64)) -> String {
+            let nominal = (rate.num + rate.den / 2) / rate.den
+            let frames = Int64((t.seconds * Double(rate.num) / Double(rate.den)).rounded())
+            let f = frames % nominal, secs = frames / nominal
+            return String(format: "%02lld:%02lld:%02lld:%02lld", secs / 3600, secs / 60 % 60, secs % 60, f)
+        }
+
+        /// A time_scalar as an exact rational: the shortest decimal that reads back as the
+        /// Double (what a person or an adapter wrote: 1.0, 0.5, 1.25), when it has at most 9
+        /// decimal places; else the Double rounded to 1e-9 (`rounded`).
+        static func exactScalar(_ s: Double) -> (value: Q, rounded: Bool) {
+            let text = "\(s)"
+            if !text.contains("e"), let dot = text.firstIndex(of: ".") {
+                let decimals = text[text.index(after: dot)...]
+                if decimals.count <= 9, let whole = Int64(text[..<dot]), let fraction = Int64(decimals) {
+                    var scale: Int64 = 1
+                    for _ in 0..<decimals.count { scale *= 10 }
+                    return (Q(whole * scale + fraction, scale), false)
+                }
+            }
+            return (Q(Int64((s * 1e9).rounded(.toNearestOrAwayFromZero)), 1_000_000_000), true)
+        }
+
         /// A TimeRange: its start and duration (which must not be negative).
         mutating func range(_ c: JSONCursor) throws(MixdownError) -> (start: Q, duration: Q) {
             let o = try members(c)
@@ -305,7 +365,8 @@ public enum OTIOTimeline {
         }
 
         /// An AAF "Audio Gain" (OperationDef_MonoAudioGain) as otio-aaf-adapter reads it: an
-        /// Effect named "Audio Gain" whose `metadata.AAF.Parameters.Amplitude` is a linear gain
+        /// Effect named "Audio Gain" whose `metadata.AAF.Parameters.Amplitude` (Media Composer:
+        /// `Amplitude multiplier`) is a linear gain
         /// ("1/2", "1", a number) or keyframes (`keyframe_values`: [time as a fraction of the
         /// clip's length, gain]) with Linear or Constant interpolation. Nil for any other effect;
         /// Bezier and Cubic keyframes are refused (not linear in the data).
@@ -318,9 +379,10 @@ public enum OTIOTimeline {
             let identification = (try? op.member("Identification", in: oo)?.string()).flatMap { $0 }
             let name = (try? op.member("Name", in: oo)?.string()).flatMap { $0 }
             guard identification == "9d2ea894-0968-11d3-8a38-0050040ef7d2" || name == "Audio Gain" else { return nil }
+            // Media Composer's own exports name the parameter "Amplitude multiplier".
             guard let ps = aaf.member("Parameters", in: a), case .object(let po) = ps.value,
-                  let amplitude = ps.member("Amplitude", in: po) else {
-                throw e.fail("an Audio Gain without an 'Amplitude' parameter", at: "metadata")
+                  let amplitude = ps.member("Amplitude", in: po) ?? ps.member("Amplitude multiplier", in: po) else {
+                throw e.fail("an Audio Gain without an 'Amplitude' (or 'Amplitude multiplier') parameter", at: "metadata")
             }
             func level(_ v: JSONCursor) throws(MixdownError) -> Double {
                 guard case .string(let text) = v.value else { return try gain(v) }
@@ -387,8 +449,15 @@ public enum OTIOTimeline {
         mutating func track(_ c: JSONCursor, offset: Q, window: (start: Q, duration: Q)?, parentGain: Double,
                             defaultKind: String = "Video") throws(MixdownError) {
             let o = try members(c)
-            try expect(c, o, "Track")
-            let kind = try c.member("kind", in: o)?.string() ?? defaultKind
+            // A Clip (or Gap) directly inside a Stack is a track of that one item, as
+            // opentimelineio flattens it; it has no kind, and is read as audio.
+            let lone = ["Clip", "Gap"].contains(try schema(c, o))
+            if lone {
+                notes.lines.append("\(c.path): a \(try schema(c, o)) directly inside a Stack, read as a track of one")
+            } else {
+                try expect(c, o, "Track")
+            }
+            let kind = lone ? "Audio" : try c.member("kind", in: o)?.string() ?? defaultKind
             guard kind == "Audio" else {
                 notes.lines.append("\(c.path): a \(kind) track, ignored")
                 return
@@ -398,7 +467,7 @@ public enum OTIOTimeline {
                 return
             }
             var trackGain = Volume.constant(parentGain)
-            if let v = try volume(c, o) {
+            if !lone, let v = try volume(c, o) {
                 if case .object(let vo) = v.value, let events = v.member("events", in: vo) {
                     guard window == nil, parentGain == 1 else { throw v.fail("volume events on a track inside a nested stack are not supported") }
                     trackGain = .events(Self.text(events.value))
@@ -419,8 +488,8 @@ public enum OTIOTimeline {
                 }
             }
             var trim: (start: Q, duration: Q)?
-            if let sr = c.member("source_range", in: o), sr.value != .null { trim = try range(sr) }
-            let children = try c.required("children", in: o).array()
+            if !lone, let sr = c.member("source_range", in: o), sr.value != .null { trim = try range(sr) }
+            let children = lone ? [c] : try c.required("children", in: o).array()
             // Each item's place on the track (transitions take no time).
             var t = Q.zero
             var items: [TrackItem] = []
@@ -442,19 +511,26 @@ public enum OTIOTimeline {
             // the stack's window (in the stack's time, where the trimmed track starts at 0).
             // `visible.start` plays at output time `offset`.
             var offset = offset
-            if window == nil { recordStarts.append(.zero) }
-            if let r = trim, r.start < .zero, try !(r.start + r.duration > .zero), let sr = c.member("source_range", in: o) {
-                // A window wholly before the track's first item. The CMX 3600 adapter writes its
-                // record timecode so: a window starting at -(the first record in) and as long as
-                // the track (OTIO itself finds no child inside it). Read as the whole track
-                // placed at its record time; the render starts at the earliest. A window that
-                // reaches into the track (-7 frames for 9) is OTIO's own: silence, then the track.
+            if window == nil { recordStarts.append(.zero); recordRates.append(nil) }
+            if let r = trim, r.start < .zero, let sr = c.member("source_range", in: o),
+               try !(r.start + r.duration > .zero) || (window == nil && r.duration == t && Self.isCMXChannel(laneName(c, o))) {
+                // The CMX 3600 adapter writes a track's record timecode as a window starting at
+                // -(its first record in) and exactly as long as the track. Read as the whole
+                // track placed at its record time; the render starts at the hour of the earliest.
+                // Such a window is the adapter's when it lies wholly before the track (OTIO
+                // itself finds no child inside it), or on a track the adapter named (A1, A2...).
+                // Elsewhere a window that reaches into the track (-7 frames for 9 on a track
+                // named "a") is OTIO's own: silence, then the track.
                 guard window == nil, r.duration == t else {
                     throw sr.fail("lies wholly before the track (\(String(format: "%.6f", -r.start.seconds)) s before it, \(String(format: "%.6f", r.duration.seconds)) s long) and is not as long as the track, as a CMX 3600 record timecode is: a window with nothing in it", at: "start_time")
                 }
                 notes.lines.append("\(sr.path).start_time \(String(format: "%.6f", r.start.seconds)) s: a record timecode (the CMX 3600 adapter writes one); the track is placed at it, and the render starts at the earliest track")
                 offset = try offset - r.start
                 recordStarts[recordStarts.count - 1] = try Q.zero - r.start
+                if case .object(let so) = sr.value, let st = sr.member("start_time", in: so), case .object(let sto) = st.value,
+                   let rv = try st.member("rate", in: sto)?.number() {
+                    recordRates[recordRates.count - 1] = Self.exactRate(rv)
+                }
                 trim = nil
             }
             let trimStart = trim?.start ?? .zero, trimEnd = try trim.map { (r: (start: Q, duration: Q)) throws(MixdownError) -> Q in try r.start + r.duration } ?? t
@@ -736,10 +812,17 @@ public enum OTIOTimeline {
                         if let exact = try exactSource(c, o) {
                             consumed = exact
                         } else {
-                            // Rounded to the microsecond; exact when Mixdown wrote the timeline (metadata.mixdown.source_duration).
-                            let us = (duration.seconds * s * 1e6).rounded(.toNearestOrAwayFromZero)
-                            consumed = Q(Int64(us), 1_000_000)
-                            notes.lines.append("\(e.path): time_scalar \(s) consumes \(consumed.text) s of media (\(duration.seconds) s x \(s), to the microsecond)")
+                            // The scalar as the decimal it was written as (1.0 is exactly 1: no
+                            // scale at all; 4.0 on one frame is exactly 4 frames), times the
+                            // clip's exact duration: never a float product of frames.
+                            let scalar = Self.exactScalar(s)
+                            consumed = try duration * scalar.value
+                            if scalar.rounded {
+                                notes.lines.append("\(e.path): time_scalar \(s) read as \(scalar.value.text) (to 1e-9)")
+                            }
+                            if consumed != duration {
+                                notes.lines.append("\(e.path): time_scalar \(scalar.value.text) consumes \(consumed.text) s of media for \(duration.text) s")
+                            }
                         }
                     case "FreezeFrame":
                         throw e.fail("a FreezeFrame is not supported", at: "OTIO_SCHEMA")
@@ -770,6 +853,16 @@ public enum OTIOTimeline {
                 }
             } else if fileStart < .zero {
                 throw (sr ?? c).fail("starts before its media")
+            }
+            // A range rounded to whole frames (a timeline written at 29.97 over 3.000 s of
+            // media says 90 frames, 3.003 s) must not push the clip past its own media: the
+            // media's real length clamps it, as the sub-frame rule above does.
+            if overrun == .zero, let sr, let frame = try frameLength(sr), let length = mediaLength(file) {
+                let past = try fileStart + consumed - length
+                if past > .zero, past < frame {
+                    overrun = past
+                    notes.lines.append("\(sr.path): runs \(String(format: "%.6f", past.seconds)) s (less than a frame: its range rounded to whole frames) past the end of '\(file)': silence there")
+                }
             }
             var gain = levels
             if let v = try volume(c, o) { gain *= try self.gain(v) }
@@ -811,13 +904,22 @@ public enum OTIOTimeline {
         /// The start of `file` on its recorder's clock (seconds) when a source range of
         /// `consumed` from `start` lies past the file's end but within its span on that
         /// clock: an EDL or AAF addresses media by its timecode. nil otherwise.
+        /// `file`'s header, read once (nil when it cannot be read: the document reader then
+        /// names the file).
+        mutating func header(_ file: String) -> AudioFileInfo? {
+            if let known = fileInfo[file] { return known }
+            guard let read = try? AudioFileInfo.read(path: file) else { return nil }
+            fileInfo[file] = read
+            return read
+        }
+
+        /// `file`'s length in seconds, exactly (nil: unreadable).
+        mutating func mediaLength(_ file: String) -> Q? {
+            header(file).map { Q($0.frames, Int64($0.sampleRate)) }
+        }
+
         mutating func sourceTimecode(_ file: String, from start: Q, consumed: Q) throws(MixdownError) -> Q? {
-            let info: AudioFileInfo
-            if let known = fileInfo[file] { info = known } else {
-                guard let read = try? AudioFileInfo.read(path: file) else { return nil }   // the document names a missing file
-                fileInfo[file] = read
-                info = read
-            }
+            guard let info = header(file) else { return nil }   // the document names a missing file
             guard let reference = info.timeReference, reference > 0 else { return nil }
             let duration = Q(info.frames, Int64(info.sampleRate)), tc = Q(reference, Int64(info.sampleRate))
             guard try start + consumed > duration, !(start < tc), !(try tc + duration < start + consumed) else { return nil }
@@ -934,7 +1036,12 @@ public enum OTIOTimeline {
                             continue
                         }
                         volume += try Self.fade(from: c.at, length: c.fadeIn, to: level, rising: true)
-                        if c.fadeIn == .zero { volume.append("{\"volume\": \(level), \"at\": \"\(c.at.text)\"}") }
+                        // A fade-out from the clip's very start (a dissolve whose in_offset is
+                        // the whole outgoing clip, as Avid writes) sets the level itself.
+                        if c.fadeIn == .zero && c.fadeOut < c.duration { volume.append("{\"volume\": \(level), \"at\": \"\(c.at.text)\"}") }
+                        if try c.fadeIn + c.fadeOut > c.duration {
+                            throw .invalidDocument(file: file, location: c.origin, reason: "its fade-in (\(String(format: "%.6f", c.fadeIn.seconds)) s) and fade-out (\(String(format: "%.6f", c.fadeOut.seconds)) s) overlap in a \(String(format: "%.6f", c.duration.seconds)) s clip: two transitions cover more than the clip")
+                        }
                         volume += try Self.fade(from: end - c.fadeOut, length: c.fadeOut, to: level, rising: false)
                     }
                 }
