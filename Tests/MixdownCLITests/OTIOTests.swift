@@ -350,7 +350,7 @@ import Testing
 
     /// DaVinci Resolve's clip volume (the "Fairlight Clip Volume and Fades" effect of its
     /// OTIO export, in dB) sets the clip's gain; its other effects are ignored by their own
-    /// names; keyframed volume is refused.
+    /// names; keyframed volume follows its keys (frames from the clip's start), linear in dB.
     @Test func resolveClipVolumeSetsTheClipsGain() throws {
         let ws = try Workspace()
         func resolve(_ name: String, _ parameters: String, enabled: Bool = true) -> String {
@@ -377,11 +377,32 @@ import Testing
         #expect(off.code == 0 && !off.stdout.contains("0.1"), "\(off.stdout)")
         try timeline([resolve("Fairlight Clip Volume and Fades", volume(-6, keys: "{\"3\": {\"Value\": -12.0, \"Variant Type\": \"Double\"}}"))])
             .write(toFile: ws.file("keys.otio"), atomically: true, encoding: .utf8)
-        let keyed = try CLI.run(["render", "keys.otio", "out.wav"], in: ws.path)
-        #expect(keyed.code == 1 && keyed.stderr.contains(
-            "tracks[0].children[0].effects[0].metadata.Resolve_OTIO.Parameters[0].Key Frames: keyframed clip volume from Resolve is not read"),
-                "\(keyed.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: ws.file("out.wav")))
+        // One key (frame 3 of the clip, -12 dB): it holds over the whole clip.
+        let keyed = try CLI.run(["render", "keys.otio", "out.wav", "--format", "f32", "-q"], in: ws.path)
+        #expect(keyed.code == 0, "\(keyed.stderr)")
+        let source = try ExamplesTests.read(ws.file("in.wav"))
+        let out = try ExamplesTests.read(ws.file("out.wav"))
+        let g = Float(pow(10, -12.0 / 20))
+        #expect(out.count == 2 && out[0].count == 48_000)
+        for c in 0..<2 { #expect(zip(out[c], source[c]).allSatisfy { abs($0 - $1 * g) <= 1e-6 }, "channel \(c): not -12 dB throughout") }
+        // Keys at frames 6 and 18 (0 and -20 dB): 0 dB to frame 6, a fade in dB to frame 18,
+        // -20 dB after; at frame 12 (halfway) -10 dB, within 0.1 dB.
+        try timeline([resolve("Fairlight Clip Volume and Fades",
+                              volume(-6, keys: "{\"18\": {\"Value\": -20.0, \"Variant Type\": \"Double\"}, \"6\": {\"Value\": 0.0, \"Variant Type\": \"Double\"}}"))])
+            .write(toFile: ws.file("ramp.otio"), atomically: true, encoding: .utf8)
+        let ramp = try CLI.run(["render", "ramp.otio", "ramp.wav", "--format", "f32", "-q"], in: ws.path)
+        #expect(ramp.code == 0, "\(ramp.stderr)")
+        let rendered = try ExamplesTests.read(ws.file("ramp.wav"))[0]
+        // dB at the middle of 24 fps frame f (2,000 samples a frame), from the left channel's
+        // ratio to the source at the loudest sample of the 200 around it.
+        func level(atFrame f: Int) -> Double {
+            let i = (f * 2000 + 900..<f * 2000 + 1100).max { abs(source[0][$0]) < abs(source[0][$1]) }!
+            return 20 * log10(Double(abs(rendered[i]) / abs(source[0][i])))
+        }
+        // Linear in dB between the keys: frame 12.5 is -10.8 dB.
+        for (f, want) in [(2, 0.0), (12, -20.0 * 6.5 / 12), (21, -20.0)] {
+            #expect(abs(level(atFrame: f) - want) < 0.1, "frame \(f): \(level(atFrame: f)) dB for \(want)")
+        }
     }
 
     /// Audio Levels: a keyframed level is refused with its path; a level out of range too.
