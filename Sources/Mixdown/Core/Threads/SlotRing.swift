@@ -5,10 +5,13 @@ import Foundation
 /// holds, whether the stream ended, an error). The producer fills slots in order, the
 /// consumer drains them in the same order; each side blocks only when the ring is full
 /// (producer) or empty (consumer). A slot belongs to one side at a time, handed over only
-/// through the two semaphores: hence the unchecked Sendable.
+/// through the two semaphores: hence the unchecked Sendable. The tags live in memory
+/// allocated once, not in an Array property: the producer writing one tag while the
+/// consumer reads another would be two accesses to one Array, a race (ThreadSanitizer
+/// reported it; a copy-on-write could even allocate on the producer's thread).
 final class SlotRing<Slot, Tag>: @unchecked Sendable {
     let slots: [Slot]
-    private var tags: [Tag]
+    private let tags: UnsafeMutablePointer<Tag>
     private let free = DispatchSemaphore(value: 0)
     private let filled = DispatchSemaphore(value: 0)
     private var writeIndex = 0
@@ -17,9 +20,15 @@ final class SlotRing<Slot, Tag>: @unchecked Sendable {
     init(slots: [Slot], empty: Tag) {
         precondition(!slots.isEmpty)
         self.slots = slots
-        tags = [Tag](repeating: empty, count: slots.count)
+        tags = .allocate(capacity: slots.count)
+        tags.initialize(repeating: empty, count: slots.count)
         // libdispatch traps if a semaphore dies below its initial value: start at 0.
         for _ in slots { free.signal() }
+    }
+
+    deinit {
+        tags.deinitialize(count: slots.count)
+        tags.deallocate()
     }
 
     /// Producer: waits for a free slot and returns it to fill. Then `publish`.

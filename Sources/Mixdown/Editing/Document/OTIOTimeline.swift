@@ -276,33 +276,6 @@ public enum OTIOTimeline {
             return try Q.make(milli * Int128(den), 1000 * Int128(num))
         }
 
-        /// A track name the CMX 3600 adapter gives an audio channel: A1, A2, ... (its `A` is A1).
-        static func isCMXChannel(_ name: String) -> Bool {
-            name.count >= 2 && name.hasPrefix("A") && name.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }
-        }
-
-        /// The timecode hour at or before `t` at `rate`, in seconds: whole hours of
-        /// non-drop-frame timecode (3600 x the nominal rate frames), or at 29.97 and 59.94 of
-        /// drop-frame timecode (108 or 216 frames fewer an hour) when that lies nearer.
-        static func hourStart(of t: Q, rate: (num: Int64, den: Int64)) throws(MixdownError) -> Q {
-            let frames = Int64((try t * Q(rate.num, rate.den)).seconds.rounded(.down))
-            let nominal = (rate.num + rate.den / 2) / rate.den
-            let hour = 3600 * nominal
-            var best = frames / hour * hour
-            if rate.den == 1001, nominal % 30 == 0 {
-                let dropHour = hour - 108 * (nominal / 30)
-                best = max(best, frames / dropHour * dropHour)
-            }
-            return try Q(best, 1) / Q(rate.num, rate.den)
-        }
-
-        /// "01:00:05:00" (non-drop-frame) for a time at `rate`.
-        static func timecode(_ t: Q, rate: (num: Int64, den: Int64)) -> String {
-            let nominal = (rate.num + rate.den / 2) / rate.den
-            let frames = Int64((t.seconds * Double(rate.num) / Double(rate.den)).rounded())
-            let f = frames % nominal, secs = frames / nominal
-            return String(format: "%02lld:%02lld:%02lld:%02lld", secs / 3600, secs / 60 % 60, secs % 60, f)
-        }
 
         /// A time_scalar as an exact rational: the shortest decimal that reads back as the
         /// Double (what a person or an adapter wrote: 1.0, 0.5, 1.25), when it has at most 9
@@ -338,135 +311,12 @@ public enum OTIOTimeline {
             return mx.member("volume", in: x)
         }
 
-        /// An FCP 7 XML "Audio Levels" filter as otio-fcp-adapter reads it (an Effect with
-        /// `metadata.fcp_xml.effectid` "audiolevels" and a parameter "level": a linear gain,
-        /// 1 = 0 dB, written as a string). Nil for any other effect; keyframed levels are refused.
-        func audioLevels(_ e: JSONCursor, _ o: JSONObject) throws(MixdownError) -> Double? {
-            guard let md = e.member("metadata", in: o), case .object(let m) = md.value,
-                  let fx = md.member("fcp_xml", in: m), case .object(let x) = fx.value,
-                  let id = fx.member("effectid", in: x), case .string("audiolevels") = id.value,
-                  let p = fx.member("parameter", in: x) else { return nil }
-            let parameters: [JSONCursor]
-            if case .array = p.value { parameters = try p.array() } else { parameters = [p] }
-            for q in parameters {
-                guard case .object(let qo) = q.value, let pid = q.member("parameterid", in: qo), case .string("level") = pid.value else { continue }
-                if q.member("keyframe", in: qo) != nil { throw q.fail("keyframed Audio Levels are not supported", at: "keyframe") }
-                let v = try q.required("value", in: qo)
-                var level: Double
-                switch v.value {
-                case .string(let text):
-                    guard let d = Double(text) else { throw v.fail("'\(text)' is not a level") }
-                    level = d
-                default: level = try v.number()
-                }
-                return try linear(level, at: v, noun: "level")
-            }
-            throw p.fail("an Audio Levels filter without a 'level' parameter")
-        }
 
-        /// An AAF "Audio Gain" (OperationDef_MonoAudioGain) as otio-aaf-adapter reads it: an
-        /// Effect named "Audio Gain" whose `metadata.AAF.Parameters.Amplitude` (Media Composer:
-        /// `Amplitude multiplier`) is a linear gain
-        /// ("1/2", "1", a number) or keyframes (`keyframe_values`: [time as a fraction of the
-        /// clip's length, gain]) with Linear or Constant interpolation. Nil for any other effect;
-        /// Bezier and Cubic keyframes are refused (not linear in the data).
+
+
+        /// A clip gain a dialect reads (OTIODialects/): constant, or keys (times as
+        /// fractions of the clip, linear gains; `steps`: each held to the next).
         enum ClipGain { case constant(Double), keyframes([(Double, Double)], steps: Bool) }
-
-        func aafAudioGain(_ e: JSONCursor, _ o: JSONObject) throws(MixdownError) -> ClipGain? {
-            guard let md = e.member("metadata", in: o), case .object(let m) = md.value,
-                  let aaf = md.member("AAF", in: m), case .object(let a) = aaf.value,
-                  let op = aaf.member("Operation", in: a), case .object(let oo) = op.value else { return nil }
-            let identification = (try? op.member("Identification", in: oo)?.string()).flatMap { $0 }
-            let name = (try? op.member("Name", in: oo)?.string()).flatMap { $0 }
-            guard identification == "9d2ea894-0968-11d3-8a38-0050040ef7d2" || name == "Audio Gain" else { return nil }
-            // Media Composer's own exports name the parameter "Amplitude multiplier".
-            guard let ps = aaf.member("Parameters", in: a), case .object(let po) = ps.value,
-                  let amplitude = ps.member("Amplitude", in: po) ?? ps.member("Amplitude multiplier", in: po) else {
-                throw e.fail("an Audio Gain without an 'Amplitude' (or 'Amplitude multiplier') parameter", at: "metadata")
-            }
-            func level(_ v: JSONCursor) throws(MixdownError) -> Double {
-                guard case .string(let text) = v.value else { return try gain(v) }
-                let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-                guard (1...2).contains(parts.count), let n = Double(parts[0]),
-                      let d = parts.count == 2 ? Double(parts[1]) : 1, d != 0 else { throw v.fail("'\(text)' is not a gain") }
-                return try linear(n / d, at: v)
-            }
-            guard case .object(let ao) = amplitude.value else { return .constant(try level(amplitude)) }
-            let interpolation = (try? amplitude.member("keyframe_interpolation", in: ao)?.string()).flatMap { $0 } ?? "Linear"
-            guard interpolation == "Linear" || interpolation == "Constant" else {
-                throw amplitude.fail("keyframed Audio Gain with \(interpolation) interpolation: only Linear and Constant keyframes are read (flatten the gain in the editor)",
-                                     at: "keyframe_interpolation")
-            }
-            var keys: [(Double, Double)] = []
-            for k in try amplitude.required("keyframe_values", in: ao).array() {
-                let pair = try k.array()
-                guard pair.count == 2 else { throw k.fail("a keyframe is [time, value]") }
-                let t = try pair[0].number()
-                guard t >= 0, t <= 1 else { throw pair[0].fail("a keyframe time of \(t): must lie between 0 and 1 (a fraction of the clip)") }
-                if let last = keys.last, !(t > last.0) { throw pair[0].fail("keyframes must be given in increasing time") }
-                keys.append((t, try level(pair[1])))
-            }
-            guard !keys.isEmpty else { throw amplitude.fail("keyframed Audio Gain without keyframes", at: "keyframe_values") }
-            return .keyframes(keys, steps: interpolation == "Constant")
-        }
-
-        /// DaVinci Resolve's clip volume: the "Fairlight Clip Volume and Fades" effect
-        /// (`effect_name` "Resolve Effect", `metadata.Resolve_OTIO`) with the parameter "volume"
-        /// in dB. Nil for any other effect, and 0 dB for a disabled one.
-        ///
-        /// Keyframed volume (`Key Frames`: {"96": {"Value": 0.0}, "241": {"Value": -29.5}})
-        /// is read as Resolve's own sample (OpenTimelineIO's effects.otio) shows it: keys are
-        /// frames from the clip's start at the clip's rate (two copies of one clip, 374 and
-        /// 253 frames long, carry the same keys 96, 194 and 241); the first value holds
-        /// before the first key and the last after the last. Between keys the level moves
-        /// linearly in dB (Resolve's curve is not documented; dB is how its faders move), as
-        /// 16 linear-gain pieces per key interval: within 0.05 dB of it for steps up to 30 dB.
-        /// The negative keys of that sample (-85200) belong to video effects, which Mixdown
-        /// ignores.
-        func resolveVolume(_ e: JSONCursor, _ o: JSONObject, duration: Q, frame: Q?) throws(MixdownError) -> ClipGain? {
-            guard let md = e.member("metadata", in: o), case .object(let m) = md.value,
-                  let r = md.member("Resolve_OTIO", in: m), case .object(let ro) = r.value,
-                  case .string("Fairlight Clip Volume and Fades")? = r.member("Effect Name", in: ro)?.value else { return nil }
-            if case .bool(false)? = r.member("Enabled", in: ro)?.value { return .constant(1) }
-            guard let ps = r.member("Parameters", in: ro) else { return .constant(1) }
-            func decibels(_ v: JSONCursor) throws(MixdownError) -> Double {
-                let db = try v.number()
-                guard db.isFinite, db <= 30 else { throw v.fail("a clip volume of \(db) dB: must be finite and at most +30 dB") }
-                return db
-            }
-            for p in try ps.array() {
-                guard case .object(let po) = p.value, case .string("volume")? = p.member("Parameter ID", in: po)?.value else { continue }
-                if let keys = p.member("Key Frames", in: po), case .object(let ko) = keys.value, !ko.members.isEmpty {
-                    guard let frame, duration > .zero else { throw keys.fail("keyframed clip volume on a clip without a frame rate") }
-                    var points: [(Double, Double)] = []   // seconds from the clip's start, dB
-                    for (key, value) in ko.members {
-                        let kc = JSONCursor(value: value, path: keys.path + ".\(key)", file: file)
-                        guard let k = Int64(key) else { throw kc.fail("a key frame named '\(key)': Resolve's keys are frame numbers") }
-                        guard case .object(let vo) = value else { throw kc.fail("a key frame must be an object with a Value") }
-                        points.append((Double(k) * frame.seconds, try decibels(kc.required("Value", in: vo))))
-                    }
-                    points.sort { $0.0 < $1.0 }
-                    let length = duration.seconds
-                    func level(at t: Double) -> Double {
-                        if t <= points[0].0 { return points[0].1 }
-                        guard let i = points.firstIndex(where: { $0.0 >= t }) else { return points[points.count - 1].1 }
-                        let (t0, d0) = points[i - 1], (t1, d1) = points[i]
-                        return t1 == t0 ? d1 : d0 + (d1 - d0) * (t - t0) / (t1 - t0)
-                    }
-                    // The curve over the clip: its ends, each key inside it, and 16 pieces a span.
-                    var times = [0.0, length] + points.map(\.0).filter { $0 > 0 && $0 < length }
-                    times.sort()
-                    var dense: [Double] = []
-                    for (a, b) in zip(times, times.dropFirst()) where b > a {
-                        for i in 0..<16 { dense.append(a + (b - a) * Double(i) / 16) }
-                    }
-                    dense.append(length)
-                    return .keyframes(dense.map { ($0 / length, pow(10, level(at: $0) / 20)) }, steps: false)
-                }
-                return .constant(pow(10, try decibels(p.required("Parameter Value", in: po)) / 20))
-            }
-            return .constant(1)   // Resolve writes no parameter for a clip at 0 dB
-        }
 
         func gain(_ c: JSONCursor) throws(MixdownError) -> Double {
             try linear(try c.number(), at: c)
