@@ -67,8 +67,9 @@ import Testing
             try writeFile(dir.file("f\(i).wav"), [sine(220 * Double(i + 1), frames: 24_000)])
         }
         let results = Mutex<[Int: Int]>([:])
+        let base = dir.path
         DispatchQueue.concurrentPerform(iterations: 16) { k in
-            let path = dir.file("f\(k % 4).wav")
+            let path = base + "/f\(k % 4).wav"
             guard let source = try? FileSource(path: path), let planes = try? renderAll(source, blockSizes: [4096]) else { return }
             results.withLock { $0[k] = planes[0].count }
         }
