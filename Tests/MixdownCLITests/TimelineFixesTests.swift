@@ -115,4 +115,32 @@ import Testing
         let explained = try CLI.run(["render", "m.otio", "--explain"], in: ws.path)
         #expect(explained.stdout.contains("no enabled audio clip: the render is 2.000000 s of silence"), "\(explained.stdout)")
     }
+
+    /// A document written as OTIO at 29.97 and read back (issue 42: it exited 1 with
+    /// "0..3.003 s lies outside line.wav (3.000 s)"): the 3 s clip, rounded to 90 frames,
+    /// stops where its media does; it plays on its rounded frame, every sample its source's.
+    @Test(arguments: ["30000/1001", "24000/1001"])
+    func aTimelineWrittenAtAnNTSCRateReadsBack(rate: String) throws {
+        let ws = try Workspace()
+        var r = try CLI.run(["export", "in.wav", "line.wav", "--duration", "3", "--format", "f32", "-q"], in: ws.path)
+        #expect(r.code == 0, "\(r.stderr)")
+        try #"{"version": 1, "tracks": [{"name": "v", "segments": [{"file": "line.wav", "at": "5"}]}]}"#
+            .write(toFile: ws.file("d.json"), atomically: true, encoding: .utf8)
+        r = try CLI.run(["render", "d.json", "d.wav", "--otio", "t.otio", "--otio-rate", rate, "-q"], in: ws.path)
+        #expect(r.code == 0, "\(r.stderr)")
+        r = try CLI.run(["render", "t.otio", "t.wav", "--format", "f32", "-q"], in: ws.path)
+        #expect(r.code == 0, "\(r.stderr)")
+        let explained = try CLI.run(["render", "t.otio", "--explain"], in: ws.path)
+        #expect(explained.stdout.contains("past the end of"), "\(explained.stdout)")
+        // 5 s at the edit rate: the nearest whole frame, in output frames (48 kHz).
+        let parts = rate.split(separator: "/").map { Int($0)! }
+        let editFrames = (5 * parts[0] + parts[1] / 2) / parts[1]
+        let at = editFrames * parts[1] * 48_000 / parts[0]
+        let line = try ExamplesTests.read(ws.file("line.wav")), out = try ExamplesTests.read(ws.file("t.wav"))
+        #expect(out[0].count >= at + 144_000)
+        for c in 0..<2 {
+            #expect(Array(out[c][at..<(at + 144_000)]) == line[c], "channel \(c): not the source at frame \(at)")
+            #expect(out[c][(at + 144_000)...].allSatisfy { $0 == 0 })
+        }
+    }
 }

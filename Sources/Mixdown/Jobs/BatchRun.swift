@@ -195,9 +195,12 @@ public struct BatchRun: Sendable {
     }
 
     /// The jobs running now and how far each is, for `Progress`.
+    /// Guarded by an NSLock (a pthread mutex), not `Mutex`: ThreadSanitizer sees a pthread
+    /// mutex's ordering, and reported `Mutex`'s futex handoff here as a race.
     private final class State: @unchecked Sendable {
         private struct Counts { var finished = 0; var running: [Int: Double] = [:]; var nextSlot = 0 }
-        private let counts = Mutex(Counts())
+        private var counts = Counts()
+        private let lock = NSLock()
         private let total: Int
         private let report: (@Sendable (Progress) -> Void)?
         private let clock: Stopwatch
@@ -209,11 +212,11 @@ public struct BatchRun: Sendable {
         }
 
         func begin() -> Int {
-            counts.withLock { c in
-                c.nextSlot += 1
-                c.running[c.nextSlot] = 0
-                return c.nextSlot
-            }
+            lock.lock()
+            defer { lock.unlock() }
+            counts.nextSlot += 1
+            counts.running[counts.nextSlot] = 0
+            return counts.nextSlot
         }
 
         func set(_ slot: Int, _ fraction: Double) {
@@ -229,12 +232,12 @@ public struct BatchRun: Sendable {
 
         private func update(_ change: (inout Counts) -> Void) {
             // Reported under the lock: the callback never runs on two threads at once.
-            counts.withLock { c in
-                change(&c)
-                guard let report else { return }
-                let running = c.running.isEmpty ? 0 : c.running.values.reduce(0, +) / Double(c.running.count)
-                report(Progress(total: total, finished: c.finished, running: running, seconds: clock.seconds))
-            }
+            lock.lock()
+            defer { lock.unlock() }
+            change(&counts)
+            guard let report else { return }
+            let running = counts.running.isEmpty ? 0 : counts.running.values.reduce(0, +) / Double(counts.running.count)
+            report(Progress(total: total, finished: counts.finished, running: running, seconds: clock.seconds))
         }
     }
 }
