@@ -224,7 +224,8 @@ import Testing
         for (json, output, message) in cases {
             try json.write(toFile: ws.file("d.json"), atomically: true, encoding: .utf8)
             let r = try CLI.run(["render", "d.json", output], in: ws.path)
-            if r.stderr.contains("without the FFmpeg trait") { continue }
+            // A build without the FFmpeg trait writes no m4a (it says so in either words).
+            if output.hasSuffix(".m4a") && (r.stderr.contains("without the FFmpeg trait") || r.stderr.contains("m4a cannot hold")) { continue }
             #expect(r.code == 1, "\(r.stderr)")
             #expect(r.stderr.contains(message) && r.stderr.contains("(writing '\(output)')"), "\(r.stderr)")
             #expect(!FileManager.default.fileExists(atPath: ws.file(output)))
