@@ -16,8 +16,8 @@ import Synchronization
 /// design armed a dispatch source per job after setting the signals to SIG_IGN, and a
 /// Ctrl-C in the milliseconds before the source was armed was dropped (the job then ran to
 /// the end and exited 0). Before `install` (the dynamic loader's ~50 ms), a signal has its
-/// default action: the process ends, having written nothing. SIGPIPE is ignored, so a closed pipe never
-/// kills a render mid-write (a write to it fails with EPIPE instead).
+/// default action: the process ends, having written nothing. SIGPIPE is ignored, so a
+/// closed pipe never kills a render mid-write (a write to it fails with EPIPE instead).
 enum Interrupts {
     static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
     private static let job = Mutex<CancellationToken?>(nil)

@@ -33,15 +33,17 @@ extension BatchRun {
     static func checkOutputs(_ tasks: [(line: BatchManifest.Line, task: BatchTask)], manifest: String,
                              results: String) throws(MixdownError) {
         let manifestFile = FileIdentity(manifest), resultsFile = FileIdentity(results)
+        // Each line's inputs, identified once (a stat each) for both passes.
+        let inputs = tasks.map { $0.task.inputs.map { ($0, FileIdentity($0)) } }
         var writers: [FileIdentity: (line: Int, path: String)] = [:]
-        for (line, task) in tasks {
+        for (k, (line, task)) in tasks.enumerated() {
             func fail(_ reason: String) -> MixdownError { .invalidManifest(file: manifest, line: line.number, reason: reason) }
-            let inputs = Set(task.inputs.map(FileIdentity.init))
+            let reads = Set(inputs[k].map(\.1))
             for output in task.outputs {
                 let file = FileIdentity(output)
                 if file == manifestFile { throw fail("writes '\(output)', which is the manifest itself") }
                 if file == resultsFile { throw fail("writes '\(output)', which is the batch's results file") }
-                if inputs.contains(file) {
+                if reads.contains(file) {
                     throw fail("writes '\(output)', which it also reads: each rerun would read its own output")
                 }
                 if let first = writers[file] {
@@ -50,9 +52,9 @@ extension BatchRun {
                 writers[file] = (line.number, output)
             }
         }
-        for (line, task) in tasks {
-            for input in task.inputs {
-                if let writer = writers[FileIdentity(input)], writer.line != line.number {
+        for (k, (line, _)) in tasks.enumerated() {
+            for (input, file) in inputs[k] {
+                if let writer = writers[file], writer.line != line.number {
                     throw .invalidManifest(file: manifest, line: line.number,
                                            reason: "reads '\(input)', which line \(writer.line) writes: a batch runs its jobs in any order, several at once")
                 }

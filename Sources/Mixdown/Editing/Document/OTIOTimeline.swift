@@ -130,10 +130,9 @@ public enum OTIOTimeline {
         /// Each lane: its name, gain, clips, and where its track ends in output time (a trailing
         /// gap lasts, as in OTIO, where a track is as long as its items).
         private var lanes: [(name: String, gain: Volume, clips: [Placed], end: Q)] = []
-        /// Each top-level audio track's record timecode (0 unless the CMX 3600 adapter gave one).
-        private var recordStarts: [Q] = []
-        /// The edit rate of each track's record timecode (nil: none given).
-        private var recordRates: [(num: Int64, den: Int64)?] = []
+        /// Each top-level audio track's record timecode (0 unless the CMX 3600 adapter gave
+        /// one) and the edit rate it was given at.
+        private var recordStarts: [(start: Q, rate: (num: Int64, den: Int64)?)] = []
 
         init(file: String) {
             self.file = file
@@ -187,13 +186,12 @@ public enum OTIOTimeline {
                 }
             }
             // Record timecodes: the earliest track starts the render.
-            if let first = recordStarts.min(), first > .zero,
-               let rate = recordRates[recordStarts.firstIndex(of: first)!] {
+            if let first = recordStarts.min(by: { $0.start < $1.start }), first.start > .zero, let rate = first.rate {
                 // The sequence starts at the hour of its first record in (01:00:00:00, or
                 // 00:00:00:00 for a sequence whose audio starts a little after it): every event
                 // lands at its record timecode relative to that.
-                let start = try Self.hourStart(of: first, rate: rate)
-                notes.lines.append("the render starts at \(Self.timecode(start, rate: rate)), the hour of the first record in (\(Self.timecode(first, rate: rate))): every event lands at its record timecode")
+                let start = try Self.hourStart(of: first.start, rate: rate)
+                notes.lines.append("the render starts at \(Self.timecode(start, rate: rate)), the hour of the first record in (\(Self.timecode(first.start, rate: rate))): every event lands at its record timecode")
                 for i in lanes.indices {
                     for j in lanes[i].clips.indices { lanes[i].clips[j].at = try lanes[i].clips[j].at - start }
                     lanes[i].end = max(.zero, try lanes[i].end - start)
@@ -397,7 +395,7 @@ public enum OTIOTimeline {
             // the stack's window (in the stack's time, where the trimmed track starts at 0).
             // `visible.start` plays at output time `offset`.
             var offset = offset
-            if window == nil { recordStarts.append(.zero); recordRates.append(nil) }
+            if window == nil { recordStarts.append((.zero, nil)) }
             if let r = trim, r.start < .zero, let sr = c.member("source_range", in: o),
                try !(r.start + r.duration > .zero) || (window == nil && r.duration == t && Self.isCMXChannel(laneName(c, o))) {
                 // The CMX 3600 adapter writes a track's record timecode as a window starting at
@@ -412,11 +410,12 @@ public enum OTIOTimeline {
                 }
                 notes.lines.append("\(sr.path).start_time \(String(format: "%.6f", r.start.seconds)) s: a record timecode (the CMX 3600 adapter writes one); the track is placed at it, and the render starts at the earliest track")
                 offset = try offset - r.start
-                recordStarts[recordStarts.count - 1] = try Q.zero - r.start
+                var rate: (num: Int64, den: Int64)?
                 if case .object(let so) = sr.value, let st = sr.member("start_time", in: so), case .object(let sto) = st.value,
                    let rv = try st.member("rate", in: sto)?.number() {
-                    recordRates[recordRates.count - 1] = Self.exactRate(rv)
+                    rate = Self.exactRate(rv)
                 }
+                recordStarts[recordStarts.count - 1] = (try Q.zero - r.start, rate)
                 trim = nil
             }
             let trimStart = trim?.start ?? .zero, trimEnd = try trim.map { (r: (start: Q, duration: Q)) throws(MixdownError) -> Q in try r.start + r.duration } ?? t

@@ -13,7 +13,9 @@ extension OTIOTimeline.Reader {
     /// non-drop-frame timecode (3600 x the nominal rate frames), or at 29.97 and 59.94 of
     /// drop-frame timecode (108 or 216 frames fewer an hour) when that lies nearer.
     static func hourStart(of t: OTIOTimeline.Q, rate: (num: Int64, den: Int64)) throws(MixdownError) -> OTIOTimeline.Q {
-        let frames = Int64((try t * OTIOTimeline.Q(rate.num, rate.den)).seconds.rounded(.down))
+        // Whole frames at the rate, rounded down (t is after 0 and exact).
+        let exact = try t * OTIOTimeline.Q(rate.num, rate.den)
+        let frames = exact.n / exact.d
         let nominal = (rate.num + rate.den / 2) / rate.den
         let hour = 3600 * nominal
         var best = frames / hour * hour
