@@ -87,12 +87,9 @@ public struct CompositionDocument: Sendable {
 
     init(bytes: [UInt8], path: String, relinking: MediaRelinking = MediaRelinking()) throws(MixdownError) {
         if OTIOTimeline.isOTIO(bytes) {
-            let (document, notes) = try OTIOTimeline.document(bytes: bytes, path: path, relinking: relinking)
-            self = document
-            translationNotes = notes.lines
+            self = try OTIOTimeline.document(bytes: bytes, path: path, relinking: relinking)
             return
         }
-        self.path = path
         let root: JSONValue
         do { root = try JSONParser.parse(bytes) } catch {
             throw .invalidDocument(file: path, location: error.location, reason: "is not valid JSON (line \(error.line), column \(error.column)): \(error.reason)")
@@ -104,13 +101,148 @@ public struct CompositionDocument: Sendable {
         guard try version.integer() == Int64(Self.version) else {
             throw version.fail("unknown version \(try version.number()); this Mixdown reads version \(Self.version)")
         }
-        let base = (path as NSString).deletingLastPathComponent
-
+        self.init(emptyAt: path)
         // Output settings first: frame times on the timeline count at the output rate.
-        var outputFormat: AudioFormat?
-        var rate: Int?, channels: Int?
-        // Where the output's rate and channels were given: a file they cannot be made from names them.
-        var rateKey: JSONCursor?, channelsKey: JSONCursor?
+        let request = try readSettings(top, m)
+
+        // Tracks: first the files (their rates decide the default output rate), then times.
+        let trackList = try top.required("tracks", in: m).array()
+        guard !trackList.isEmpty else { throw top.fail("has no tracks", at: "tracks") }
+        struct Pending { let cursor: JSONCursor; let members: JSONObject; let asset: AudioAsset? }
+        var pending: [[Pending]] = []
+        var trackMembers: [JSONObject] = []
+        var names: [String] = []
+        var assets = AssetCache()
+        for t in trackList {
+            let o = try t.object(allowed: ["name", "segments", "volume", "scale", "loudness"])
+            trackMembers.append(o)
+            let name = try t.member("name", in: o)?.string() ?? "track \(names.count + 1)"
+            if names.contains(name) { throw t.fail("a second track named '\(name)'; names must be unique", at: "name") }
+            names.append(name)
+            var segs: [Pending] = []
+            for s in try t.required("segments", in: o).array() {
+                let so = try s.object(allowed: ["file", "stream", "source", "at", "duration", "empty"])
+                var asset: AudioAsset?
+                if let f = s.member("file", in: so) {
+                    let given = try f.string()
+                    var stream: Int?
+                    if let st = s.member("stream", in: so) {
+                        let v = try st.integer()
+                        guard v >= 0, v < 1 << 20 else { throw st.fail("must be a stream index, 0 or more") }
+                        stream = Int(v)
+                    }
+                    do { asset = try assets.asset(given.hasPrefix("/") || base.isEmpty ? given : base + "/" + given, stream: stream) } catch {
+                        if case .noAudioStream = error, s.member("stream", in: so) != nil { throw s.fail("\(error)", at: "stream") }
+                        throw f.fail("\(error)")
+                    }
+                } else if s.member("empty", in: so) == nil {
+                    throw s.fail("needs 'file' (a part of a file) or 'empty' (an empty edit)")
+                }
+                segs.append(Pending(cursor: s, members: so, asset: asset))
+            }
+            pending.append(segs)
+        }
+        try settle(request, media: pending.flatMap { $0.compactMap { p in p.asset.map { ($0, DocumentOrigin(p.cursor)) } } })
+        let rate = outputFormat?.sampleRate
+
+        // Times, now that frames have a rate.
+        var draft = CompositionDraft()
+        for (ti, t) in trackList.enumerated() {
+            let o = trackMembers[ti]
+            var track = CompositionDraft.Track(name: names[ti])
+            if let l = t.member("loudness", in: o) {
+                let v = try l.number()
+                guard v >= -70 && v <= 0 else { throw l.fail("must be a loudness from -70 to 0 LUFS, not \(v)") }
+                track.loudness = v
+            }
+            for seg in pending[ti] {
+                let s = seg.cursor
+                if let asset = seg.asset {
+                    if s.member("empty", in: seg.members) != nil { throw s.fail("has both 'file' and 'empty'; give one") }
+                    let source = try s.member("source", in: seg.members)?.timeRange(frameRate: asset.info.sampleRate)
+                        ?? MediaTimeRange(start: .zero, duration: asset.duration)
+                    let at = try s.required("at", in: seg.members).time(frameRate: rate)
+                    let duration = try s.member("duration", in: seg.members)?.time(frameRate: rate)
+                    track.segments.append(.init(content: .media(asset, source: source, at: at, duration: duration), origin: DocumentOrigin(s)))
+                } else {
+                    if ["source", "at", "duration"].contains(where: { s.member($0, in: seg.members) != nil }) {
+                        throw s.fail("an empty edit takes only 'empty': {\"start\", \"duration\"}")
+                    }
+                    let range = try s.required("empty", in: seg.members).timeRange(frameRate: rate)
+                    track.segments.append(.init(content: .empty(range), origin: DocumentOrigin(s)))
+                }
+            }
+            if let scales = t.member("scale", in: o) {
+                for s in try scales.array() { track.scales.append(try Self.scaleEntry(s, rate: rate)) }
+            }
+            if let volume = t.member("volume", in: o) {
+                track.volume = try Self.volumeEvents(volume, rate: rate)
+                track.volumeOrigin = DocumentOrigin(volume)
+            }
+            draft.tracks.append(track)
+        }
+        if let scales = top.member("scale", in: m) {
+            for s in try scales.array() { draft.scales.append(try Self.scaleEntry(s, rate: rate)) }
+        }
+        let ids = try assemble(draft)
+
+        if let ducks = top.member("ducking", in: m) {
+            for d in try ducks.array() {
+                let o = try d.object(allowed: ["track", "while", "level", "level_db", "ramp_down", "ramp_up"])
+                func track(_ key: String) throws(MixdownError) -> Int32 {
+                    let c = try d.required(key, in: o)
+                    let name = try c.string()
+                    guard let i = names.firstIndex(of: name) else {
+                        throw c.fail("no track named '\(name)' (tracks: \(names.map { "'\($0)'" }.joined(separator: ", ")))")
+                    }
+                    return ids[i]
+                }
+                let ducked = try track("track"), trigger = try track("while")
+                guard ducked != trigger else { throw d.fail("a track cannot duck under itself", at: "while") }
+                let level: AudioMix.Level
+                switch (d.member("level", in: o), d.member("level_db", in: o)) {
+                case (let l?, nil): level = .linear(try Self.gain(l))
+                case (nil, let l?):
+                    let db = try l.number()
+                    guard db.isFinite, db <= 0 else { throw l.fail("must be 0 dB or less, not \(db)") }
+                    level = .decibels(Float(db))
+                default: throw d.fail("needs one of 'level' (linear) or 'level_db'")
+                }
+                let down = try d.member("ramp_down", in: o)?.time(frameRate: rate) ?? .zero
+                let up = try d.member("ramp_up", in: o)?.time(frameRate: rate) ?? .zero
+                do { try audioMix.duck(ducked, to: level, whileAudioOn: trigger, in: composition, rampDown: down, rampUp: up) }
+                catch { throw d.fail("\(error)") }
+            }
+        }
+        if let r = top.member("time_range", in: m) { try readTimeRange(r) }
+    }
+
+    /// A document with nothing in it yet, read from `path` (the readers fill it).
+    init(emptyAt path: String) {
+        self.path = path
+        composition = Composition()
+        audioMix = AudioMix()
+        metadata = AudioMetadata()
+    }
+
+    /// The directory relative paths in the document start from.
+    var base: String { (path as NSString).deletingLastPathComponent }
+
+    /// The output rate and channels a document asks for, and where it asked (a file they
+    /// cannot be made from names that place).
+    struct OutputRequest {
+        var rate: Int?
+        var channels: Int?
+        var rateOrigin: DocumentOrigin?
+        var channelsOrigin: DocumentOrigin?
+    }
+
+    /// Reads the settings among `m`, the members of the document (or of an OTIO
+    /// timeline's `metadata.mixdown`): `output`, `time_pitch_algorithm`, `resampler`,
+    /// `resampler_quality`, `file_length_limit` and `metadata`. Other members are the
+    /// caller's. `time_range` waits for the output rate (`readTimeRange`).
+    mutating func readSettings(_ top: JSONCursor, _ m: JSONObject) throws(MixdownError) -> OutputRequest {
+        var request = OutputRequest()
         if let out = top.member("output", in: m) {
             let o = try out.object(allowed: ["sample_rate", "channels", "type", "sample_format", "preset", "bitrate", "codec", "video_from", "loudness"])
             if let l = out.member("loudness", in: o) {
@@ -123,16 +255,16 @@ public struct CompositionDocument: Sendable {
                 loudness = target
             }
             if let r = out.member("sample_rate", in: o) {
-                rateKey = r
+                request.rateOrigin = DocumentOrigin(r)
                 let v = try r.integer()
                 guard (1...768_000).contains(v) else { throw r.fail("must be a sample rate between 1 and 768000 Hz, not \(v)") }
-                rate = Int(v)
+                request.rate = Int(v)
             }
             if let c = out.member("channels", in: o) {
-                channelsKey = c
+                request.channelsOrigin = DocumentOrigin(c)
                 let v = try c.integer()
                 guard (1...64).contains(v) else { throw c.fail("must be a channel count between 1 and 64, not \(v)") }
-                channels = Int(v)
+                request.channels = Int(v)
             }
             if let t = out.member("type", in: o) { type = try t.choice(of: AudioFileType.self, "type") }
             if let f = out.member("sample_format", in: o) { sampleFormat = try f.choice(of: SampleFormat.self, "sample format") }
@@ -143,8 +275,8 @@ public struct CompositionDocument: Sendable {
                 }
                 guard v != .passthrough else { throw p.fail("passthrough needs a single file, not a composition") }
                 preset = v
-                rate = rate ?? v.sampleRate
-                channels = channels ?? v.channels
+                request.rate = request.rate ?? v.sampleRate
+                request.channels = request.channels ?? v.channels
             }
             if let b = out.member("bitrate", in: o) {
                 let v = try b.integer()
@@ -172,237 +304,78 @@ public struct CompositionDocument: Sendable {
             guard v > 0 else { throw l.fail("must be a positive number of bytes") }
             fileLengthLimit = v
         }
-        metadata = AudioMetadata()
         if let md = top.member("metadata", in: m) {
             let o = try md.object(allowed: ["title", "artist", "album", "comment", "date", "software"])
             func text(_ k: String) throws(MixdownError) -> String? { try md.member(k, in: o)?.string() }
             metadata = AudioMetadata(title: try text("title"), artist: try text("artist"), album: try text("album"),
                                      comment: try text("comment"), date: try text("date"), software: try text("software") ?? "Mixdown")
         }
+        return request
+    }
 
-        // Tracks: first the files (their rates decide the default output rate), then times.
-        let trackList = try top.required("tracks", in: m).array()
-        guard !trackList.isEmpty else { throw top.fail("has no tracks", at: "tracks") }
-        struct PendingSegment { let cursor: JSONCursor; let members: JSONObject; let asset: AudioAsset? }
-        var pending: [[PendingSegment]] = []
-        var names: [String] = []
-        // One header read per file and stream, however many segments cut it.
-        var assets: [String: AudioAsset] = [:]
-        for t in trackList {
-            let o = try t.object(allowed: ["name", "segments", "volume", "scale", "loudness"])
-            let name = try t.member("name", in: o)?.string() ?? "track \(names.count + 1)"
-            if names.contains(name) { throw t.fail("a second track named '\(name)'; names must be unique", at: "name") }
-            names.append(name)
-            var segs: [PendingSegment] = []
-            for s in try t.required("segments", in: o).array() {
-                let so = try s.object(allowed: ["file", "stream", "source", "at", "duration", "empty"])
-                var asset: AudioAsset?
-                if let f = s.member("file", in: so) {
-                    let given = try f.string()
-                    let resolved = given.hasPrefix("/") || base.isEmpty ? given : base + "/" + given
-                    var stream: Int?
-                    if let st = s.member("stream", in: so) {
-                        let v = try st.integer()
-                        guard v >= 0, v < 1 << 20 else { throw st.fail("must be a stream index, 0 or more") }
-                        stream = Int(v)
-                    }
-                    let key = "\(stream ?? -1):\(resolved)"
-                    do {
-                        if let known = assets[key] { asset = known } else {
-                            asset = try AudioAsset(path: resolved, stream: stream)
-                            assets[key] = asset
-                        }
-                    } catch {
-                        if case .noAudioStream = error, s.member("stream", in: so) != nil { throw s.fail("\(error)", at: "stream") }
-                        throw f.fail("\(error)")
-                    }
-                } else if s.member("empty", in: so) == nil {
-                    throw s.fail("needs 'file' (a part of a file) or 'empty' (an empty edit)")
-                }
-                segs.append(PendingSegment(cursor: s, members: so, asset: asset))
-            }
-            pending.append(segs)
-        }
-
-        var composition = Composition()
-        var ids: [Int32] = []
-        for name in names { ids.append(composition.addTrack(name: name)) }
-        for (ti, t) in trackList.enumerated() {
-            let o = try t.object(allowed: ["name", "segments", "volume", "scale", "loudness"])
-            guard let l = t.member("loudness", in: o) else { continue }
-            let v = try l.number()
-            guard v >= -70 && v <= 0 else { throw l.fail("must be a loudness from -70 to 0 LUFS, not \(v)") }
-            composition[trackID: ids[ti]].loudness = v
-        }
+    /// Settles the output format: the rate and channels `request` gives, else the media's
+    /// (the highest rate; stereo if any file has two or more channels). Every file must
+    /// convert to them: refused here, at the key that asks for it (else at the segment),
+    /// not at render time.
+    mutating func settle(_ request: OutputRequest, media: [(asset: AudioAsset, origin: DocumentOrigin)]) throws(MixdownError) {
+        var rate = request.rate, channels = request.channels
         if rate == nil || channels == nil {
-            let d = composition.defaultFormat(of: pending.flatMap { $0.compactMap(\.asset) })
+            let d = Composition().defaultFormat(of: media.map(\.asset))
             rate = rate ?? d?.sampleRate
             channels = channels ?? d?.channelCount
         }
-        if let rate, let channels { outputFormat = AudioFormat(sampleRate: rate, channelCount: channels) }
-        // Every file must convert to the output's rate and channels: refused here, at the
-        // output key that asks for it, not at render time.
-        var checkedAssets = Set<String>()
-        for segs in pending {
-            for seg in segs {
-                guard let asset = seg.asset, let rate, let channels,
-                      checkedAssets.insert("\(asset.stream):\(asset.path)").inserted else { continue }
-                let ratio = Double(rate) / Double(asset.info.sampleRate)
-                if !(1.0 / 256...256).contains(ratio) {
-                    throw (rateKey ?? seg.cursor).fail("\(rate) Hz cannot be made from '\(asset.path)' at \(asset.info.sampleRate) Hz: a rate conversion goes at most 256 times up or down")
-                }
-                let ch = asset.info.channelCount
-                if !(ch == channels || ch == 1 || channels == 1) {
-                    throw (channelsKey ?? seg.cursor).fail("\(channels) channels cannot be made from '\(asset.path)', which has \(ch) (supported: mono to any, any to mono, equal counts)")
-                }
+        outputRateGiven = request.rateOrigin != nil
+        guard let rate, let channels else { return }
+        outputFormat = AudioFormat(sampleRate: rate, channelCount: channels)
+        var checked = Set<String>()
+        for (asset, origin) in media where checked.insert("\(asset.stream):\(asset.path)").inserted {
+            let ratio = Double(rate) / Double(asset.info.sampleRate)
+            if !(1.0 / 256...256).contains(ratio) {
+                throw (request.rateOrigin ?? origin).fail("\(rate) Hz cannot be made from '\(asset.path)' at \(asset.info.sampleRate) Hz: a rate conversion goes at most 256 times up or down")
+            }
+            let ch = asset.info.channelCount
+            if !(ch == channels || ch == 1 || channels == 1) {
+                throw (request.channelsOrigin ?? origin).fail("\(channels) channels cannot be made from '\(asset.path)', which has \(ch) (supported: mono to any, any to mono, equal counts)")
             }
         }
+    }
 
-        for (ti, segs) in pending.enumerated() {
-            // Checked in document order, then placed in timeline order (sorting keeps loading
-            // O(n log n)); an overlap names both segments' JSON paths.
-            var placed: [Placed] = []
-            placed.reserveCapacity(segs.count)
-            for (index, seg) in segs.enumerated() {
-                let s = seg.cursor
-                if let asset = seg.asset {
-                    if s.member("empty", in: seg.members) != nil { throw s.fail("has both 'file' and 'empty'; give one") }
-                    let source = try s.member("source", in: seg.members)?.timeRange(frameRate: asset.info.sampleRate)
-                        ?? MediaTimeRange(start: .zero, duration: asset.duration)
-                    let at = try s.required("at", in: seg.members).time(frameRate: rate)
-                    try Self.checkSource(source, of: asset, at: s)
-                    guard at >= .zero else { throw s.fail("must not be negative", at: "at") }
-                    // A length on the timeline other than the source's: the segment alone is scaled to it.
-                    var duration = source.duration
-                    if let d = s.member("duration", in: seg.members) {
-                        duration = try d.time(frameRate: rate)
-                        guard duration > .zero else { throw d.fail("must be longer than 0") }
-                        guard StretchRatio.isSupportedScale(from: source.duration, to: duration) else {
-                            let factor = duration.approximateSeconds / source.duration.approximateSeconds
-                            throw d.fail("scales \(CompositionTrack.describe(source)) by \(factor): a scale must lie between 0.25 and 4")
-                        }
-                    }
-                    let target = MediaTimeRange(start: at, duration: duration)
-                    placed.append(Placed(range: target, index: index, source: source, asset: asset))
-                } else {
-                    if ["source", "at", "duration"].contains(where: { s.member($0, in: seg.members) != nil }) {
-                        throw s.fail("an empty edit takes only 'empty': {\"start\", \"duration\"}")
-                    }
-                    let e = try s.required("empty", in: seg.members)
-                    let range = try e.timeRange(frameRate: rate)
-                    guard range.start >= .zero, range.duration > .zero else { throw e.fail("must start at or after 0 and last longer than 0") }
-                    placed.append(Placed(range: range, index: index, source: nil, asset: nil))
-                }
-            }
-            placed.sort { ($0.range.start, $0.index) < ($1.range.start, $1.index) }
-            for (a, b) in zip(placed, placed.dropFirst()) where a.range.end > b.range.start {
-                // Name the later one in the document as at fault, as a reader would find it.
-                let (late, early) = a.index > b.index ? (a, b) : (b, a)
-                throw segs[late.index].cursor.fail("\(CompositionTrack.describe(late.range)) overlaps \(segs[early.index].cursor.path) (\(CompositionTrack.describe(early.range)))")
-            }
-            for p in placed {
-                let s = segs[p.index].cursor
-                do {
-                    if let asset = p.asset, let source = p.source {
-                        // Exactly the place given: a scaled segment's own duration is not
-                        // rounded through scaleTimeRange's arithmetic.
-                        try composition[trackID: ids[ti]].addSegment(source, of: asset, at: p.range.start, duration: p.range.duration)
-                    } else {
-                        try composition[trackID: ids[ti]].addEmptySegment(p.range)
-                    }
-                } catch { throw s.fail("\(error)") }
-            }
+    /// `time_range`: the part of the composition rendered (frames at the output rate).
+    mutating func readTimeRange(_ r: JSONCursor) throws(MixdownError) {
+        let range = try r.timeRange(frameRate: outputFormat?.sampleRate)
+        guard range.start >= .zero else { throw r.fail("must start at or after 0, not \(range.start.clockDescription)", at: "start") }
+        guard range.duration > .zero else { throw r.fail("must last longer than 0") }
+        guard range.end <= composition.duration else {
+            throw r.fail("ends at \(range.end.clockDescription), after the composition, which is \(composition.duration.clockDescription) long")
         }
+        timeRange = range
+    }
 
-        // A track's own scale entries first (AVMutableCompositionTrack.scaleTimeRange: a
-        // device's drift), then the composition's (every track).
-        for (ti, t) in trackList.enumerated() {
-            let o = try t.object(allowed: ["name", "segments", "volume", "scale", "loudness"])
-            guard let scales = t.member("scale", in: o) else { continue }
-            for s in try scales.array() {
-                let (range, duration) = try Self.scaleEntry(s, rate: rate)
-                do { try composition[trackID: ids[ti]].scaleTimeRange(range, toDuration: duration) } catch { throw s.fail("\(error)") }
-            }
-        }
-        if let scales = top.member("scale", in: m) {
-            for s in try scales.array() {
-                let (range, duration) = try Self.scaleEntry(s, rate: rate)
-                do { try composition.scaleTimeRange(range, toDuration: duration) } catch { throw s.fail("\(error)") }
-            }
-        }
-
-        var mix = AudioMix()
-        for (ti, t) in trackList.enumerated() {
-            let o = try t.object(allowed: ["name", "segments", "volume", "scale", "loudness"])
-            guard let volume = t.member("volume", in: o) else { continue }
-            var params = AudioMixInputParameters(trackID: ids[ti])
-            for e in try volume.array() {
-                let eo = try e.object(allowed: ["volume", "at", "ramp"])
-                if let r = e.member("ramp", in: eo) {
-                    if e.member("volume", in: eo) != nil || e.member("at", in: eo) != nil {
-                        throw e.fail("a ramp takes only 'ramp': {\"from\", \"to\", \"start\", \"duration\" or \"end\"}")
-                    }
-                    let ro = try r.object(allowed: ["from", "to", "start", "duration", "end"])
-                    let from = try Self.gain(r.required("from", in: ro))
-                    let to = try Self.gain(r.required("to", in: ro))
-                    var rangeMembers = ro
-                    rangeMembers["from"] = nil
-                    rangeMembers["to"] = nil
-                    let range = try JSONCursor(value: .object(rangeMembers), path: r.path, file: path).timeRange(frameRate: rate)
-                    do { try params.setVolumeRamp(from: from, to: to, timeRange: range) } catch { throw r.fail("\(error)") }
-                } else {
-                    let v = try Self.gain(e.required("volume", in: eo))
-                    let at = try e.required("at", in: eo).time(frameRate: rate)
-                    do { try params.setVolume(v, at: at) } catch { throw e.fail("\(error)") }
+    /// A track's `volume` array: `{"volume", "at"}` sets and `{"ramp": {"from", "to",
+    /// "start", "duration" or "end"}}` ramps, times at `rate`.
+    static func volumeEvents(_ volume: JSONCursor, rate: Int?) throws(MixdownError) -> [CompositionDraft.VolumeEvent] {
+        var events: [CompositionDraft.VolumeEvent] = []
+        for e in try volume.array() {
+            let eo = try e.object(allowed: ["volume", "at", "ramp"])
+            if let r = e.member("ramp", in: eo) {
+                if e.member("volume", in: eo) != nil || e.member("at", in: eo) != nil {
+                    throw e.fail("a ramp takes only 'ramp': {\"from\", \"to\", \"start\", \"duration\" or \"end\"}")
                 }
-            }
-            // Overlapping events are found when the events become frames; name the track's path.
-            do { _ = try params.volume.envelope(sampleRate: rate ?? 48_000) } catch { throw volume.fail("\(error)") }
-            mix[trackID: ids[ti]] = params
-        }
-
-        if let ducks = top.member("ducking", in: m) {
-            for d in try ducks.array() {
-                let o = try d.object(allowed: ["track", "while", "level", "level_db", "ramp_down", "ramp_up"])
-                func track(_ key: String) throws(MixdownError) -> Int32 {
-                    let c = try d.required(key, in: o)
-                    let name = try c.string()
-                    guard let i = names.firstIndex(of: name) else {
-                        throw c.fail("no track named '\(name)' (tracks: \(names.map { "'\($0)'" }.joined(separator: ", ")))")
-                    }
-                    return ids[i]
-                }
-                let ducked = try track("track"), trigger = try track("while")
-                guard ducked != trigger else { throw d.fail("a track cannot duck under itself", at: "while") }
-                let level: AudioMix.Level
-                switch (d.member("level", in: o), d.member("level_db", in: o)) {
-                case (let l?, nil): level = .linear(try Self.gain(l))
-                case (nil, let l?):
-                    let db = try l.number()
-                    guard db.isFinite, db <= 0 else { throw l.fail("must be 0 dB or less, not \(db)") }
-                    level = .decibels(Float(db))
-                default: throw d.fail("needs one of 'level' (linear) or 'level_db'")
-                }
-                let down = try d.member("ramp_down", in: o)?.time(frameRate: rate) ?? .zero
-                let up = try d.member("ramp_up", in: o)?.time(frameRate: rate) ?? .zero
-                do { try mix.duck(ducked, to: level, whileAudioOn: trigger, in: composition, rampDown: down, rampUp: up) }
-                catch { throw d.fail("\(error)") }
+                let ro = try r.object(allowed: ["from", "to", "start", "duration", "end"])
+                let from = try gain(r.required("from", in: ro))
+                let to = try gain(r.required("to", in: ro))
+                var rangeMembers = ro
+                rangeMembers["from"] = nil
+                rangeMembers["to"] = nil
+                let range = try JSONCursor(value: .object(rangeMembers), path: r.path, file: r.file).timeRange(frameRate: rate)
+                events.append(.init(kind: .ramp(from: from, to: to, range), origin: DocumentOrigin(r)))
+            } else {
+                let v = try gain(e.required("volume", in: eo))
+                let at = try e.required("at", in: eo).time(frameRate: rate)
+                events.append(.init(kind: .set(v, at: at), origin: DocumentOrigin(e)))
             }
         }
-
-        if let r = top.member("time_range", in: m) {
-            let range = try r.timeRange(frameRate: rate)
-            guard range.start >= .zero else { throw r.fail("must start at or after 0, not \(range.start.clockDescription)", at: "start") }
-            guard range.duration > .zero else { throw r.fail("must last longer than 0") }
-            guard range.end <= composition.duration else {
-                throw r.fail("ends at \(range.end.clockDescription), after the composition, which is \(composition.duration.clockDescription) long")
-            }
-            timeRange = range
-        }
-        self.composition = composition
-        self.audioMix = mix
-        self.outputFormat = outputFormat
-        outputRateGiven = rateKey != nil
+        return events
     }
 
     private static func gain(_ c: JSONCursor) throws(MixdownError) -> Float {
@@ -413,7 +386,7 @@ public struct CompositionDocument: Sendable {
 
     /// A `{"time_range", "to_duration"}` entry, checked: a range from 0 on, a new duration
     /// longer than 0, a factor between 0.25 and 4.
-    static func scaleEntry(_ s: JSONCursor, rate: Int?) throws(MixdownError) -> (MediaTimeRange, MediaTime) {
+    static func scaleEntry(_ s: JSONCursor, rate: Int?) throws(MixdownError) -> CompositionDraft.Scale {
         let o = try s.object(allowed: ["time_range", "to_duration"])
         let range = try s.required("time_range", in: o).timeRange(frameRate: rate)
         let to = try s.required("to_duration", in: o)
@@ -424,24 +397,20 @@ public struct CompositionDocument: Sendable {
             let factor = duration.approximateSeconds / range.duration.approximateSeconds
             throw to.fail("scales \(CompositionTrack.describe(range)) by \(factor): a scale must lie between 0.25 and 4")
         }
-        return (range, duration)
+        return CompositionDraft.Scale(range: range, duration: duration, origin: DocumentOrigin(s))
     }
+}
 
-    private static func checkSource(_ source: MediaTimeRange, of asset: AudioAsset, at s: JSONCursor) throws(MixdownError) {
-        guard source.start >= .zero, source.duration > .zero else {
-            throw s.fail("must start at or after 0 and last longer than 0", at: "source")
-        }
-        guard source.end <= asset.duration else {
-            throw s.fail("\(CompositionTrack.describe(source)) lies outside '\(asset.path)', which is \(asset.duration.clockDescription) long (\(asset.info.frames) frames)", at: "source")
-        }
-    }
+/// The files a document names, each opened once however many segments cut it.
+struct AssetCache {
+    private var assets: [String: AudioAsset] = [:]
 
-    /// A segment read from a document, before it is placed.
-    private struct Placed {
-        let range: MediaTimeRange
-        /// Its index in the track's `segments` array.
-        let index: Int
-        let source: MediaTimeRange?
-        let asset: AudioAsset?
+    /// `path`'s audio stream `stream` (nil: the first), opened on first use.
+    mutating func asset(_ path: String, stream: Int? = nil) throws(MixdownError) -> AudioAsset {
+        let key = "\(stream ?? -1):\(path)"
+        if let known = assets[key] { return known }
+        let asset = try AudioAsset(path: path, stream: stream)
+        assets[key] = asset
+        return asset
     }
 }

@@ -34,11 +34,12 @@ extension OTIOTimeline {
     /// timeline's `metadata.mixdown.rounded` counts those clips.
     public static func json(for document: CompositionDocument, relativeTo directory: String,
                             editRate: MediaTime? = nil) throws(MixdownError) -> String {
-        func rt(_ t: Q) -> String {
+        func rt(_ time: MediaTime) -> String {
+            let t = time.reduced
             // A rate of d and a value of n: both whole, both exact in a Double below 2^53.
-            "{\"OTIO_SCHEMA\": \"RationalTime.1\", \"rate\": \(t.d).0, \"value\": \(t.n).0}"
+            return "{\"OTIO_SCHEMA\": \"RationalTime.1\", \"rate\": \(t.timescale).0, \"value\": \(t.value).0}"
         }
-        func range(_ start: Q, _ duration: Q) -> String {
+        func range(_ start: MediaTime, _ duration: MediaTime) -> String {
             "{\"OTIO_SCHEMA\": \"TimeRange.1\", \"start_time\": \(rt(start)), \"duration\": \(rt(duration))}"
         }
         // Paths inside the timeline's directory are written relative to it; others as file:// URLs.
@@ -55,11 +56,11 @@ extension OTIOTimeline {
         var roundedClips = 0
         // The edit rate as a Double OTIO keeps (30000/1001 as 29.97002997002997, which readers
         // and adapters take for NTSC), and frames of it as exact seconds.
-        let edit = editRate.map { Q($0) }
-        let editText = edit.map { e in e.d == 1 ? "\(e.n).0" : "\(Double(e.n) / Double(e.d))" }
+        let edit = editRate.map(\.reduced)
+        let editText = edit.map { e in e.timescale == 1 ? "\(e.value).0" : "\(Double(e.value) / Double(e.timescale))" }
         /// Seconds `q` in frames at the edit rate, nearest, halves away from zero.
-        func editFrames(_ q: Q, _ e: Q) -> Int64 {
-            let num = Int128(q.n) * Int128(e.n), den = Int128(q.d) * Int128(e.d)
+        func editFrames(_ q: MediaTime, _ e: MediaTime) -> Int64 {
+            let num = Int128(q.value) * Int128(e.value), den = Int128(q.timescale) * Int128(e.timescale)
             return Int64((2 * num + (num < 0 ? -den : den)) / (2 * den))
         }
         for track in document.composition.tracks {
@@ -68,24 +69,24 @@ extension OTIOTimeline {
             // it is at most 2^53 (then every value is exact), else the positions rounded to the
             // finest of their own timescales; the clips then carry their exact place in metadata.
             let segments = track.placedSegments
-            var positions: [Q] = [.zero]
-            for s in segments { positions += [Q(s.target.start), Q(s.target.end)] }
+            var positions: [MediaTime] = [.zero]
+            for s in segments { positions += [s.target.start.reduced, s.target.end.reduced] }
             var rate: Int64 = 1, exact = true
             for q in positions {
-                let (m, overflow) = (rate / gcd(rate, q.d)).multipliedReportingOverflow(by: q.d)
+                let (m, overflow) = (rate / gcd(rate, Int64(q.timescale))).multipliedReportingOverflow(by: Int64(q.timescale))
                 if overflow || m > 1 << 53 { exact = false; break }
                 rate = m
             }
-            if !exact { rate = positions.map(\.d).max()! }
-            func onGrid(_ q: Q) -> Int64 {
+            if !exact { rate = Int64(positions.map(\.timescale).max()!) }
+            func onGrid(_ q: MediaTime) -> Int64 {
                 if let e = edit { return editFrames(q, e) }
                 // Nearest, halves away from zero (positions are not negative).
-                return Int64((Int128(q.n) * Int128(rate) * 2 + Int128(q.d)) / (2 * Int128(q.d)))
+                return Int64((Int128(q.value) * Int128(rate) * 2 + Int128(q.timescale)) / (2 * Int128(q.timescale)))
             }
             func rtAt(_ units: Int64) -> String { "{\"OTIO_SCHEMA\": \"RationalTime.1\", \"rate\": \(editText ?? "\(rate).0"), \"value\": \(units).0}" }
             /// A time that is not on the track's grid (a source in-point, a file's length).
-            func anyTime(_ q: Q) -> String { edit.map { rtAt(editFrames(q, $0)) } ?? rt(q) }
-            func anyRange(_ start: Q, _ duration: Q) -> String {
+            func anyTime(_ q: MediaTime) -> String { edit.map { rtAt(editFrames(q, $0)) } ?? rt(q) }
+            func anyRange(_ start: MediaTime, _ duration: MediaTime) -> String {
                 "{\"OTIO_SCHEMA\": \"TimeRange.1\", \"start_time\": \(anyTime(start)), \"duration\": \(anyTime(duration))}"
             }
             func gap(_ units: Int64) -> String {
@@ -95,7 +96,7 @@ extension OTIOTimeline {
             var children: [String] = []
             var at: Int64 = 0
             for s in segments {
-                let a = onGrid(Q(s.target.start)), b = onGrid(Q(s.target.end))
+                let a = onGrid(s.target.start), b = onGrid(s.target.end)
                 if at < a { children.append(gap(a - at)) }
                 at = max(at, b)
                 guard let source = s.source, b > a else {
@@ -108,42 +109,42 @@ extension OTIOTimeline {
                 if s.isScaled {
                     let scalar = source.range.duration.approximateSeconds / s.target.duration.approximateSeconds
                     effects = "[{\"OTIO_SCHEMA\": \"LinearTimeWarp.1\", \"name\": \"\", \"effect_name\": \"LinearTimeWarp\", \"time_scalar\": \(scalar), \"metadata\": {}}]"
-                    mixdown.append("\"source_duration\": \"\(Q(source.range.duration).text)\"")
+                    mixdown.append("\"source_duration\": \"\(source.range.duration.rationalText)\"")
                 }
                 // The OTIO duration is end - start on the grid; the composition's own duration
                 // (whose sum with the start gives the end) is kept when that is not it.
                 if let e = edit {
                     /// `frames` of the edit rate, seconds, exactly.
-                    func seconds(_ frames: Int64) -> Q { Q(frames * e.d, e.n) }
-                    let sourceIn = editFrames(Q(source.range.start), e)
-                    let onFrames = seconds(a) == Q(s.target.start) && seconds(b - a) == Q(s.target.duration)
-                        && seconds(sourceIn) == Q(source.range.start)
+                    func seconds(_ frames: Int64) -> MediaTime? { MediaTime(exactly: Int128(frames) * Int128(e.timescale), over: Int128(e.value)) }
+                    let sourceIn = editFrames(source.range.start, e)
+                    let onFrames = seconds(a) == s.target.start && seconds(b - a) == s.target.duration
+                        && seconds(sourceIn) == source.range.start
                     if !onFrames {
                         roundedClips += 1
-                        mixdown.append("\"at\": \"\(Q(s.target.start).text)\", \"duration\": \"\(Q(s.target.duration).text)\", "
-                            + "\"source_start\": \"\(Q(source.range.start).text)\", \"rounded\": true")
+                        mixdown.append("\"at\": \"\(s.target.start.rationalText)\", \"duration\": \"\(s.target.duration.rationalText)\", "
+                            + "\"source_start\": \"\(source.range.start.rationalText)\", \"rounded\": true")
                     }
-                } else if !exact || Q(b - a, rate) != Q(s.target.duration) {
-                    mixdown.append("\"at\": \"\(Q(s.target.start).text)\", \"duration\": \"\(Q(s.target.duration).text)\"")
+                } else if !exact || Int128(b - a) * Int128(s.target.duration.timescale) != Int128(s.target.duration.value) * Int128(rate) {
+                    mixdown.append("\"at\": \"\(s.target.start.rationalText)\", \"duration\": \"\(s.target.duration.rationalText)\"")
                 }
                 let metadata = mixdown.isEmpty ? "{}" : "{\"mixdown\": {\(mixdown.joined(separator: ", "))}}"
-                let reference = "{\"OTIO_SCHEMA\": \"ExternalReference.1\", \"name\": \"\", \"target_url\": \(Reader.quote(url(source.asset.path))), "
-                    + "\"available_range\": \(edit == nil ? range(.zero, Q(info.frames, Int64(info.sampleRate))) : anyRange(.zero, Q(info.frames, Int64(info.sampleRate)))), \"metadata\": {}}"
-                children.append("{\"OTIO_SCHEMA\": \"Clip.2\", \"name\": \(Reader.quote((source.asset.path as NSString).lastPathComponent)), "
-                    + "\"source_range\": {\"OTIO_SCHEMA\": \"TimeRange.1\", \"start_time\": \(anyTime(Q(source.range.start))), \"duration\": \(rtAt(b - a))}, "
+                let reference = "{\"OTIO_SCHEMA\": \"ExternalReference.1\", \"name\": \"\", \"target_url\": \(quote(url(source.asset.path))), "
+                    + "\"available_range\": \(edit == nil ? range(.zero, info.duration) : anyRange(.zero, info.duration)), \"metadata\": {}}"
+                children.append("{\"OTIO_SCHEMA\": \"Clip.2\", \"name\": \(quote((source.asset.path as NSString).lastPathComponent)), "
+                    + "\"source_range\": {\"OTIO_SCHEMA\": \"TimeRange.1\", \"start_time\": \(anyTime(source.range.start)), \"duration\": \(rtAt(b - a))}, "
                     + "\"effects\": \(effects), \"markers\": [], \"enabled\": true, "
                     + "\"metadata\": \(metadata), \"active_media_reference_key\": \"DEFAULT_MEDIA\", \"media_references\": {\"DEFAULT_MEDIA\": \(reference)}}")
             }
             var events: [String] = []
             for e in document.audioMix[trackID: track.trackID].volume.events {
                 switch e {
-                case .set(let v, let t): events.append("{\"volume\": \(v), \"at\": \"\(Q(t).text)\"}")
+                case .set(let v, let t): events.append("{\"volume\": \(v), \"at\": \"\(t.rationalText)\"}")
                 case .ramp(let a, let b, let r):
-                    events.append("{\"ramp\": {\"from\": \(a), \"to\": \(b), \"start\": \"\(Q(r.start).text)\", \"duration\": \"\(Q(r.duration).text)\"}}")
+                    events.append("{\"ramp\": {\"from\": \(a), \"to\": \(b), \"start\": \"\(r.start.rationalText)\", \"duration\": \"\(r.duration.rationalText)\"}}")
                 }
             }
             let trackMetadata = events.isEmpty ? "{}" : "{\"mixdown\": {\"volume\": {\"events\": [\(events.joined(separator: ", "))]}}}"
-            tracks.append("{\"OTIO_SCHEMA\": \"Track.1\", \"name\": \(Reader.quote(track.name)), \"kind\": \"Audio\", \"source_range\": null, "
+            tracks.append("{\"OTIO_SCHEMA\": \"Track.1\", \"name\": \(quote(track.name)), \"kind\": \"Audio\", \"source_range\": null, "
                 + "\"effects\": [], \"markers\": [], \"enabled\": true, \"metadata\": \(trackMetadata), \"children\": [\(children.joined(separator: ", "))]}")
         }
         // The document's own settings, as its members, under the timeline's metadata.mixdown.
@@ -152,26 +153,31 @@ extension OTIOTimeline {
         if let f = document.outputFormat { output += ["\"sample_rate\": \(f.sampleRate)", "\"channels\": \(f.channelCount)"] }
         if let v = document.type { output.append("\"type\": \"\(v.rawValue)\"") }
         if let v = document.sampleFormat { output.append("\"sample_format\": \"\(v.rawValue)\"") }
-        if let v = document.preset { output.append("\"preset\": \(Reader.quote(v.name))") }
+        if let v = document.preset { output.append("\"preset\": \(quote(v.name))") }
         if let v = document.bitrate { output.append("\"bitrate\": \(v)") }
         if let v = document.codec { output.append("\"codec\": \"\(v.rawValue)\"") }
-        if let v = document.videoFrom { output.append("\"video_from\": \(Reader.quote(url(v, asURL: false)))") }
+        if let v = document.videoFrom { output.append("\"video_from\": \(quote(url(v, asURL: false)))") }
         if !output.isEmpty { settings.append("\"output\": {\(output.joined(separator: ", "))}") }
         if let r = document.timeRange {
-            settings.append("\"time_range\": {\"start\": \"\(Q(r.start).text)\", \"duration\": \"\(Q(r.duration).text)\"}")
+            settings.append("\"time_range\": {\"start\": \"\(r.start.rationalText)\", \"duration\": \"\(r.duration.rationalText)\"}")
         }
         if let v = document.timePitchAlgorithm { settings.append("\"time_pitch_algorithm\": \"\(v.rawValue)\"") }
         if let v = document.resampler { settings.append("\"resampler\": \"\(v.rawValue)\"") }
         if let v = document.resamplerQuality { settings.append("\"resampler_quality\": \"\(v.rawValue)\"") }
         if let v = document.fileLengthLimit { settings.append("\"file_length_limit\": \(v)") }
-        if let e = edit { settings.append("\"edit_rate\": \"\(e.text)\", \"rounded\": \(roundedClips)") }
+        if let e = edit { settings.append("\"edit_rate\": \"\(e.rationalText)\", \"rounded\": \(roundedClips)") }
         let m = document.metadata
         let tags = [("title", m.title), ("artist", m.artist), ("album", m.album), ("comment", m.comment), ("date", m.date), ("software", m.software)]
-            .compactMap { k, v in v.map { "\(Reader.quote(k)): \(Reader.quote($0))" } }
+            .compactMap { k, v in v.map { "\(quote(k)): \(quote($0))" } }
         if m != AudioMetadata() { settings.append("\"metadata\": {\(tags.joined(separator: ", "))}") }
-        return "{\"OTIO_SCHEMA\": \"Timeline.1\", \"name\": \(Reader.quote(((document.path as NSString).lastPathComponent as NSString).deletingPathExtension)), "
+        return "{\"OTIO_SCHEMA\": \"Timeline.1\", \"name\": \(quote(((document.path as NSString).lastPathComponent as NSString).deletingPathExtension)), "
             + "\"global_start_time\": null, \"metadata\": {\"mixdown\": {\(settings.joined(separator: ", "))}}, "
             + "\"tracks\": {\"OTIO_SCHEMA\": \"Stack.1\", \"name\": \"tracks\", \"source_range\": null, \"effects\": [], \"markers\": [], \"enabled\": true, "
             + "\"metadata\": {}, \"children\": [\(tracks.joined(separator: ",\n"))]}}\n"
+    }
+
+    /// `s` as a JSON string literal.
+    static func quote(_ s: String) -> String {
+        String(decoding: (try? JSONEncoder().encode(s)) ?? Data("\"\"".utf8), as: UTF8.self)
     }
 }

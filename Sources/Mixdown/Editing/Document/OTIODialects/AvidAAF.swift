@@ -2,14 +2,14 @@ import Foundation
 
 /// Avid's dialect, as otio-aaf-adapter reads Media Composer's AAF: the Audio Gain
 /// operation (clip gain, constant or keyframed).
-extension OTIOTimeline.Reader {
+enum AvidAAF: OTIODialect {
     /// An AAF "Audio Gain" (OperationDef_MonoAudioGain) as otio-aaf-adapter reads it: an
     /// Effect named "Audio Gain" whose `metadata.AAF.Parameters.Amplitude` (Media Composer:
     /// `Amplitude multiplier`) is a linear gain
     /// ("1/2", "1", a number) or keyframes (`keyframe_values`: [time as a fraction of the
     /// clip's length, gain]) with Linear or Constant interpolation. Nil for any other effect;
     /// Bezier and Cubic keyframes are refused (not linear in the data).
-    func aafAudioGain(_ e: JSONCursor, _ o: JSONObject) throws(MixdownError) -> ClipGain? {
+    static func clipGain(_ e: JSONCursor, _ o: JSONObject, clip: OTIOTimeline.ClipContext) throws(MixdownError) -> OTIOTimeline.ClipGain? {
         guard let md = e.member("metadata", in: o), case .object(let m) = md.value,
               let aaf = md.member("AAF", in: m), case .object(let a) = aaf.value,
               let op = aaf.member("Operation", in: a), case .object(let oo) = op.value else { return nil }
@@ -22,11 +22,11 @@ extension OTIOTimeline.Reader {
             throw e.fail("an Audio Gain without an 'Amplitude' (or 'Amplitude multiplier') parameter", at: "metadata")
         }
         func level(_ v: JSONCursor) throws(MixdownError) -> Double {
-            guard case .string(let text) = v.value else { return try gain(v) }
+            guard case .string(let text) = v.value else { return try OTIOTimeline.Reader.linear(try v.number(), at: v) }
             let parts = text.split(separator: "/", omittingEmptySubsequences: false)
             guard (1...2).contains(parts.count), let n = Double(parts[0]),
                   let d = parts.count == 2 ? Double(parts[1]) : 1, d != 0 else { throw v.fail("'\(text)' is not a gain") }
-            return try linear(n / d, at: v)
+            return try OTIOTimeline.Reader.linear(n / d, at: v)
         }
         guard case .object(let ao) = amplitude.value else { return .constant(try level(amplitude)) }
         let interpolation = (try? amplitude.member("keyframe_interpolation", in: ao)?.string()).flatMap { $0 } ?? "Linear"

@@ -1,21 +1,49 @@
 import Foundation
 
-/// The CMX 3600 dialect, as otio-cmx3600-adapter writes it: a track's record timecode
-/// is a window starting at minus its first record in, on a track named A1, A2...; the
-/// render starts at the timecode hour of the earliest record in.
-extension OTIOTimeline.Reader {
+/// The CMX 3600 dialect, as otio-cmx3600-adapter writes an EDL: a track's record
+/// timecode is a window starting at minus its first record in and exactly as long as the
+/// track, on a track named A1, A2...; the render starts at the timecode hour of the
+/// earliest record in, and every event lands at its record timecode relative to it.
+enum CMX3600: OTIODialect {
     /// A track name the CMX 3600 adapter gives an audio channel: A1, A2, ... (its `A` is A1).
-    static func isCMXChannel(_ name: String) -> Bool {
+    static func isChannel(_ name: String) -> Bool {
         name.count >= 2 && name.hasPrefix("A") && name.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// The adapter's window: one that lies wholly before the track (OTIO itself finds no
+    /// child inside it), or on a track the adapter named (A1, A2...). Elsewhere a window
+    /// that reaches into the track (-7 frames for 9 on a track named "a") is OTIO's own:
+    /// silence, then the track.
+    static func recordStart(track: JSONCursor, sourceRange sr: JSONCursor, trim r: (start: Rational, duration: Rational),
+                            itemsLength t: Rational, name: String, nested: Bool) throws(MixdownError) -> OTIOTimeline.RecordStart? {
+        let end = try r.start.adding(r.duration)
+        guard r.start < .zero, !(end > .zero) || (!nested && r.duration == t && isChannel(name)) else { return nil }
+        guard !nested, r.duration == t else {
+            throw sr.fail("lies wholly before the track (\(String(format: "%.6f", -r.start.approximateSeconds)) s before it, \(String(format: "%.6f", r.duration.approximateSeconds)) s long) and is not as long as the track, as a CMX 3600 record timecode is: a window with nothing in it", at: "start_time")
+        }
+        let start = try Rational.zero.subtracting(r.start)
+        var rate: (num: Int64, den: Int64)?
+        if case .object(let so) = sr.value, let st = sr.member("start_time", in: so), case .object(let sto) = st.value,
+           let rv = try st.member("rate", in: sto)?.number() {
+            rate = OTIOTimeline.Reader.exactRate(rv)
+        }
+        var sequenceStart = Rational.zero
+        var note = ""
+        if let rate {
+            // The sequence starts at the hour of its first record in (01:00:00:00, or
+            // 00:00:00:00 for a sequence whose audio starts a little after it).
+            sequenceStart = try hourStart(of: start, rate: rate)
+            note = "the render starts at \(timecode(sequenceStart, rate: rate)), the hour of the first record in (\(timecode(start, rate: rate))): every event lands at its record timecode"
+        }
+        return OTIOTimeline.RecordStart(start: start, sequenceStart: sequenceStart, note: note)
     }
 
     /// The timecode hour at or before `t` at `rate`, in seconds: whole hours of
     /// non-drop-frame timecode (3600 x the nominal rate frames), or at 29.97 and 59.94 of
     /// drop-frame timecode (108 or 216 frames fewer an hour) when that lies nearer.
-    static func hourStart(of t: OTIOTimeline.Q, rate: (num: Int64, den: Int64)) throws(MixdownError) -> OTIOTimeline.Q {
+    static func hourStart(of t: Rational, rate: (num: Int64, den: Int64)) throws(MixdownError) -> Rational {
         // Whole frames at the rate, rounded down (t is after 0 and exact).
-        let exact = try t * OTIOTimeline.Q(rate.num, rate.den)
-        let frames = exact.n / exact.d
+        let frames = Int64(FrameRounding.down.divide(Int128(t.numerator) * Int128(rate.num), by: Int128(t.denominator) * Int128(rate.den)))
         let nominal = (rate.num + rate.den / 2) / rate.den
         let hour = 3600 * nominal
         var best = frames / hour * hour
@@ -23,13 +51,13 @@ extension OTIOTimeline.Reader {
             let dropHour = hour - 108 * (nominal / 30)
             best = max(best, frames / dropHour * dropHour)
         }
-        return try OTIOTimeline.Q(best, 1) / OTIOTimeline.Q(rate.num, rate.den)
+        return try Rational(Int128(best) * Int128(rate.den), over: Int128(rate.num))
     }
 
     /// "01:00:05:00" (non-drop-frame) for a time at `rate`.
-    static func timecode(_ t: OTIOTimeline.Q, rate: (num: Int64, den: Int64)) -> String {
+    static func timecode(_ t: Rational, rate: (num: Int64, den: Int64)) -> String {
         let nominal = (rate.num + rate.den / 2) / rate.den
-        let frames = Int64((t.seconds * Double(rate.num) / Double(rate.den)).rounded())
+        let frames = Int64((t.approximateSeconds * Double(rate.num) / Double(rate.den)).rounded())
         let f = frames % nominal, secs = frames / nominal
         return String(format: "%02lld:%02lld:%02lld:%02lld", secs / 3600, secs / 60 % 60, secs % 60, f)
     }

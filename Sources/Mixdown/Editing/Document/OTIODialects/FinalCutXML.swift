@@ -2,11 +2,11 @@ import Foundation
 
 /// The Final Cut Pro 7 XML dialect (Premiere and Resolve export it too), as
 /// otio-fcp-adapter writes it: the Audio Levels filter.
-extension OTIOTimeline.Reader {
+enum FinalCutXML: OTIODialect {
     /// An FCP 7 XML "Audio Levels" filter as otio-fcp-adapter reads it (an Effect with
     /// `metadata.fcp_xml.effectid` "audiolevels" and a parameter "level": a linear gain,
     /// 1 = 0 dB, written as a string). Nil for any other effect; keyframed levels are refused.
-    func audioLevels(_ e: JSONCursor, _ o: JSONObject) throws(MixdownError) -> Double? {
+    static func clipGain(_ e: JSONCursor, _ o: JSONObject, clip: OTIOTimeline.ClipContext) throws(MixdownError) -> OTIOTimeline.ClipGain? {
         guard let md = e.member("metadata", in: o), case .object(let m) = md.value,
               let fx = md.member("fcp_xml", in: m), case .object(let x) = fx.value,
               let id = fx.member("effectid", in: x), case .string("audiolevels") = id.value,
@@ -24,7 +24,7 @@ extension OTIOTimeline.Reader {
                 level = d
             default: level = try v.number()
             }
-            return try linear(level, at: v, noun: "level")
+            return .constant(try OTIOTimeline.Reader.linear(level, at: v, noun: "level"))
         }
         throw p.fail("an Audio Levels filter without a 'level' parameter")
     }

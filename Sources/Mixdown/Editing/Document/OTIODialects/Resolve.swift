@@ -1,7 +1,7 @@
 import Foundation
 
 /// DaVinci Resolve's dialect (its own OTIO export): the Fairlight clip volume.
-extension OTIOTimeline.Reader {
+enum Resolve: OTIODialect {
     /// DaVinci Resolve's clip volume: the "Fairlight Clip Volume and Fades" effect
     /// (`effect_name` "Resolve Effect", `metadata.Resolve_OTIO`) with the parameter "volume"
     /// in dB. Nil for any other effect, and 0 dB for a disabled one.
@@ -15,7 +15,8 @@ extension OTIOTimeline.Reader {
     /// 16 linear-gain pieces per key interval: within 0.05 dB of it for steps up to 30 dB.
     /// The negative keys of that sample (-85200) belong to video effects, which Mixdown
     /// ignores.
-    func resolveVolume(_ e: JSONCursor, _ o: JSONObject, duration: OTIOTimeline.Q, frame: OTIOTimeline.Q?) throws(MixdownError) -> ClipGain? {
+    static func clipGain(_ e: JSONCursor, _ o: JSONObject, clip: OTIOTimeline.ClipContext) throws(MixdownError) -> OTIOTimeline.ClipGain? {
+        let duration = clip.duration, frame = clip.frame
         guard let md = e.member("metadata", in: o), case .object(let m) = md.value,
               let r = md.member("Resolve_OTIO", in: m), case .object(let ro) = r.value,
               case .string("Fairlight Clip Volume and Fades")? = r.member("Effect Name", in: ro)?.value else { return nil }
@@ -32,13 +33,13 @@ extension OTIOTimeline.Reader {
                 guard let frame, duration > .zero else { throw keys.fail("keyframed clip volume on a clip without a frame rate") }
                 var points: [(Double, Double)] = []   // seconds from the clip's start, dB
                 for (key, value) in ko.members {
-                    let kc = JSONCursor(value: value, path: keys.path + ".\(key)", file: file)
+                    let kc = JSONCursor(value: value, path: keys.path + ".\(key)", file: keys.file)
                     guard let k = Int64(key) else { throw kc.fail("a key frame named '\(key)': Resolve's keys are frame numbers") }
                     guard case .object(let vo) = value else { throw kc.fail("a key frame must be an object with a Value") }
-                    points.append((Double(k) * frame.seconds, try decibels(kc.required("Value", in: vo))))
+                    points.append((Double(k) * frame.approximateSeconds, try decibels(kc.required("Value", in: vo))))
                 }
                 points.sort { $0.0 < $1.0 }
-                let length = duration.seconds
+                let length = duration.approximateSeconds
                 func level(at t: Double) -> Double {
                     if t <= points[0].0 { return points[0].1 }
                     guard let i = points.firstIndex(where: { $0.0 >= t }) else { return points[points.count - 1].1 }
