@@ -99,6 +99,8 @@ public enum OTIOTimeline {
         /// for the composition).
         var assets = AssetCache()
         var lanes: [Lane] = []
+        /// Tracks not read, by kind ("Video": 2), for a timeline that has no audio.
+        var ignoredKinds: [String: Int] = [:]
         /// Each top-level audio track's record start, when a dialect gave one.
         var recordStarts: [OTIOTimeline.RecordStart] = []
 
@@ -158,7 +160,11 @@ public enum OTIOTimeline {
                 // Only generators, muted clips or gaps: an editor renders silence of the
                 // timeline's length; so does Mixdown, at 48 kHz stereo unless it was told.
                 let length = lanes.map(\.end).max() ?? .zero
-                guard length > .zero else { throw top.fail("has no enabled audio clip to render, and no length", at: "tracks") }
+                guard length > .zero else {
+                    // Say what there was instead: an EDL or XML of picture alone is common.
+                    let others = ignoredKinds.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key) track\($0.value == 1 ? "" : "s")" }
+                    throw top.fail("has no enabled audio clip to render, and no length" + (others.isEmpty ? "" : " (Mixdown renders audio; it ignored \(others.joined(separator: ", ")))"), at: "tracks")
+                }
                 notes.lines.append("no enabled audio clip: the render is \(String(format: "%.6f", length.approximateSeconds)) s of silence, the timeline's length")
                 if request.rate == nil || request.channels == nil {
                     request.rate = request.rate ?? 48_000
@@ -315,6 +321,7 @@ public enum OTIOTimeline {
             }
             let kind = lone ? "Audio" : try c.member("kind", in: o)?.string() ?? defaultKind
             guard kind == "Audio" else {
+                ignoredKinds[kind, default: 0] += 1
                 notes.lines.append("\(c.path): a \(kind) track, ignored")
                 return
             }

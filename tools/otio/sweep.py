@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""Renders every editor's timeline under the given directories (OTIO, CMX 3600 EDL, FCP 7
+XML, AAF: read by opentimelineio and its adapters) with media made for each clip, and checks
+every unmodified sample.
+
+Usage: sweep.py MIXDOWN WORK DIR... [--json] [--all-tracks-as-audio]
+
+--all-tracks-as-audio reads every track as audio (most sample EDLs and XMLs are picture
+alone; their cuts, dissolves and record windows are placed as an audio track's would be).
+
+For each timeline: each clip's media is replaced by a 48 kHz mono 16-bit file whose frame n
+holds ((n + seed) mod 65536) - 32768 (a seed per file), long enough for every clip that cuts
+it; the timeline is written as OTIO and rendered by `MIXDOWN render T.otio OUT.wav --format
+s16`. Then, from OTIO's own arithmetic (each clip's range in its track, its source range,
+its media's available range), every output frame that exactly one unmodified clip covers
+(no effect, no transition, enabled, on a top-level audio track without a source range of
+its own, one frame in from each edge) must hold its media's frame. A timeline Mixdown
+refuses is listed with its message. Prints the counts; exit status 1 when a rendered
+sample is wrong (a refusal is not a failure: it is reported).
+"""
+import json
+import os
+import subprocess
+import sys
+import wave
+from fractions import Fraction
+
+import numpy as np
+import opentimelineio as otio
+
+RATE = 48000
+
+
+def exact_rate(r):
+    """OTIO's Double rate as Mixdown reads it: whole, or k x 1000/1001."""
+    if r == round(r):
+        return Fraction(int(r))
+    k = round(r * 1.001)
+    return Fraction(k * 1000, 1001)
+
+
+def seconds(t):
+    return Fraction(round(t.value * 1000), 1000) / exact_rate(t.rate)
+
+
+def frame(s):
+    """Seconds to a frame at RATE, nearest, halves away from zero (Mixdown's rule)."""
+    x = s * RATE
+    return int(x + Fraction(1, 2)) if x >= 0 else -int(-x + Fraction(1, 2))
+
+
+def timelines(path):
+    ext = os.path.splitext(path)[1].lower()
+    kwargs = {"rate": 24} if ext == ".edl" else {}
+    read = otio.adapters.read_from_file(path, **kwargs)
+    if isinstance(read, otio.schema.Timeline):
+        return [read]
+    return [t for t in read.find_children(descended_from_type=otio.schema.Timeline)] if hasattr(read, "find_children") else []
+
+
+def write_media(path, frames, seed):
+    n = np.arange(frames, dtype=np.int64)
+    data = (((n + seed) % 65536) - 32768).astype("<i2")
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(RATE)
+        w.writeframes(data.tobytes())
+
+
+def sweep(mixdown, work, path, index):
+    report = {"file": path, "timelines": []}
+    try:
+        found = timelines(path)
+    except Exception as e:  # the adapter cannot read it: not Mixdown's concern
+        report["adapter_error"] = f"{type(e).__name__}: {str(e)[:120]}"
+        return report
+    for ti, tl in enumerate(found):
+        name = f"{index:03d}-{ti}"
+        print(f"{name} {path}", file=sys.stderr, flush=True)
+        entry = {"name": name, "clips_checked": 0, "clips_exact": 0, "wrong": []}
+        report["timelines"].append(entry)
+        try:
+            check(mixdown, work, tl, name, entry)
+        except ValueError as e:
+            entry["skipped"] = str(e)
+    return report
+
+
+def check(mixdown, work, tl, name, entry):
+    if True:
+        # Media: one file per reference (or per clip name), long enough for each use.
+        media = {}
+        clips = list(tl.find_clips())
+        for c in clips:
+            ref = c.media_reference
+            if isinstance(ref, otio.schema.GeneratorReference):
+                continue
+            key = getattr(ref, "target_url", None) or f"name:{c.name}"
+            avail = getattr(ref, "available_range", None)
+            try:
+                sr = c.source_range or c.available_range()
+            except Exception:
+                continue
+            m = media.setdefault(key, {"k": len(media), "avail": avail, "uses": []})
+            m["uses"].append((seconds(sr.start_time), seconds(sr.start_time) + seconds(sr.duration), sr.start_time.rate))
+        files = {}
+        for key, m in media.items():
+            # The media starts at its available range, else at the earliest source in-point of
+            # its clips (an EDL's source timecodes): then it is given that available range.
+            avail = m["avail"]
+            origin = seconds(avail.start_time) if avail else min(u[0] for u in m["uses"])
+            # Room for dissolves (media before a clip's in-point and after its out-point).
+            if not avail:
+                origin -= min(origin, Fraction(10))
+            length = max(u[1] for u in m["uses"]) - origin + 10
+            if avail:
+                length = max(length, seconds(avail.duration))
+            if length > 4 * 3600:
+                raise ValueError(f"clip media spans {float(length):.0f} s")
+            f = f"{work}/{name}-m{m['k']}.wav"
+            seed = (m["k"] * 7919) % 65536
+            write_media(f, frame(length) + RATE, seed)
+            if not avail:
+                r = m["uses"][0][2]
+                avail = otio.opentime.TimeRange(otio.opentime.RationalTime(float(origin * exact_rate(r)), r),
+                                                otio.opentime.RationalTime(float((length + 1) * exact_rate(r)), r))
+            files[key] = (f, origin, seed, avail)
+        for c in clips:
+            ref = c.media_reference
+            key = getattr(ref, "target_url", None) or f"name:{c.name}"
+            if key not in files or isinstance(ref, otio.schema.GeneratorReference):
+                continue
+            c.media_reference = otio.schema.ExternalReference(target_url=files[key][0], available_range=files[key][3])
+        t_path = f"{work}/{name}.otio"
+        if "--all-tracks-as-audio" in sys.argv:
+            for track in tl.find_children(descended_from_type=otio.schema.Track):
+                track.kind = otio.schema.TrackKind.Audio
+        otio.adapters.write_to_file(tl, t_path)
+        out = f"{work}/{name}.wav"
+        r = subprocess.run([mixdown, "render", t_path, out, "--format", "s16", "--overwrite", "--quiet"], capture_output=True, text=True)
+        if r.returncode != 0:
+            msg = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit {r.returncode}"
+            entry["refused"] = msg.split(": ", 2)[-1] if msg.startswith("mixdown: error") else msg
+            return
+        with wave.open(out) as w:
+            ch = w.getnchannels()
+            rendered = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.int64)[::ch]
+        # Which output frames each item covers; checked frames are those of one plain clip.
+        cover = np.zeros(len(rendered) + 1, dtype=np.int64)
+        plain = []
+        # A CMX 3600 record window (a track range from minus its first record in, as long as
+        # the track): the track is placed at its record time, the render starting at the
+        # timecode hour (non-drop) of the earliest.
+        offsets = {}
+        for track in tl.audio_tracks():
+            sr = track.source_range
+            if sr is not None and seconds(sr.start_time) < 0 and seconds(sr.duration) == sum(
+                    (seconds(i.duration()) for i in track if not isinstance(i, otio.schema.Transition)), Fraction(0)):
+                offsets[id(track)] = (-seconds(sr.start_time), exact_rate(sr.start_time.rate))
+        shift = Fraction(0)
+        if offsets:
+            first, r = min(offsets.values())
+            nominal = round(r)
+            shift = Fraction(int(first * r) // (3600 * nominal) * 3600 * nominal) / r
+        for track in tl.audio_tracks():
+            # OTIO's own window (a source range on a track): the part of the track in it,
+            # from output time 0.
+            window = (0, len(rendered))
+            if id(track) in offsets:
+                offset = offsets[id(track)][0] - shift
+            elif track.source_range is not None:
+                offset = -seconds(track.source_range.start_time)
+                window = (0, frame(seconds(track.source_range.duration)))
+            else:
+                offset = Fraction(0)
+            top_level_plain = track.enabled
+            children = list(track)
+            for i, item in enumerate(children):
+                if isinstance(item, otio.schema.Transition):
+                    continue
+                r_in = item.range_in_parent()
+                a = frame(seconds(r_in.start_time) + offset)
+                b = frame(seconds(r_in.start_time) + seconds(r_in.duration) + offset)
+                # A transition widens the items beside it: mark its span covered twice.
+                lo, hi = a, b
+                if i > 0 and isinstance(children[i - 1], otio.schema.Transition):
+                    lo = a - frame(seconds(children[i - 1].in_offset)) - 1
+                if i + 1 < len(children) and isinstance(children[i + 1], otio.schema.Transition):
+                    hi = b + frame(seconds(children[i + 1].out_offset)) + 1
+                if isinstance(item, otio.schema.Gap):
+                    continue
+                lo, hi = max(lo, window[0]), min(hi, window[1], len(rendered))
+                if lo < hi and track.enabled:
+                    cover[lo:hi] += 1   # a disabled track plays nothing
+                if a < window[0] or b > window[1]:
+                    continue   # cut by the window: not checked
+                if not track.enabled:
+                    continue
+                if isinstance(item, otio.schema.Clip) and top_level_plain and item.enabled and not item.effects \
+                        and (i == 0 or not isinstance(children[i - 1], otio.schema.Transition)) \
+                        and (i + 1 == len(children) or not isinstance(children[i + 1], otio.schema.Transition)):
+                    ref = item.media_reference
+                    key = ref.target_url if isinstance(ref, otio.schema.ExternalReference) else None
+                    hit = [v for v in files.values() if v[0] == key]
+                    if hit:
+                        plain.append((item, a, b, hit[0]))
+                if isinstance(item, otio.schema.Stack):
+                    cover[lo:hi] += 1   # nested: never checked
+        for item, a, b, (f, origin, seed, _) in plain:
+            sr = item.trimmed_range()
+            src0 = frame(seconds(sr.start_time) - origin)
+            ks = np.arange(max(a + 1, 0), min(b - 1, len(rendered)))
+            ks = ks[cover[ks] == 1]
+            if len(ks) == 0:
+                continue
+            want = (((src0 + (ks - a)) + seed) % 65536) - 32768
+            entry["clips_checked"] += 1
+            bad = int((rendered[ks] != want).sum())
+            if bad == 0:
+                entry["clips_exact"] += 1
+            else:
+                entry["wrong"].append(f"clip '{item.name}': {bad} of {len(ks)} frames wrong")
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    mixdown, work, dirs = args[0], args[1], args[2:]
+    os.makedirs(work, exist_ok=True)
+    paths = sorted(os.path.join(d, f) for top in dirs for d, _, fs in os.walk(top) for f in fs
+                   if f.lower().endswith((".otio", ".edl", ".xml", ".aaf")))
+    reports = [sweep(mixdown, work, p, i) for i, p in enumerate(paths)]
+    if "--json" in sys.argv:
+        print(json.dumps(reports, indent=1))
+    tried = [t for r in reports for t in r["timelines"] if "skipped" not in t]
+    skipped = [t for r in reports for t in r["timelines"] if "skipped" in t]
+    rendered = [t for t in tried if "refused" not in t]
+    refusals = {}
+    for r in reports:
+        for t in r["timelines"]:
+            if "refused" in t:
+                refusals.setdefault(t["refused"], []).append(os.path.basename(r["file"]))
+    wrong = [(r["file"], t) for r in reports for t in r["timelines"] if t.get("wrong")]
+    print(f"files {len(paths)}, the adapters could not read {sum('adapter_error' in r for r in reports)}")
+    print(f"timelines skipped (media over 4 hours) {len(skipped)}")
+    print(f"timelines tried {len(tried)}, rendered {len(rendered)}, refused {len(tried) - len(rendered)}")
+    print(f"clips checked {sum(t['clips_checked'] for t in rendered)}, exact {sum(t['clips_exact'] for t in rendered)}")
+    for msg, files in sorted(refusals.items(), key=lambda x: -len(x[1])):
+        print(f"  refused x{len(files)}: {msg}  ({', '.join(files[:4])}{'...' if len(files) > 4 else ''})")
+    for f, t in wrong:
+        print(f"  WRONG {os.path.basename(f)} {t['name']}: {'; '.join(t['wrong'][:3])}")
+    for r in reports:
+        if "adapter_error" in r:
+            print(f"  adapter: {os.path.basename(r['file'])}: {r['adapter_error']}")
+    sys.exit(1 if wrong else 0)
+
+
+if __name__ == "__main__":
+    main()
