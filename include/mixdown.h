@@ -62,7 +62,8 @@ typedef enum mixdown_algorithm {
     MIXDOWN_ALGORITHM_AUTO = 0,       /* varispeed for a change under 0.29 %, else pitch-keeping */
     MIXDOWN_ALGORITHM_VARISPEED = 1,  /* resampling: pitch follows speed (drift correction) */
     MIXDOWN_ALGORITHM_WSOLA = 2,      /* time domain, pitch kept */
-    MIXDOWN_ALGORITHM_RUBBERBAND = 3  /* Rubber Band, pitch kept (when built with it) */
+    MIXDOWN_ALGORITHM_RUBBERBAND = 3, /* Rubber Band, pitch kept (when built with it) */
+    MIXDOWN_ALGORITHM_SPECTRAL = 4    /* Mixdown's spectral stretch, pitch kept (every build) */
 } mixdown_algorithm;
 
 /* Resampler quality (the CLI's --quality). */

@@ -11,6 +11,7 @@ enum Options {
         case MIXDOWN_ALGORITHM_VARISPEED: .varispeed
         case MIXDOWN_ALGORITHM_WSOLA: .wsola
         case MIXDOWN_ALGORITHM_RUBBERBAND: .rubberband
+        case MIXDOWN_ALGORITHM_SPECTRAL: .spectral
         default: throw CallBoundary.invalid("algorithm \(value.rawValue): not a mixdown_algorithm")
         }
     }

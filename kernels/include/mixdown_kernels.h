@@ -194,6 +194,33 @@ void mx_fft_twiddles(double *MX_RESTRICT wr, double *MX_RESTRICT wi, size_t tabl
 void mx_fft(double *MX_RESTRICT re, double *MX_RESTRICT im, size_t n, int inverse,
             const double *MX_RESTRICT wr, const double *MX_RESTRICT wi, size_t table);
 
+/* A real FFT of n floats (n a power of two, 4 to 2^24): forward gives bins 0..n/2 of
+ * X[k] = sum x[j] e^(-2 pi i jk/n) (re, im: n/2 + 1 each; im[0] = im[n/2] = 0); inverse
+ * takes them back to n samples, scaled by 1/n (inverse(forward(x)) = x). A plan holds its
+ * tables and scratch: one plan per thread. NULL for a bad size or no memory. */
+typedef struct mx_rfft mx_rfft;
+mx_rfft *mx_rfft_create(size_t n);
+void mx_rfft_destroy(mx_rfft *plan);
+size_t mx_rfft_size(const mx_rfft *plan);
+void mx_rfft_forward(const mx_rfft *plan, float *MX_RESTRICT re, float *MX_RESTRICT im, const float *MX_RESTRICT x);
+void mx_rfft_inverse(const mx_rfft *plan, float *MX_RESTRICT x, const float *MX_RESTRICT re, const float *MX_RESTRICT im);
+
+/* The spectral stretcher's frame engine (docs/spectral.md): frames of n input frames
+ * (periodic Hann), synthesised at a fixed output hop, phases from the phase gradient
+ * (PGHI), one phase field for all channels.
+ * - mx_pvoc_analyse: the next frame's input, in[c] = n frames of channel c; `position` is
+ *   the input frame at its centre (frames may advance by any amount, also fractional).
+ * - mx_pvoc_synthesise: adds the frame before the last analysed one (one frame of
+ *   look-ahead), windowed, to out[c][0..n); the caller overlap-adds at `hop` and divides by
+ *   mx_pvoc_window_gain. `reset` takes the analysis phases as they are (a transient).
+ * NULL for a bad size, hop (1..n/2) or channel count (1..64), or no memory. */
+typedef struct mx_pvoc mx_pvoc;
+mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels);
+void mx_pvoc_destroy(mx_pvoc *engine);
+void mx_pvoc_analyse(mx_pvoc *MX_RESTRICT engine, const float *const *in, double position);
+void mx_pvoc_synthesise(mx_pvoc *MX_RESTRICT engine, float *const *out, int reset);
+double mx_pvoc_window_gain(size_t n, size_t hop);
+
 #ifdef __cplusplus
 }
 #endif

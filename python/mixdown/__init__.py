@@ -371,7 +371,7 @@ def stretch(input: PathLike, output: PathLike, *, ratio: Optional[Exact] = None,
     - ``match``: the exact duration of another file.
 
     ``algorithm``: "auto" (varispeed for a change under 0.29 %, else pitch-keeping), "varispeed",
-    "wsola", "rubberband". ``quality``: "best", "medium", "fastest". ``format``: the output's type
+    "wsola", "rubberband", "spectral". ``quality``: "best", "medium", "fastest". ``format``: the output's type
     ("wav", "flac", "m4a", ...; None: from its extension); ``sample_format``: "s16", "s24", "f32"
     (None: the input's precision). ``threads``: 1 or 2 (None: both cores).
 

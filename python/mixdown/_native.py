@@ -13,7 +13,7 @@ OK = 0
 ERROR_OUTPUT_EXISTS = 8
 ERROR_CANCELLED = 10
 
-ALGORITHMS = {"auto": 0, "varispeed": 1, "wsola": 2, "rubberband": 3}
+ALGORITHMS = {"auto": 0, "varispeed": 1, "wsola": 2, "rubberband": 3, "spectral": 4}
 QUALITIES = {"best": 0, "medium": 1, "fastest": 2}
 
 

@@ -434,6 +434,10 @@ public struct CompositionRender: Sendable {
                 make = { () throws(MixdownError) in
                     try mapped(WSOLAStretch(input: atOutputRate(), ratio: StretchRatio(n, converted), outputFrames: n))
                 }
+            case .spectral:
+                make = { () throws(MixdownError) in
+                    try mapped(SpectralStretch(input: atOutputRate(), ratio: StretchRatio(n, converted), outputFrames: n))
+                }
             case .rubberband:
                 make = { () throws(MixdownError) in
                     try mapped(FileStretch.rubberBand(makeInput: atOutputRate, ratio: StretchRatio(n, converted),

@@ -190,7 +190,7 @@ public struct FileAlign: Sendable {
                     let ratio = StretchRatio(exactly: frameRatio)
                     return try engine.makeNode(input: source, ratio: ratio, outputRate: ref.sampleRate, quality: quality,
                                                outputFrames: count, threads: threads)
-                case .wsola, .rubberband:
+                case .wsola, .rubberband, .spectral:
                     let atRate: () throws(MixdownError) -> AudioNode = { () throws(MixdownError) in
                         let s = try FileSource(path: path, range: range)
                         return rec.sampleRate == ref.sampleRate ? s
@@ -199,9 +199,11 @@ public struct FileAlign: Sendable {
                     }
                     let base = try atRate()
                     let ratio = StretchRatio(count, base.length!)
-                    return chosen == .wsola
-                        ? try WSOLAStretch(input: base, ratio: ratio, outputFrames: count)
-                        : try FileStretch.rubberBand(makeInput: atRate, ratio: ratio, outputFrames: count, quality: quality)
+                    switch chosen {
+                    case .wsola: return try WSOLAStretch(input: base, ratio: ratio, outputFrames: count)
+                    case .spectral: return try SpectralStretch(input: base, ratio: ratio, outputFrames: count)
+                    default: return try FileStretch.rubberBand(makeInput: atRate, ratio: ratio, outputFrames: count, quality: quality)
+                    }
                 }
             }
             items.append(TrackPlayer.Item(frames: first..<last) { () throws(MixdownError) -> AudioNode in

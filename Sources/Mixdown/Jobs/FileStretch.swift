@@ -192,6 +192,9 @@ public struct FileStretch: Sendable {
         case .wsola:
             engine = nil
             node = try WSOLAStretch(input: ReadAhead(input: try FileSource(decoder: reader, range: nil)), ratio: ratio, outputFrames: outFrames)
+        case .spectral:
+            engine = nil
+            node = try SpectralStretch(input: ReadAhead(input: try FileSource(decoder: reader, range: nil)), ratio: ratio, outputFrames: outFrames)
         case .rubberband:
             engine = nil
             let path = input, stream = self.stream

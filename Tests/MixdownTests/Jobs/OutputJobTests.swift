@@ -50,7 +50,7 @@ import Testing
         #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(9_972, 10_000)) == .varispeed)
         #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(Int64.max - 1, Int64.max)) == .varispeed)
         #expect(TimeScaleAlgorithm.wsola.resolved(for: StretchRatio(1, 1)) == .wsola)
-        #expect(TimeScaleAlgorithm(name: "timeDomain") == .wsola && TimeScaleAlgorithm(name: "spectral") == .rubberband)
+        #expect(TimeScaleAlgorithm(name: "timeDomain") == .wsola && TimeScaleAlgorithm(name: "spectral") == .spectral)
         #expect(TimeScaleAlgorithm(name: "auto") == .auto && TimeScaleAlgorithm(name: "fast") == nil)
     }
 

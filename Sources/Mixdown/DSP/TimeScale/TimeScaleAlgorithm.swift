@@ -9,27 +9,25 @@ public enum TimeScaleAlgorithm: String, Sendable, CaseIterable, Codable {
     case varispeed
     /// Waveform-similarity overlap-add: keeps pitch, time domain (AVFoundation's `timeDomain`).
     case wsola
-    /// Rubber Band's spectral stretcher: keeps pitch (GPL; the `RubberBand` trait;
-    /// AVFoundation's `spectral`).
+    /// Rubber Band's spectral stretcher: keeps pitch (GPL; the `RubberBand` trait).
     case rubberband
+    /// Mixdown's own spectral stretcher (`SpectralStretch`): keeps pitch, in every build
+    /// (AVFoundation's `spectral`).
+    case spectral
 
     /// AVAudioTimePitchAlgorithm's spelling of `wsola`.
     public static var timeDomain: TimeScaleAlgorithm { .wsola }
-    /// AVAudioTimePitchAlgorithm's spelling of `rubberband`.
-    public static var spectral: TimeScaleAlgorithm { .rubberband }
-
     /// The algorithm called `name`: Mixdown's names, or AVFoundation's (`timeDomain`,
     /// `spectral`, `varispeed`).
     public init?(name: String) {
         switch name {
         case "timeDomain": self = .wsola
-        case "spectral": self = .rubberband
         default: self.init(rawValue: name)
         }
     }
 
     /// Every name `init(name:)` takes, for messages.
-    public static let names = allCases.map(\.rawValue) + ["timeDomain", "spectral"]
+    public static let names = allCases.map(\.rawValue) + ["timeDomain"]
 
     /// Rubber Band when it is built in, else WSOLA: the pitch-keeping stretcher, and a
     /// composition's default (AVAssetExportSession's is spectral).

@@ -1,0 +1,413 @@
+/* Mixdown's spectral time-stretch: a float real FFT, and a phase vocoder whose phases
+ * come from the phase gradient (PGHI: Prusa and Holighaus, "Phase vocoder done right",
+ * 2017), with one phase field shared by every channel. See docs/spectral.md. */
+#include "mixdown_kernels.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const double mx_pi = 3.14159265358979323846264338327950288;
+
+/* ---- Real FFT ---------------------------------------------------------------------- */
+
+struct mx_rfft {
+    size_t n, half;
+    uint32_t *reverse;      /* bit reversal of half */
+    float *wr, *wi;         /* complex twiddles per stage, contiguous: stage h at [h-1, 2h-1) */
+    float *pr, *pi;         /* real-to-complex post-twiddles e^(-2 pi i k/n), k < half */
+    float *zr, *zi;         /* scratch, half each */
+};
+
+mx_rfft *mx_rfft_create(size_t n) {
+    if (n < 4 || (n & (n - 1)) != 0 || n > (1u << 24)) return NULL;
+    mx_rfft *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->n = n;
+    p->half = n / 2;
+    size_t h = p->half;
+    p->reverse = malloc(h * sizeof *p->reverse);
+    p->wr = malloc(h * sizeof(float));
+    p->wi = malloc(h * sizeof(float));
+    p->pr = malloc(h * sizeof(float));
+    p->pi = malloc(h * sizeof(float));
+    p->zr = malloc(h * sizeof(float));
+    p->zi = malloc(h * sizeof(float));
+    if (!p->reverse || !p->wr || !p->wi || !p->pr || !p->pi || !p->zr || !p->zi) {
+        mx_rfft_destroy(p);
+        return NULL;
+    }
+    int bits = 0;
+    while (((size_t)1 << bits) < h) bits++;
+    for (size_t i = 0; i < h; i++) {
+        uint32_t r = 0;
+        for (int b = 0; b < bits; b++) r |= (uint32_t)((i >> b) & 1) << (bits - 1 - b);
+        p->reverse[i] = r;
+    }
+    /* Stage with half-length s (s = 1, 2, 4, ...): twiddles e^(-i pi k/s), k < s, at s-1. */
+    for (size_t s = 1; s < h; s <<= 1)
+        for (size_t k = 0; k < s; k++) {
+            p->wr[s - 1 + k] = (float)cos(mx_pi * (double)k / (double)s);
+            p->wi[s - 1 + k] = (float)-sin(mx_pi * (double)k / (double)s);
+        }
+    for (size_t k = 0; k < h; k++) {
+        p->pr[k] = (float)cos(2 * mx_pi * (double)k / (double)n);
+        p->pi[k] = (float)-sin(2 * mx_pi * (double)k / (double)n);
+    }
+    return p;
+}
+
+void mx_rfft_destroy(mx_rfft *p) {
+    if (!p) return;
+    free(p->reverse); free(p->wr); free(p->wi); free(p->pr); free(p->pi); free(p->zr); free(p->zi);
+    free(p);
+}
+
+size_t mx_rfft_size(const mx_rfft *p) { return p->n; }
+
+/* In-place complex FFT of `half` values (forward: e^-; the inverse conjugates around it). */
+static void mx_cfft(const mx_rfft *p, float *restrict re, float *restrict im) {
+    size_t h = p->half;
+    for (size_t len = 1; len < h; len <<= 1) {
+        const float *wr = p->wr + len - 1, *wi = p->wi + len - 1;
+        for (size_t s = 0; s < h; s += 2 * len) {
+            float *ar = re + s, *ai = im + s, *br = re + s + len, *bi = im + s + len;
+            for (size_t k = 0; k < len; k++) {
+                float xr = br[k] * wr[k] - bi[k] * wi[k];
+                float xi = br[k] * wi[k] + bi[k] * wr[k];
+                br[k] = ar[k] - xr; bi[k] = ai[k] - xi;
+                ar[k] = ar[k] + xr; ai[k] = ai[k] + xi;
+            }
+        }
+    }
+}
+
+void mx_rfft_forward(const mx_rfft *p, float *restrict re, float *restrict im, const float *restrict x) {
+    size_t h = p->half;
+    float *zr = p->zr, *zi = p->zi;
+    for (size_t j = 0; j < h; j++) {
+        uint32_t r = p->reverse[j];
+        zr[r] = x[2 * j];
+        zi[r] = x[2 * j + 1];
+    }
+    mx_cfft(p, zr, zi);
+    /* X[k] = E[k] + w^k O[k], E = (Z[k] + conj Z[h-k]) / 2, O = (Z[k] - conj Z[h-k]) / 2i. */
+    re[0] = zr[0] + zi[0];
+    im[0] = 0;
+    re[h] = zr[0] - zi[0];
+    im[h] = 0;
+    for (size_t k = 1; k < h; k++) {
+        float ar = zr[k], ai = zi[k], br = zr[h - k], bi = -zi[h - k];
+        float er = 0.5f * (ar + br), ei = 0.5f * (ai + bi);
+        float orr = 0.5f * (ai - bi), oi = -0.5f * (ar - br);
+        re[k] = er + p->pr[k] * orr - p->pi[k] * oi;
+        im[k] = ei + p->pr[k] * oi + p->pi[k] * orr;
+    }
+}
+
+void mx_rfft_inverse(const mx_rfft *p, float *restrict x, const float *restrict re, const float *restrict im) {
+    size_t h = p->half;
+    float *zr = p->zr, *zi = p->zi;
+    /* Z[k] = E[k] + i O[k], E = (X[k] + conj X[h-k]) / 2, O = conj(w^k) (X[k] - conj X[h-k]) / 2;
+     * transformed with the forward FFT of the conjugate, then conjugated: x = 2/n Re/Im. */
+    for (size_t k = 0; k < h; k++) {
+        float ar = re[k], ai = im[k], br = re[h - k], bi = -im[h - k];
+        float er = 0.5f * (ar + br), ei = 0.5f * (ai + bi);
+        float dr = 0.5f * (ar - br), di = 0.5f * (ai - bi);
+        float wr = p->pr[k], wi = -p->pi[k];   /* e^(+2 pi i k/n) */
+        float orr = dr * wr - di * wi, oi = dr * wi + di * wr;
+        float cr = er - oi, ci = ei + orr;     /* E + i O */
+        uint32_t r = p->reverse[k];
+        zr[r] = cr;
+        zi[r] = -ci;
+    }
+    mx_cfft(p, zr, zi);
+    float scale = 2.0f / (float)p->n;
+    for (size_t j = 0; j < h; j++) {
+        x[2 * j] = zr[j] * scale;
+        x[2 * j + 1] = -zi[j] * scale;
+    }
+}
+
+/* ---- Phase vocoder ----------------------------------------------------------------- */
+
+/* One analysed frame: each channel's spectrum, and the channels' sum (the shared field). */
+typedef struct {
+    float *re, *im;          /* channels x bins */
+    float *mag;              /* channels x bins */
+    float *sum_phase;        /* bins: phase of the channels' sum */
+    float *sum_log;          /* bins: log magnitude of the sum */
+    float *omega;            /* bins: instantaneous frequency of the sum, radians per input frame */
+    double position;         /* input frame of the frame's centre */
+    int valid;
+} mx_pv_frame;
+
+struct mx_pvoc {
+    size_t n, bins, hop, channels;
+    mx_rfft *fft;
+    float *window;           /* periodic Hann, n */
+    float *buffer;           /* n */
+    float *phase;            /* bins: the synthesis phase of the last synthesised frame */
+    float *next_phase;       /* bins */
+    int synthesised;         /* frames synthesised so far */
+    mx_pv_frame frames[3];   /* ring: previous, current, next */
+    int newest;              /* index of the last analysed frame in the ring */
+    int analysed;
+    /* PGHI: a max-heap of bins by magnitude, and which bins have their phase. */
+    uint32_t *heap;
+    uint8_t *done;
+    uint8_t *in_heap_previous;
+    float *x, *y;            /* scratch, n each */
+    float *sr, *si, *fgrad, *re, *im;   /* scratch, bins each */
+    float *keys;             /* scratch, 2 bins: heap keys (the previous frame's, then this one's) */
+    float gamma;             /* the window's Gaussian time-frequency ratio, frames^2 */
+    float tolerance;         /* bins below this fraction of the frame's largest are noise */
+    uint32_t noise;          /* a deterministic generator for insignificant bins */
+};
+
+static void mx_pv_frame_free(mx_pv_frame *f) {
+    free(f->re); free(f->im); free(f->mag); free(f->sum_phase); free(f->sum_log); free(f->omega);
+}
+
+void mx_pvoc_destroy(mx_pvoc *p) {
+    if (!p) return;
+    mx_rfft_destroy(p->fft);
+    free(p->window); free(p->buffer); free(p->phase); free(p->next_phase);
+    for (int i = 0; i < 3; i++) mx_pv_frame_free(&p->frames[i]);
+    free(p->heap); free(p->done); free(p->in_heap_previous);
+    free(p->x); free(p->y); free(p->sr); free(p->si); free(p->fgrad); free(p->re); free(p->im); free(p->keys);
+    free(p);
+}
+
+mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
+    if (channels < 1 || channels > 64 || hop < 1 || hop > n / 2) return NULL;
+    mx_pvoc *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->fft = mx_rfft_create(n);
+    if (!p->fft) { free(p); return NULL; }
+    p->n = n;
+    p->bins = n / 2 + 1;
+    p->hop = hop;
+    p->channels = channels;
+    size_t b = p->bins, cb = channels * b;
+    p->window = malloc(n * sizeof(float));
+    p->buffer = malloc(n * sizeof(float));
+    p->phase = calloc(b, sizeof(float));
+    p->next_phase = calloc(b, sizeof(float));
+    p->heap = malloc(2 * b * sizeof(uint32_t));
+    p->done = calloc(b, 1);
+    p->in_heap_previous = calloc(b, 1);
+    p->x = malloc(n * sizeof(float)); p->y = malloc(n * sizeof(float));
+    p->sr = malloc(b * sizeof(float)); p->si = malloc(b * sizeof(float)); p->fgrad = malloc(b * sizeof(float));
+    p->re = malloc(b * sizeof(float)); p->im = malloc(b * sizeof(float)); p->keys = malloc(2 * b * sizeof(float));
+    int ok = p->x && p->y && p->sr && p->si && p->fgrad && p->re && p->im && p->keys && p->window && p->buffer && p->phase && p->next_phase && p->heap && p->done && p->in_heap_previous;
+    for (int i = 0; i < 3 && ok; i++) {
+        mx_pv_frame *f = &p->frames[i];
+        f->re = calloc(cb, sizeof(float)); f->im = calloc(cb, sizeof(float)); f->mag = calloc(cb, sizeof(float));
+        f->sum_phase = calloc(b, sizeof(float)); f->sum_log = calloc(b, sizeof(float)); f->omega = calloc(b, sizeof(float));
+        ok = f->re && f->im && f->mag && f->sum_phase && f->sum_log && f->omega;
+    }
+    if (!ok) { mx_pvoc_destroy(p); return NULL; }
+    for (size_t i = 0; i < n; i++) {
+        double s = sin(mx_pi * (double)i / (double)n);
+        p->window[i] = (float)(s * s);
+    }
+    /* A Hann window of length n is close to a Gaussian with lambda = 0.25645 n^2. */
+    p->gamma = (float)(0.25645 * (double)n * (double)n);
+    p->tolerance = 1e-5f;
+    p->newest = -1;
+    p->noise = 0x9e3779b9u;
+    return p;
+}
+
+static float mx_princarg(float x) {
+    return x - (float)(2 * mx_pi) * floorf((x + (float)mx_pi) / (float)(2 * mx_pi));
+}
+
+void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double position) {
+    size_t n = p->n, b = p->bins, half = n / 2;
+    int slot = (p->newest + 1) % 3;
+    mx_pv_frame *f = &p->frames[slot];
+    mx_pv_frame *prev = p->newest >= 0 ? &p->frames[p->newest] : NULL;
+    float *sr = p->sr, *si = p->si, *x = p->x;
+    memset(sr, 0, b * sizeof(float));
+    memset(si, 0, b * sizeof(float));
+    for (size_t c = 0; c < p->channels; c++) {
+        /* Windowed and rotated by half a frame, so that phase is measured at the centre. */
+        for (size_t i = 0; i < n; i++) x[(i + half) & (n - 1)] = in[c][i] * p->window[i];
+        float *re = f->re + c * b, *im = f->im + c * b, *mag = f->mag + c * b;
+        mx_rfft_forward(p->fft, re, im, x);
+        for (size_t k = 0; k < b; k++) {
+            mag[k] = sqrtf(re[k] * re[k] + im[k] * im[k]);
+            sr[k] += re[k];
+            si[k] += im[k];
+        }
+    }
+    double hop_in = prev && prev->valid ? position - prev->position : 0;
+    for (size_t k = 0; k < b; k++) {
+        float m = sqrtf(sr[k] * sr[k] + si[k] * si[k]);
+        f->sum_log[k] = logf(m + 1e-30f);
+        f->sum_phase[k] = atan2f(si[k], sr[k]);
+        float bin = (float)(2 * mx_pi * (double)k / (double)n);
+        if (hop_in > 0) {
+            /* The phase advance beyond the bin's own, over the hop: the deviation. */
+            float expected = (float)((double)bin * hop_in);
+            float dev = mx_princarg(f->sum_phase[k] - prev->sum_phase[k] - expected);
+            f->omega[k] = bin + dev / (float)hop_in;
+        } else {
+            f->omega[k] = bin;
+        }
+    }
+    f->position = position;
+    f->valid = 1;
+    p->newest = slot;
+    p->analysed++;
+}
+
+/* Max-heap of bin indices keyed by key[index]. */
+static void mx_heap_push(uint32_t *heap, size_t *count, uint32_t v, const float *key) {
+    size_t i = (*count)++;
+    heap[i] = v;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (key[heap[parent]] >= key[heap[i]]) break;
+        uint32_t t = heap[parent]; heap[parent] = heap[i]; heap[i] = t;
+        i = parent;
+    }
+}
+
+static uint32_t mx_heap_pop(uint32_t *heap, size_t *count, const float *key) {
+    uint32_t top = heap[0];
+    heap[0] = heap[--(*count)];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < *count && key[heap[l]] > key[heap[m]]) m = l;
+        if (r < *count && key[heap[r]] > key[heap[m]]) m = r;
+        if (m == i) break;
+        uint32_t t = heap[m]; heap[m] = heap[i]; heap[i] = t;
+        i = m;
+    }
+    return top;
+}
+
+void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
+    size_t n = p->n, b = p->bins, half = n / 2;
+    /* The frame synthesised is the one before the newest (one frame of look-ahead). */
+    int cur_slot = (p->newest + 2) % 3, prev_slot = (p->newest + 1) % 3;
+    mx_pv_frame *f = &p->frames[cur_slot], *next = &p->frames[p->newest];
+    mx_pv_frame *prev = p->synthesised > 0 ? &p->frames[prev_slot] : NULL;
+    float *phase = p->next_phase;
+    float hop_out = (float)p->hop;
+
+    /* The frequency-direction phase derivative from the time derivative of the log
+     * magnitude (a Gaussian window's relation): radians per bin. */
+    float *fgrad = p->fgrad, *keys = p->keys, *key = keys + b;
+    double span = 0;
+    const float *lo = f->sum_log, *hi = f->sum_log;
+    if (prev && prev->valid && next->valid && next != f) { lo = prev->sum_log; hi = next->sum_log; span = next->position - prev->position; }
+    else if (next->valid && next != f) { hi = next->sum_log; span = next->position - f->position; }
+    else if (prev && prev->valid) { lo = prev->sum_log; span = f->position - prev->position; }
+    float largest = -INFINITY;
+    for (size_t k = 0; k < b; k++) {
+        float dt = span > 0 ? (hi[k] - lo[k]) / (float)span : 0;   /* per input frame */
+        fgrad[k] = -p->gamma / (float)n * dt;
+        key[k] = f->sum_log[k];
+        if (key[k] > largest) largest = key[k];
+    }
+    float floor_log = largest + logf(p->tolerance);
+
+    if (reset || !prev) {
+        /* A phase reset: the analysis phases, as they are. */
+        memcpy(phase, f->sum_phase, b * sizeof(float));
+    } else {
+        /* PGHI (heap integration): from the strongest bins outward, in time from the
+         * previous frame's synthesis phase, in frequency from a neighbour already set. */
+        memset(p->done, 0, b);
+        size_t count = 0;
+        /* Heap entries: k < b for the previous frame, b + k for this one; keyed on their log magnitude. */
+        const float *prev_key = keys;
+        memcpy(keys, prev->sum_log, b * sizeof(float));
+        size_t remaining = 0;
+        for (size_t k = 0; k < b; k++) {
+            if (key[k] > floor_log) remaining++;
+            else { p->done[k] = 1; }
+        }
+        for (size_t k = 0; k < b; k++)
+            if (prev_key[k] > floor_log) mx_heap_push(p->heap, &count, (uint32_t)k, keys);
+        while (remaining > 0) {
+            if (count == 0) {
+                /* Nothing connects: start from the strongest unset bin, at its analysis phase. */
+                size_t best = b;
+                for (size_t k = 0; k < b; k++)
+                    if (!p->done[k] && (best == b || key[k] > key[best])) best = k;
+                phase[best] = f->sum_phase[best];
+                p->done[best] = 1;
+                remaining--;
+                mx_heap_push(p->heap, &count, (uint32_t)(b + best), keys);
+                continue;
+            }
+            uint32_t top = mx_heap_pop(p->heap, &count, keys);
+            if (top < b) {
+                size_t k = top;
+                if (!p->done[k]) {
+                    phase[k] = p->phase[k] + hop_out * 0.5f * (prev->omega[k] + f->omega[k]);
+                    p->done[k] = 1;
+                    remaining--;
+                    mx_heap_push(p->heap, &count, (uint32_t)(b + k), keys);
+                }
+            } else {
+                size_t k = top - b;
+                if (k + 1 < b && !p->done[k + 1]) {
+                    phase[k + 1] = phase[k] + 0.5f * (fgrad[k] + fgrad[k + 1]);
+                    p->done[k + 1] = 1;
+                    remaining--;
+                    mx_heap_push(p->heap, &count, (uint32_t)(b + k + 1), keys);
+                }
+                if (k > 0 && !p->done[k - 1]) {
+                    phase[k - 1] = phase[k] - 0.5f * (fgrad[k] + fgrad[k - 1]);
+                    p->done[k - 1] = 1;
+                    remaining--;
+                    mx_heap_push(p->heap, &count, (uint32_t)(b + k - 1), keys);
+                }
+            }
+        }
+        /* Bins too quiet to matter: a random phase (a fixed sequence: renders repeat). */
+        for (size_t k = 0; k < b; k++)
+            if (!(key[k] > floor_log)) {
+                p->noise = p->noise * 1664525u + 1013904223u;
+                phase[k] = (float)(2 * mx_pi) * (float)(p->noise >> 8) / 16777216.0f;
+            }
+    }
+    for (size_t k = 0; k < b; k++) phase[k] = mx_princarg(phase[k]);
+
+    /* Each channel: its own magnitude, at the shared phase plus its own offset from the
+     * sum's (so inter-channel phase, and with it the stereo image and mono sum, is kept). */
+    float *y = p->y, *re = p->re, *im = p->im;
+    for (size_t c = 0; c < p->channels; c++) {
+        const float *xr = f->re + c * b, *xi = f->im + c * b, *mag = f->mag + c * b;
+        for (size_t k = 0; k < b; k++) {
+            float offset = atan2f(xi[k], xr[k]) - f->sum_phase[k];
+            float ph = phase[k] + offset;
+            re[k] = mag[k] * cosf(ph);
+            im[k] = mag[k] * sinf(ph);
+        }
+        im[0] = 0;
+        im[b - 1] = 0;
+        mx_rfft_inverse(p->fft, y, re, im);
+        float *o = out[c];
+        for (size_t i = 0; i < n; i++) o[i] += y[(i + half) & (n - 1)] * p->window[i];
+    }
+    /* The phase just set is the previous one for the next frame. */
+    float *t = p->phase; p->phase = p->next_phase; p->next_phase = t;
+    p->synthesised++;
+}
+
+/* The overlap-add gain of a Hann analysis and synthesis window at hop n/h: sum of sin^4. */
+double mx_pvoc_window_gain(size_t n, size_t hop) {
+    double s = 0;
+    for (size_t i = 0; i < n; i += hop) {
+        double w = sin(mx_pi * (double)i / (double)n);
+        s += w * w * w * w;
+    }
+    return s;
+}
