@@ -7,6 +7,10 @@
 #include <string.h>
 
 static const double mx_pi = 3.14159265358979323846264338327950288;
+/* A frame whose magnitude is more than half new is an onset (measured: 0.3 costs round-trip
+ * PESQ at every ratio; 0.5 leaves it as it was and takes a click's pre-echo from -48 to -58 dB
+ * at 0.8). */
+#define MX_ONSET 0.5f
 
 /* ---- Real FFT ---------------------------------------------------------------------- */
 
@@ -138,6 +142,7 @@ typedef struct {
     float *sum_log;          /* bins: log magnitude of the sum */
     float *omega;            /* bins: instantaneous frequency of the sum, radians per input frame */
     double position;         /* input frame of the frame's centre */
+    float rise;              /* the share of its magnitude that is new since the previous frame */
     int valid;
 } mx_pv_frame;
 
@@ -257,6 +262,15 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
             f->omega[k] = bin;
         }
     }
+    /* Onset strength: how much of this frame's magnitude is new (0 steady, 1 after silence). */
+    double grown = 0, total = 0;
+    for (size_t k = 0; k < b; k++) {
+        float m = expf(f->sum_log[k]);
+        float before = prev && prev->valid ? expf(prev->sum_log[k]) : 0;
+        grown += m > before ? m - before : 0;
+        total += m;
+    }
+    f->rise = total > 1e-20 ? (float)(grown / total) : 0;
     f->position = position;
     f->valid = 1;
     p->newest = slot;
@@ -316,6 +330,9 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
     }
     float floor_log = largest + logf(p->tolerance);
 
+    /* An onset (most of the frame's magnitude new, and more so than before): the analysis
+     * phases, so the attack keeps its shape instead of spreading over the frame. */
+    if (prev && f->rise > MX_ONSET && f->rise > prev->rise) reset = 1;
     if (reset || !prev) {
         /* A phase reset: the analysis phases, as they are. */
         memcpy(phase, f->sum_phase, b * sizeof(float));

@@ -59,3 +59,38 @@ import Testing
         }
     }
 }
+
+/// The spectral stretch's float real FFT against a double DFT, and back.
+@Suite struct RealFFTTests {
+    @Test(arguments: [4, 8, 16, 64, 512, 2048])
+    func forwardMatchesTheDFTAndInverseGivesTheInputBack(n: Int) throws {
+        var seed: UInt64 = 12345
+        let x: [Float] = (0..<n).map { _ in
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Float(Int64(bitPattern: seed >> 11) % 2000) / 1000 - 1
+        }
+        let plan = try #require(mx_rfft_create(n))
+        defer { mx_rfft_destroy(plan) }
+        var re = [Float](repeating: 0, count: n / 2 + 1), im = re
+        mx_rfft_forward(plan, &re, &im, x)
+        var worst = 0.0
+        for k in 0...(n / 2) {
+            var dr = 0.0, di = 0.0
+            for j in 0..<n {
+                let a = -2 * Double.pi * Double(j * k) / Double(n)
+                dr += Double(x[j]) * cos(a); di += Double(x[j]) * sin(a)
+            }
+            worst = max(worst, abs(Double(re[k]) - dr), abs(Double(im[k]) - di))
+        }
+        #expect(worst < 1e-5 * Double(n), "n \(n): \(worst)")
+        #expect(im[0] == 0 && im[n / 2] == 0)
+        var back = [Float](repeating: 0, count: n)
+        mx_rfft_inverse(plan, &back, re, im)
+        let error = zip(back, x).map { abs(Double($0) - Double($1)) }.max()!
+        #expect(error < 1e-5, "n \(n): \(error)")
+    }
+
+    @Test func aBadSizeHasNoPlan() {
+        #expect(mx_rfft_create(0) == nil && mx_rfft_create(6) == nil && mx_rfft_create(2) == nil)
+    }
+}

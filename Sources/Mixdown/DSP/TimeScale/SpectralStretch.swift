@@ -5,7 +5,9 @@ import MixdownKernels
 /// (the C kernel's `mx_pvoc`, docs/spectral.md).
 ///
 /// Frames of `frameSize` input frames (a power of two near 43 ms; periodic Hann) are
-/// synthesised at a fixed output hop H = frameSize / 4. Synthesis frame j is centred on
+/// synthesised at a fixed output hop H = frameSize / 8 (measured: an eighth beats a
+/// quarter on round-trip PESQ at every ratio from 0.5 to 2, and 43 ms beats 21 and 85 ms on
+/// speech). Synthesis frame j is centred on
 /// output frame j·H and analyses the input centred on round(j·H / R), computed exactly in
 /// integers: no error accumulates along the file, and output frame t plays the input near
 /// t / R. Phases come from the phase gradient (PGHI): each bin's instantaneous frequency
@@ -55,7 +57,7 @@ public final class SpectralStretch: AudioNode {
         var size = 64
         while Double(size) * 1.5 < target { size *= 2 }
         frameSize = size
-        hop = size / 4
+        hop = size / 8
     }
 
     deinit {
@@ -68,7 +70,7 @@ public final class SpectralStretch: AudioNode {
     }
 
     /// The first synthesis frame that reaches output frame 0.
-    private var firstFrame: Int64 { -Int64(frameSize / 2 / hop) + 1 }
+    private var firstFrame: Int64 { -Int64(frameSize / 2 / hop) }
 
     public func preroll(_ preroll: Preroll) throws(MixdownError) { try input.preroll(preroll) }
 

@@ -81,13 +81,14 @@ func markerErrors(signal: () -> TestSignal, ratio: StretchRatio, search: Int,
     static let ratios = [StretchRatio(10_001_309, 10_000_000), StretchRatio(9_998_691_805, 10_000_000_000),
                          StretchRatio(101, 100), StretchRatio(4, 5), StretchRatio(5, 4), StretchRatio(2, 1)]
 
-    enum Algorithm: String, CaseIterable { case polyphase, libsamplerate, wsola, rubberbandR2, rubberbandR3 }
+    enum Algorithm: String, CaseIterable { case polyphase, libsamplerate, wsola, spectral, rubberbandR2, rubberbandR3 }
 
     static func node(_ a: Algorithm, _ make: @escaping () -> AudioNode, _ ratio: StretchRatio, threads: Int = 1) throws -> AudioNode {
         switch a {
         case .polyphase: return try Resampler(input: make(), ratio: ratio, threads: threads)
         case .libsamplerate: return try LibsamplerateResampler(input: make(), ratio: ratio, quality: .fastest)
         case .wsola: return try WSOLAStretch(input: make(), ratio: ratio)
+        case .spectral: return try SpectralStretch(input: make(), ratio: ratio)
         case .rubberbandR2, .rubberbandR3:
             #if RubberBand
             return try RubberBandStretch(makeInput: { () throws(MixdownError) in make() }, ratio: ratio,
@@ -99,7 +100,7 @@ func markerErrors(signal: () -> TestSignal, ratio: StretchRatio, search: Int,
     }
 
     static var algorithms: [Algorithm] {
-        TimeScaleAlgorithm.rubberband.isAvailable ? Algorithm.allCases : [.polyphase, .libsamplerate, .wsola]
+        TimeScaleAlgorithm.rubberband.isAvailable ? Algorithm.allCases : [.polyphase, .libsamplerate, .wsola, .spectral]
     }
 
     /// Exactly round(N · R) frames for every ratio and algorithm, with the energy of the input.
@@ -143,6 +144,17 @@ func markerErrors(signal: () -> TestSignal, ratio: StretchRatio, search: Int,
         #expect(abs(errors.last!) <= abs(errors.first!) + 1, "\(errors)")
     }
 
+    /// The spectral stretch: every marker of a 10-minute recording within 1 ms of input × R
+    /// (its frames sit on exact positions; the error does not grow along the file).
+    @Test func spectralKeepsSyncWithinAMillisecond() throws {
+        let ratio = StretchRatio(10_001_309, 10_000_000)
+        let signal = { TestSignal(format: AudioFormat(sampleRate: 48_000, channelCount: 2), length: 600 * 48_000, markerInterval: 60 * 48_000) }
+        let errors = try markerErrors(signal: signal, ratio: ratio, search: 300) { try SpectralStretch(input: $0, ratio: ratio) }
+        #expect(errors.count == 9)
+        #expect(errors.allSatisfy { abs($0) <= 0.001 * 48_000 }, "\(errors)")
+        #expect(abs(errors.last!) <= abs(errors.first!) + 2, "\(errors)")
+    }
+
     #if RubberBand
     /// Rubber Band: within 2 ms at every marker, the last no worse than the first.
     @Test(arguments: [RubberBandStretch.Engine.faster, .finer])
@@ -161,9 +173,9 @@ func markerErrors(signal: () -> TestSignal, ratio: StretchRatio, search: Int,
     }
     #endif
 
-    /// Varispeed and WSOLA give the same samples at every block size, and varispeed at
-    /// one or two threads.
-    @Test(arguments: [Algorithm.polyphase, .wsola])
+    /// Varispeed, WSOLA and the spectral stretch give the same samples at every block size,
+    /// and varispeed at one or two threads.
+    @Test(arguments: [Algorithm.polyphase, .wsola, .spectral])
     func blockSizesAndThreadsDoNotChangeTheOutput(algorithm: Algorithm) throws {
         let make = { TestSignal(format: AudioFormat(sampleRate: 48_000, channelCount: 2), length: 150_000, markerInterval: 50_000) as AudioNode }
         var reference: [[Float]]?

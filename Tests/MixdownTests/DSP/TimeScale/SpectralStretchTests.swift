@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+@testable import Mixdown
+
+/// Mixdown's spectral stretch, by physics: the pitch of a sine and a chord held, a click
+/// without pre-echo, the stereo image and the mono sum kept, every channel count and rate.
+/// (Exact lengths, block sizes and sync are in StretchTests with the other stretchers;
+/// quality scores are in tools/bench-stretch-quality.)
+@Suite struct SpectralStretchTests {
+    static let ratios = [StretchRatio(1, 2), StretchRatio(4, 5), StretchRatio(21, 20), StretchRatio(5, 4), StretchRatio(2, 1)]
+
+    static func tone(_ hz: [Double], rate: Int = 48_000, frames: Int, phase: Double = 0) -> [Float] {
+        (0..<frames).map { i in Float(hz.reduce(0.0) { $0 + 0.3 * sin(2 * Double.pi * $1 * Double(i) / Double(rate) + phase) }) }
+    }
+
+    /// The frequency of the strongest peak near `hz` in `x`: a Hann-windowed DFT searched
+    /// around it, refined by a parabola on the log magnitude.
+    static func peak(_ x: ArraySlice<Float>, near hz: Double, rate: Int) -> Double {
+        let n = x.count
+        let w = x.enumerated().map { i, v in Double(v) * (0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))) }
+        func magnitude(_ f: Double) -> Double {
+            var re = 0.0, im = 0.0
+            for (i, v) in w.enumerated() {
+                let a = 2 * Double.pi * f * Double(i) / Double(rate)
+                re += v * cos(a); im -= v * sin(a)
+            }
+            return log((re * re + im * im).squareRoot() + 1e-30)
+        }
+        let step = Double(rate) / Double(n) / 8
+        var best = hz, bestValue = -Double.infinity
+        for k in -64...64 {
+            let f = hz + Double(k) * step
+            let v = magnitude(f)
+            if v > bestValue { bestValue = v; best = f }
+        }
+        let a = magnitude(best - step), b = bestValue, c = magnitude(best + step)
+        return best + step * 0.5 * (a - c) / (a - 2 * b + c)
+    }
+
+    static func cents(_ f: Double, _ reference: Double) -> Double { 1200 * log2(f / reference) }
+
+    /// A 997 Hz sine, and each note of a C major chord, keep their pitch within 1 cent at
+    /// every ratio from 0.5 to 2.
+    @Test(arguments: ratios)
+    func aSineAndAChordKeepTheirPitch(ratio: StretchRatio) throws {
+        let n = 96_000
+        let sine = try renderAll(SpectralStretch(input: ArraySource(planes: [Self.tone([997], frames: n)]), ratio: ratio), blockSizes: [4096])[0]
+        let mid = sine.count / 2
+        let f = Self.peak(sine[(mid - 8192)..<(mid + 8192)], near: 997, rate: 48_000)
+        #expect(abs(Self.cents(f, 997)) < 1, "997 Hz at \(ratio): \(f) Hz")
+        let notes = [261.63, 329.63, 392.0]
+        let chord = try renderAll(SpectralStretch(input: ArraySource(planes: [Self.tone(notes, frames: n)]), ratio: ratio), blockSizes: [4096])[0]
+        for note in notes {
+            let g = Self.peak(chord[(mid - 8192)..<(mid + 8192)], near: note, rate: 48_000)
+            #expect(abs(Self.cents(g, note)) < 1, "\(note) Hz at \(ratio): \(g) Hz")
+        }
+        // Held: the level in the middle is the input's (within 1 dB).
+        let rms = (sine[(mid - 8192)..<(mid + 8192)].reduce(0.0) { $0 + Double($1) * Double($1) } / 16_384).squareRoot()
+        #expect(abs(20 * log10(rms / (0.3 / 2.0.squareRoot()))) < 1, "\(ratio): \(rms)")
+    }
+
+    /// A click after silence: the 20 ms before its onset in the output hold at most -40 dB
+    /// of the click's energy up to a ratio of 1.25 (an onset resets the phases). At 2 the
+    /// bound is -8 dB: the attack lands up to a frame early (measured -10.6 dB; Rubber Band
+    /// R3 -14.9): the known weakness, until transients are kept at ratio 1.
+    @Test(arguments: ratios)
+    func aClickHasNoLoudPreEcho(ratio: StretchRatio) throws {
+        var x = [Float](repeating: 0, count: 48_000)
+        for i in 0..<48 { x[24_000 + i] = Float(0.8 * exp(-Double(i) / 8) * (i % 2 == 0 ? 1 : -1)) }
+        let y = try renderAll(SpectralStretch(input: ArraySource(planes: [x]), ratio: ratio), blockSizes: [4096])[0]
+        let onset = Int((24_000 * ratio.doubleValue).rounded())
+        func energy(_ r: Range<Int>) -> Double { y[r].reduce(0.0) { $0 + Double($1) * Double($1) } }
+        let before = energy((onset - 960 - 240)..<(onset - 240)), click = energy((onset - 240)..<(onset + 960))
+        #expect(click > 0)
+        let bound = ratio.doubleValue <= 1.25 ? -40.0 : -8.0
+        #expect(10 * log10(before / click + 1e-30) < bound, "\(ratio): pre-echo \(10 * log10(before / click + 1e-30)) dB")
+    }
+
+    /// Stereo: a left channel 90° ahead of the right keeps that phase difference (within 2°),
+    /// and the mono sum keeps its level: one phase field for both channels.
+    @Test(arguments: ratios)
+    func theStereoImageAndTheMonoSumAreKept(ratio: StretchRatio) throws {
+        let n = 96_000
+        let l = Self.tone([440], frames: n, phase: Double.pi / 2), r = Self.tone([440], frames: n)
+        let out = try renderAll(SpectralStretch(input: ArraySource(planes: [l, r]), ratio: ratio), blockSizes: [4096])
+        let mid = out[0].count / 2
+        func phase(_ x: [Float]) -> Double {
+            var re = 0.0, im = 0.0
+            for i in (mid - 4800)..<(mid + 4800) {
+                let a = 2 * Double.pi * 440 * Double(i) / 48_000
+                re += Double(x[i]) * cos(a); im -= Double(x[i]) * sin(a)
+            }
+            return atan2(im, re)
+        }
+        var d = (phase(out[0]) - phase(out[1])) * 180 / Double.pi
+        while d > 180 { d -= 360 }
+        while d < -180 { d += 360 }
+        #expect(abs(d - 90) < 2, "\(ratio): \(d)°")
+        let sum = (mid - 4800..<(mid + 4800)).map { Double(out[0][$0] + out[1][$0]) }
+        let level = (sum.reduce(0.0) { $0 + $1 * $1 } / Double(sum.count)).squareRoot()
+        #expect(abs(20 * log10(level / 0.3)) < 0.5, "\(ratio): mono sum at \(20 * log10(level / 0.3)) dB")
+    }
+
+    /// One channel, eight, and rates from 8 kHz to 384 kHz: exact lengths, the pitch kept.
+    @Test(arguments: [(8_000, 1), (44_100, 8), (384_000, 2)])
+    func everyChannelCountAndRateWorks(rate: Int, channels: Int) throws {
+        let n = rate   // one second
+        let planes = (0..<channels).map { _ in Self.tone([997], rate: rate, frames: n) }
+        let ratio = StretchRatio(5, 4)
+        let out = try renderAll(SpectralStretch(input: ArraySource(sampleRate: rate, planes: planes), ratio: ratio), blockSizes: [1000, 64])
+        #expect(out.count == channels && out.allSatisfy { Int64($0.count) == ratio.outputFrames(forInput: Int64(n)) })
+        let mid = out[0].count / 2, half = rate / 10
+        let f = Self.peak(out[channels - 1][(mid - half)..<(mid + half)], near: 997, rate: rate)
+        #expect(abs(Self.cents(f, 997)) < 1, "\(rate) Hz, \(channels) channels: \(f) Hz")
+    }
+}
