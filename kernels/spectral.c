@@ -137,9 +137,10 @@ void mx_rfft_inverse(const mx_rfft *p, float *restrict x, const float *restrict 
 /* One analysed frame: each channel's spectrum, and the channels' sum (the shared field). */
 typedef struct {
     float *re, *im;          /* channels x bins */
-    float *mag;              /* channels x bins */
     float *sum_phase;        /* bins: phase of the channels' sum */
     float *sum_log;          /* bins: log magnitude of the sum */
+    float *sum_mag;          /* bins: magnitude of the sum */
+    float *sum_re, *sum_im;  /* bins: the sum */
     float *omega;            /* bins: instantaneous frequency of the sum, radians per input frame */
     double position;         /* input frame of the frame's centre */
     float rise;              /* the share of its magnitude that is new since the previous frame */
@@ -150,7 +151,6 @@ struct mx_pvoc {
     size_t n, bins, hop, channels;
     mx_rfft *fft;
     float *window;           /* periodic Hann, n */
-    float *buffer;           /* n */
     float *phase;            /* bins: the synthesis phase of the last synthesised frame */
     float *next_phase;       /* bins */
     int synthesised;         /* frames synthesised so far */
@@ -160,7 +160,6 @@ struct mx_pvoc {
     /* PGHI: a max-heap of bins by magnitude, and which bins have their phase. */
     uint32_t *heap;
     uint8_t *done;
-    uint8_t *in_heap_previous;
     float *x, *y;            /* scratch, n each */
     float *sr, *si, *fgrad, *re, *im;   /* scratch, bins each */
     float *keys;             /* scratch, 2 bins: heap keys (the previous frame's, then this one's) */
@@ -170,15 +169,16 @@ struct mx_pvoc {
 };
 
 static void mx_pv_frame_free(mx_pv_frame *f) {
-    free(f->re); free(f->im); free(f->mag); free(f->sum_phase); free(f->sum_log); free(f->omega);
+    free(f->re); free(f->im); free(f->sum_phase); free(f->sum_log); free(f->omega);
+    free(f->sum_mag); free(f->sum_re); free(f->sum_im);
 }
 
 void mx_pvoc_destroy(mx_pvoc *p) {
     if (!p) return;
     mx_rfft_destroy(p->fft);
-    free(p->window); free(p->buffer); free(p->phase); free(p->next_phase);
+    free(p->window); free(p->phase); free(p->next_phase);
     for (int i = 0; i < 3; i++) mx_pv_frame_free(&p->frames[i]);
-    free(p->heap); free(p->done); free(p->in_heap_previous);
+    free(p->heap); free(p->done);
     free(p->x); free(p->y); free(p->sr); free(p->si); free(p->fgrad); free(p->re); free(p->im); free(p->keys);
     free(p);
 }
@@ -195,21 +195,20 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
     p->channels = channels;
     size_t b = p->bins, cb = channels * b;
     p->window = malloc(n * sizeof(float));
-    p->buffer = malloc(n * sizeof(float));
     p->phase = calloc(b, sizeof(float));
     p->next_phase = calloc(b, sizeof(float));
     p->heap = malloc(2 * b * sizeof(uint32_t));
     p->done = calloc(b, 1);
-    p->in_heap_previous = calloc(b, 1);
     p->x = malloc(n * sizeof(float)); p->y = malloc(n * sizeof(float));
     p->sr = malloc(b * sizeof(float)); p->si = malloc(b * sizeof(float)); p->fgrad = malloc(b * sizeof(float));
     p->re = malloc(b * sizeof(float)); p->im = malloc(b * sizeof(float)); p->keys = malloc(2 * b * sizeof(float));
-    int ok = p->x && p->y && p->sr && p->si && p->fgrad && p->re && p->im && p->keys && p->window && p->buffer && p->phase && p->next_phase && p->heap && p->done && p->in_heap_previous;
+    int ok = p->x && p->y && p->sr && p->si && p->fgrad && p->re && p->im && p->keys && p->window && p->phase && p->next_phase && p->heap && p->done;
     for (int i = 0; i < 3 && ok; i++) {
         mx_pv_frame *f = &p->frames[i];
-        f->re = calloc(cb, sizeof(float)); f->im = calloc(cb, sizeof(float)); f->mag = calloc(cb, sizeof(float));
+        f->re = calloc(cb, sizeof(float)); f->im = calloc(cb, sizeof(float));
         f->sum_phase = calloc(b, sizeof(float)); f->sum_log = calloc(b, sizeof(float)); f->omega = calloc(b, sizeof(float));
-        ok = f->re && f->im && f->mag && f->sum_phase && f->sum_log && f->omega;
+        f->sum_mag = calloc(b, sizeof(float)); f->sum_re = calloc(b, sizeof(float)); f->sum_im = calloc(b, sizeof(float));
+        ok = f->re && f->im && f->sum_phase && f->sum_log && f->omega && f->sum_mag && f->sum_re && f->sum_im;
     }
     if (!ok) { mx_pvoc_destroy(p); return NULL; }
     for (size_t i = 0; i < n; i++) {
@@ -239,10 +238,9 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
     for (size_t c = 0; c < p->channels; c++) {
         /* Windowed and rotated by half a frame, so that phase is measured at the centre. */
         for (size_t i = 0; i < n; i++) x[(i + half) & (n - 1)] = in[c][i] * p->window[i];
-        float *re = f->re + c * b, *im = f->im + c * b, *mag = f->mag + c * b;
+        float *re = f->re + c * b, *im = f->im + c * b;
         mx_rfft_forward(p->fft, re, im, x);
         for (size_t k = 0; k < b; k++) {
-            mag[k] = sqrtf(re[k] * re[k] + im[k] * im[k]);
             sr[k] += re[k];
             si[k] += im[k];
         }
@@ -250,6 +248,9 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
     double hop_in = prev && prev->valid ? position - prev->position : 0;
     for (size_t k = 0; k < b; k++) {
         float m = sqrtf(sr[k] * sr[k] + si[k] * si[k]);
+        f->sum_mag[k] = m;
+        f->sum_re[k] = sr[k];
+        f->sum_im[k] = si[k];
         f->sum_log[k] = logf(m + 1e-30f);
         f->sum_phase[k] = atan2f(si[k], sr[k]);
         float bin = (float)(2 * mx_pi * (double)k / (double)n);
@@ -265,8 +266,8 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
     /* Onset strength: how much of this frame's magnitude is new (0 steady, 1 after silence). */
     double grown = 0, total = 0;
     for (size_t k = 0; k < b; k++) {
-        float m = expf(f->sum_log[k]);
-        float before = prev && prev->valid ? expf(prev->sum_log[k]) : 0;
+        float m = f->sum_mag[k];
+        float before = prev && prev->valid ? prev->sum_mag[k] : 0;
         grown += m > before ? m - before : 0;
         total += m;
     }
@@ -400,13 +401,27 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
     /* Each channel: its own magnitude, at the shared phase plus its own offset from the
      * sum's (so inter-channel phase, and with it the stereo image and mono sum, is kept). */
     float *y = p->y, *re = p->re, *im = p->im;
+    /* The rotation from the sum's analysis phase to its synthesis phase, once per bin:
+     * u = e^(i phase) conj(sum) / |sum|; channel c is then X_c u (its magnitude, and its
+     * phase offset from the sum, kept). */
+    float *ur = p->sr, *ui = p->si;
+    for (size_t k = 0; k < b; k++) {
+        float cr = cosf(phase[k]), ci = sinf(phase[k]);
+        float m = f->sum_mag[k];
+        if (m > 1e-30f) {
+            float nr = f->sum_re[k] / m, ni = -f->sum_im[k] / m;
+            ur[k] = cr * nr - ci * ni;
+            ui[k] = cr * ni + ci * nr;
+        } else {
+            ur[k] = cr;
+            ui[k] = ci;
+        }
+    }
     for (size_t c = 0; c < p->channels; c++) {
-        const float *xr = f->re + c * b, *xi = f->im + c * b, *mag = f->mag + c * b;
+        const float *xr = f->re + c * b, *xi = f->im + c * b;
         for (size_t k = 0; k < b; k++) {
-            float offset = atan2f(xi[k], xr[k]) - f->sum_phase[k];
-            float ph = phase[k] + offset;
-            re[k] = mag[k] * cosf(ph);
-            im[k] = mag[k] * sinf(ph);
+            re[k] = xr[k] * ur[k] - xi[k] * ui[k];
+            im[k] = xr[k] * ui[k] + xi[k] * ur[k];
         }
         im[0] = 0;
         im[b - 1] = 0;

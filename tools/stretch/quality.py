@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""The stretch quality benchmark (run by tools/bench-stretch-quality; see its header)."""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import wave
+
+import numpy as np
+from scipy.signal import resample_poly
+
+RATE = 48000
+SENTENCES = [
+    "The quick brown fox jumps over the lazy dog.", "She sells sea shells by the sea shore.",
+    "A stitch in time saves nine, and the clock keeps running.", "Please call Stella and ask her to bring these things.",
+    "The museum opens at nine on weekdays and at ten on Sundays.", "Seven silver spoons were found beneath the old kitchen floor.",
+    "How much wood would a woodchuck chuck if it could chuck wood?", "The rain in Spain stays mainly in the plain.",
+    "Pack my box with five dozen liquor jugs.", "We will meet at the station just before the last train leaves.",
+    "Every morning the baker lights the ovens before dawn.", "Thunder rolled across the valley as the storm drew near.",
+    "The committee postponed its decision until next Thursday.", "Bright lanterns swayed gently above the crowded market.",
+    "My grandmother kept her recipes in a battered tin box.", "Turn left at the church and follow the river for a mile.",
+    "The violinist tuned her instrument while the audience settled.", "Quiet footsteps echoed down the long marble corridor.",
+    "Fresh coffee and warm bread filled the cafe with comfort.", "The satellite passed overhead twice before midnight.",
+]
+VOICES = ["en", "en-us", "en+f3", "en+m3", "en-gb-x-rp"]
+
+
+def write(path, x, rate=RATE):
+    x = np.atleast_2d(x)
+    with wave.open(path, "wb") as w:
+        w.setnchannels(x.shape[0])
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes((np.clip(x.T, -1, 1) * 32767).round().astype("<i2").tobytes())
+
+
+def read(path):
+    with wave.open(path) as w:
+        ch, n = w.getnchannels(), w.getnframes()
+        return (np.frombuffer(w.readframes(n), dtype="<i2").astype(np.float64) / 32768).reshape(n, ch).T
+
+
+def midi(path, tracks, tempo=120):
+    """A type-1 standard MIDI file: tracks of (program, channel, [(beat, beats, note, velocity)])."""
+    def vlq(v):
+        out = [v & 0x7F]
+        v >>= 7
+        while v:
+            out.insert(0, (v & 0x7F) | 0x80)
+            v >>= 7
+        return bytes(out)
+    chunks = []
+    for program, channel, notes in tracks:
+        events = []
+        for beat, length, note, vel in notes:
+            events.append((int(beat * 480), bytes([0x90 | channel, note, vel])))
+            events.append((int((beat + length) * 480), bytes([0x80 | channel, note, 0])))
+        events.sort(key=lambda e: (e[0], e[1][0] & 0xF0 == 0x90))
+        data = bytearray(vlq(0) + bytes([0xFF, 0x51, 3]) + (60_000_000 // tempo).to_bytes(3, "big"))
+        if channel != 9:
+            data += vlq(0) + bytes([0xC0 | channel, program])
+        t = 0
+        for when, msg in events:
+            data += vlq(when - t) + msg
+            t = when
+        data += vlq(0) + bytes([0xFF, 0x2F, 0])
+        chunks.append(b"MTrk" + len(data).to_bytes(4, "big") + bytes(data))
+    with open(path, "wb") as f:
+        f.write(b"MThd" + (6).to_bytes(4, "big") + (1).to_bytes(2, "big") + len(chunks).to_bytes(2, "big") + (480).to_bytes(2, "big"))
+        for c in chunks:
+            f.write(c)
+
+
+def pieces():
+    """Five short pieces: drums with piano, strings, a synth lead, a sung lead (choir aahs), a band."""
+    prog = [0, 4, 5, 7, 9, 11, 12]
+    def scale(root, steps):
+        return [root + [0, 2, 4, 5, 7, 9, 11][s % 7] + 12 * (s // 7) for s in steps]
+    drums = (0, 9, [(b * 0.5, 0.25, 42, 80) for b in range(16)] + [(b, 0.25, 36, 110) for b in range(0, 8, 2)]
+             + [(b, 0.25, 38, 100) for b in range(1, 8, 2)])
+    piano = (0, 0, [(b, 0.9, n, 90) for b, n in enumerate(scale(60, [0, 2, 4, 5, 4, 2, 0, 4]))]
+             + [(b, 1.8, n, 70) for b, n in zip(range(0, 8, 2), [48, 53, 55, 48])])
+    strings = (48, 1, [(0, 4, 60, 80), (0, 4, 64, 80), (0, 4, 67, 80), (4, 4, 62, 80), (4, 4, 65, 80), (4, 4, 69, 80)])
+    lead = (81, 2, [(b * 0.5, 0.45, n, 100) for b, n in enumerate(scale(72, [0, 4, 7, 4, 2, 5, 9, 5, 0, 4, 7, 11, 7, 4, 2, 0]))])
+    choir = (52, 3, [(b, 0.95, n, 95) for b, n in enumerate(scale(64, [0, 1, 2, 4, 3, 2, 1, 0]))])
+    bass = (33, 4, [(b, 0.9, n, 100) for b, n in enumerate([36, 36, 41, 41, 43, 43, 36, 36])])
+    return [("drums-piano", [drums, piano]), ("strings", [strings, bass]), ("synth-lead", [lead, drums]),
+            ("choir", [choir, strings]), ("band", [drums, piano, bass, lead])]
+
+
+def material(work, quick):
+    clips = []
+    sentences = SENTENCES[:6] if quick else SENTENCES
+    for i, s in enumerate(sentences):
+        raw, out = f"{work}/s{i}-raw.wav", f"{work}/speech-{i}.wav"
+        subprocess.run(["espeak-ng", "-v", VOICES[i % len(VOICES)], "-w", raw, s], check=True)
+        subprocess.run(["sox", raw, "-r", str(RATE), "-c", "2", out, "norm", "-3"], check=True)
+        clips.append(("speech", out))
+    sf2 = "/usr/share/sounds/sf2/FluidR3_GM.sf2"
+    for name, tracks in (pieces()[:2] if quick else pieces()):
+        mid, raw, out = f"{work}/{name}.mid", f"{work}/{name}-raw.wav", f"{work}/music-{name}.wav"
+        midi(mid, tracks)
+        subprocess.run(["fluidsynth", "-ni", "-q", "-F", raw, "-r", str(RATE), sf2, mid], check=True, capture_output=True)
+        subprocess.run(["sox", raw, out, "trim", "0", "4", "norm", "-3"], check=True)
+        clips.append(("music", out))
+    t = np.arange(4 * RATE) / RATE
+    synth = {
+        "clicks": np.where((np.arange(4 * RATE) % (RATE // 2)) < 48, np.exp(-(np.arange(4 * RATE) % (RATE // 2)) / 8.0), 0) * 0.8,
+        "sweep": 0.4 * np.sin(2 * np.pi * (50 * t + (8000 - 50) / 8 * t * t)),
+        "chord": sum(0.2 * np.sin(2 * np.pi * f * t) for f in (261.63, 329.63, 392.0, 523.25)),
+        "castanets": np.random.default_rng(7).standard_normal(4 * RATE) * 0.5 * (np.exp(-((np.arange(4 * RATE) % 9600) / 300.0))),
+    }
+    for name, x in synth.items():
+        out = f"{work}/synth-{name}.wav"
+        write(out, np.vstack([x, x]))
+        clips.append(("synth", out))
+    return clips
+
+
+# ---- Stretchers: each returns the output (channels x frames) for ratio R = output/input.
+
+def mixdown(algorithm):
+    def run(x, r, work, frames):
+        i, o = f"{work}/in.wav", f"{work}/out.wav"
+        write(i, x)
+        subprocess.run([ARGS.mixdown, "stretch", i, o, "--to-frames", str(frames), "--algorithm", algorithm,
+                        "--overwrite", "--quiet"], check=True)
+        return read(o)
+    return run
+
+
+def bungee(x, r, work, frames):
+    from bungee_python import bungee as b
+    s = b.Bungee(RATE, x.shape[0], speed=1.0)
+    return s.time_stretch(x.T.astype(np.float32), r).T.astype(np.float64)
+
+
+def signalsmith(x, r, work, frames):
+    import python_stretch as ps
+    s = ps.Signalsmith.Stretch()
+    s.preset(x.shape[0], RATE)
+    s.setTimeFactor(1 / r)
+    return np.asarray(s.process(x.astype(np.float32)), dtype=np.float64)
+
+
+def pedalboard_r3(x, r, work, frames):
+    import pedalboard
+    return np.asarray(pedalboard.time_stretch(x.astype(np.float32), RATE, stretch_factor=1 / r), dtype=np.float64)
+
+
+def rubberband_cli(engine):
+    def run(x, r, work, frames):
+        i, o = f"{work}/in.wav", f"{work}/out.wav"
+        write(i, x)
+        subprocess.run(["rubberband", "-q", "-D", f"{frames / RATE:.9f}", engine, i, o], check=True, capture_output=True)
+        return read(o)
+    return run
+
+
+ENGINES = {
+    "mixdown-spectral": mixdown("spectral"), "bungee": bungee, "signalsmith": signalsmith,
+    "pedalboard-r3": pedalboard_r3, "rubberband-r2": rubberband_cli("--fast"), "rubberband-r3": rubberband_cli("--fine"),
+    "mixdown-wsola": mixdown("wsola"),
+}
+
+
+def fit(y, frames):
+    """Trimmed or padded to `frames` (a peer that misses the length is measured on it)."""
+    y = np.atleast_2d(y)
+    if y.shape[1] >= frames:
+        return y[:, :frames]
+    return np.pad(y, ((0, 0), (0, frames - y.shape[1])))
+
+
+def pesq_wb(ref, deg):
+    from pesq import pesq
+    a, b = resample_poly(ref.mean(axis=0), 1, 3), resample_poly(deg.mean(axis=0), 1, 3)
+    return pesq(16000, a, b, "wb")
+
+
+VISQOL = None
+
+
+def visqol_audio(ref, deg, work):
+    global VISQOL
+    from visqol.api import VisqolApi
+    if VISQOL is None:
+        VISQOL = VisqolApi()
+        VISQOL.create(mode="audio")
+    a, b = f"{work}/vref.wav", f"{work}/vdeg.wav"
+    write(a, ref.mean(axis=0))
+    write(b, deg.mean(axis=0))
+    return float(VISQOL.measure(a, b).moslqo)
+
+
+def bootstrap(d, rng):
+    d = np.asarray(d)
+    means = [rng.choice(d, len(d)).mean() for _ in range(2000)]
+    return d.mean(), np.percentile(means, 2.5), np.percentile(means, 97.5)
+
+
+def main():
+    global ARGS
+    p = argparse.ArgumentParser()
+    p.add_argument("--mixdown", required=True)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--out", default=None)
+    p.add_argument("--engines", default=",".join(ENGINES))
+    ARGS = p.parse_args()
+    ratios = [0.5, 0.8, 1.25, 2.0] if ARGS.quick else [0.5, 0.67, 0.8, 0.9, 0.95, 1.05, 1.1, 1.25, 1.5, 2.0]
+    engines = ARGS.engines.split(",")
+    work = ARGS.out or tempfile.mkdtemp(prefix="stretch-quality-")
+    os.makedirs(work, exist_ok=True)
+    clips = material(work, ARGS.quick)
+    scores = {}   # (metric, ratio, engine) -> [score per clip]
+    for kind, path in clips:
+        x = read(path)
+        n = x.shape[1]
+        for r in ratios:
+            frames = int(round(n * r))
+            for e in engines:
+                try:
+                    y = ENGINES[e](x, r, work, frames)
+                    length_error = abs(np.atleast_2d(y).shape[1] - frames)
+                    back = fit(ENGINES[e](fit(y, frames), 1 / r, work, n), n)
+                except Exception as error:   # a peer that fails is reported, not fatal
+                    print(f"{e} failed on {os.path.basename(path)} at {r}: {error}", file=sys.stderr)
+                    continue
+                scores.setdefault(("length error (frames)", r, e), []).append(length_error)
+                if kind == "speech":
+                    scores.setdefault(("PESQ-WB round trip", r, e), []).append(pesq_wb(x, back))
+                scores.setdefault(("ViSQOL round trip", r, e), []).append(visqol_audio(x, back, work))
+            print(f"{os.path.basename(path)} at {r} done", file=sys.stderr, flush=True)
+    rng = np.random.default_rng(1)
+    print("| metric | ratio | " + " | ".join(engines) + " |")
+    print("|---|---|" + "---|" * len(engines))
+    for metric in ["PESQ-WB round trip", "ViSQOL round trip", "length error (frames)"]:
+        for r in ratios:
+            row = []
+            for e in engines:
+                s = scores.get((metric, r, e))
+                if not s:
+                    row.append("-")
+                    continue
+                cell = f"{np.mean(s):.2f}"
+                base = scores.get((metric, r, "mixdown-spectral"))
+                if e != "mixdown-spectral" and base and len(base) == len(s) and metric != "length error (frames)":
+                    m, lo, hi = bootstrap(np.asarray(base) - np.asarray(s), rng)
+                    cell += f" ({m:+.2f} [{lo:+.2f}, {hi:+.2f}])"
+                row.append(cell)
+            print(f"| {metric} | {r} | " + " | ".join(row) + " |")
+    print(f"\n(Each peer's cell: its mean, then Mixdown spectral minus it, per clip, with a bootstrap 95 % interval. Clips: "
+          f"{sum(k == 'speech' for k, _ in clips)} speech, {sum(k == 'music' for k, _ in clips)} music, "
+          f"{sum(k == 'synth' for k, _ in clips)} synthesised; work in {work}.)")
+
+
+if __name__ == "__main__":
+    main()
