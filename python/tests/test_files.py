@@ -69,13 +69,15 @@ def test_stretch_to_frames_duration_and_match(stereo, tmp_path):
     assert mixdown.stretch(path, tmp_path / "c.wav", duration=Fraction(960001, 96000)).frames == 480001
     other = write_wav(tmp_path / "other.wav", np.zeros((200000, 1), np.float32), 48000)
     assert mixdown.stretch(path, tmp_path / "d.wav", match=other, algorithm="wsola").frames == 200000
+    # Mixdown's own spectral stretch, through the C API's MIXDOWN_ALGORITHM_SPECTRAL.
+    assert mixdown.stretch(path, tmp_path / "e.wav", ratio="1.25", algorithm="spectral").frames == 600000
 
 
 def test_stretch_refuses_two_targets_and_writes_nothing(stereo, tmp_path):
     path, _ = stereo
     with pytest.raises(mixdown.Error, match="ratio and frames: give one target"):
         mixdown.stretch(path, tmp_path / "out.wav", ratio="1.0001", frames=1000)
-    with pytest.raises(mixdown.Error, match="algorithm 'fast': must be one of auto, varispeed, wsola, rubberband"):
+    with pytest.raises(mixdown.Error, match="algorithm 'fast': must be one of auto, varispeed, wsola, rubberband, spectral"):
         mixdown.stretch(path, tmp_path / "out.wav", ratio="1.0001", algorithm="fast")
     assert list(tmp_path.iterdir()) == [path]
 
