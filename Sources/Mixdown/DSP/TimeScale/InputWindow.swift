@@ -90,3 +90,18 @@ extension AudioNode {
         return status.frames
     }
 }
+
+extension Optional where Wrapped == PlanarFIFO {
+    /// A hop-by-hop stretcher's render (WSOLA, the spectral stretch): `step` adds the next
+    /// hop to this FIFO until `frames` are held (or the `total` output is); they are popped
+    /// into `buffer` and counted in `produced`. Nil (not prepared) or done: no frames, ended.
+    func renderHops(into buffer: AudioBuffer, frames: Int, produced: inout Int64, total: Int64,
+                    step: () throws(MixdownError) -> Void) throws(MixdownError) -> RenderStatus {
+        let want = Int(min(Int64(frames), total - produced))
+        guard want > 0, let fifo = self else { return RenderStatus(frames: 0, ended: true) }
+        while fifo.count < want { try step() }
+        fifo.pop(into: buffer, frames: want)
+        produced += Int64(want)
+        return RenderStatus(frames: want, ended: produced == total)
+    }
+}

@@ -96,12 +96,7 @@ public final class SpectralStretch: AudioNode {
     }
 
     public func render(into buffer: AudioBuffer, frames: Int) throws(MixdownError) -> RenderStatus {
-        let want = Int(min(Int64(frames), outputFrames - produced))
-        guard want > 0, let fifo = pending else { return RenderStatus(frames: 0, ended: true) }
-        while fifo.count < want { try step() }
-        fifo.pop(into: buffer, frames: want)
-        produced += Int64(want)
-        return RenderStatus(frames: want, ended: produced == outputFrames)
+        try pending.renderHops(into: buffer, frames: frames, produced: &produced, total: outputFrames, step: step)
     }
 
     /// Analyses the next frame's input.
