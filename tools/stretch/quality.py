@@ -133,7 +133,7 @@ def mixdown(algorithm):
 def bungee(x, r, work, frames):
     from bungee_python import bungee as b
     s = b.Bungee(RATE, x.shape[0], speed=1.0)
-    return s.time_stretch(x.T.astype(np.float32), r).T.astype(np.float64)
+    return s.time_stretch(np.ascontiguousarray(x.T, dtype=np.float32), r).T.astype(np.float64)
 
 
 def signalsmith(x, r, work, frames):
@@ -141,12 +141,13 @@ def signalsmith(x, r, work, frames):
     s = ps.Signalsmith.Stretch()
     s.preset(x.shape[0], RATE)
     s.setTimeFactor(1 / r)
-    return np.asarray(s.process(x.astype(np.float32)), dtype=np.float64)
+    # C order (channels, frames): a transposed view passed as it is reads as interleaved.
+    return np.asarray(s.process(np.ascontiguousarray(x, dtype=np.float32)), dtype=np.float64)
 
 
 def pedalboard_r3(x, r, work, frames):
     import pedalboard
-    return np.asarray(pedalboard.time_stretch(x.astype(np.float32), RATE, stretch_factor=1 / r), dtype=np.float64)
+    return np.asarray(pedalboard.time_stretch(np.ascontiguousarray(x, dtype=np.float32), RATE, stretch_factor=1 / r), dtype=np.float64)
 
 
 def rubberband_cli(engine):
