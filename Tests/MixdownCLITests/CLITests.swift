@@ -235,6 +235,8 @@ final class Workspace {
         #expect(try frames(["--ratio", "1.0001309"]) == 2_880_377)
         #expect(try frames(["--ratio", "10001309/10000000", "--resampler", "libsamplerate", "--quality", "fastest"]) == 2_880_377)
         #expect(try frames(["--to-frames", "2880377", "--algorithm", "wsola"]) == 2_880_377)
+        // The spectral stretch through the file job (a preroll comes between prepare and render).
+        #expect(try frames(["--ratio", "1.25", "--algorithm", "spectral"]) == 3_600_000)
         #expect(try frames(["--to-duration", "60.5"]) == 2_904_000)
         #expect(try frames(["--to-duration", "2904001f"]) == 2_904_001)
         _ = try CLI.run(["export", "in.wav", "ref.flac", "--duration", "59.5", "-q"], in: ws.path)

@@ -92,7 +92,6 @@ public final class SpectralStretch: AudioNode {
         pending = PlanarFIFO(channelCount: channels, capacity: maximumFrames + frameSize)
         inPointers = Array(repeating: nil, count: channels)
         outPointers = Array(repeating: nil, count: channels)
-        try analyse()   // one frame of look-ahead
     }
 
     public func render(into buffer: AudioBuffer, frames: Int) throws(MixdownError) -> RenderStatus {
@@ -112,6 +111,9 @@ public final class SpectralStretch: AudioNode {
 
     /// Synthesises one frame into the overlap-add and moves the finished hop to the FIFO.
     private func step() throws(MixdownError) {
+        // One frame of look-ahead, read at the first step: prepare pulls nothing (a preroll
+        // may still come between prepare and the first render).
+        if nextAnalysed == firstFrame { try analyse() }
         try analyse()
         let acc = accumulator!
         for ch in 0..<channels { outPointers[ch] = acc[channel: ch] }
