@@ -156,7 +156,6 @@ struct mx_pvoc {
     int synthesised;         /* frames synthesised so far */
     mx_pv_frame frames[3];   /* ring: previous, current, next */
     int newest;              /* index of the last analysed frame in the ring */
-    int analysed;
     /* PGHI: a max-heap of bins by magnitude, and which bins have their phase. */
     uint32_t *heap;
     uint8_t *done;
@@ -275,7 +274,6 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
     f->position = position;
     f->valid = 1;
     p->newest = slot;
-    p->analysed++;
 }
 
 /* Max-heap of bin indices keyed by key[index]. */
