@@ -39,8 +39,11 @@ public struct Rational: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// The error a result that does not fit throws: a `time` parameter, which a reader
     /// rethrows at the place whose times it was adding.
     public static func inexact(_ operation: String) -> MixdownError {
-        .invalidParameter(name: "time", value: operation, reason: "has no exact result within 64 bits (rates too fine, or too many unrelated ones)")
+        .invalidParameter(name: "time", value: operation, reason: inexactReason)
     }
+
+    /// The reason `inexact` gives (a reader matches it to tell an overflow from a division by zero).
+    public static let inexactReason = "has no exact result within 64 bits (rates too fine, or too many unrelated ones)"
 
     public func adding(_ b: Rational) throws(MixdownError) -> Rational {
         let g = Int128(gcd(denominator, b.denominator))

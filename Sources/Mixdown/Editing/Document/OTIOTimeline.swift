@@ -151,7 +151,7 @@ public enum OTIOTimeline {
                 }
             } catch {
                 // An exact sum that does not fit knows no place: it is the tracks' times.
-                if case .invalidParameter("time", _, _) = error {
+                if case .invalidParameter("time", _, Rational.inexactReason) = error {
                     throw .invalidDocument(file: file, location: "tracks", reason: "its times, added exactly, leave 64 bits (rates too fine, or too many unrelated ones)")
                 }
                 throw error
