@@ -51,11 +51,17 @@ let package = Package(
         // include/mixdown.h as a module, so that the C API's Swift side uses its structs.
         .systemLibrary(name: "CMixdownHeader"),
         // The C API: @_cdecl functions that translate to the Swift library, nothing more.
-        .target(name: "MixdownCAPI", dependencies: ["Mixdown", "MixdownKernels", "CMixdownHeader"]),
-        // The `mixdown` command: parsing and printing only.
+        // (A batch manifest's lines are command lines: the C API parses them with the commands.)
+        .target(name: "MixdownCAPI", dependencies: ["Mixdown", "MixdownCommands", "MixdownKernels", "CMixdownHeader"]),
+        // The commands' grammar: parsing and printing only, each command a library call.
+        .target(
+            name: "MixdownCommands",
+            dependencies: ["Mixdown", "MixdownTools", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // The `mixdown` executable: its entry point, exit codes and suggestions.
         .executableTarget(
             name: "MixdownCLI",
-            dependencies: ["Mixdown", "MixdownTools", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Mixdown", "MixdownCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // libebur128, the loudness meter most tools use: the reference the meter's tests
         // compare against (tests only; the library does not link it).

@@ -34,7 +34,7 @@ extern "C" {
 
 /* The version this header describes. mixdown_version() gives the library's own. */
 #define MIXDOWN_VERSION_MAJOR 0
-#define MIXDOWN_VERSION_MINOR 2
+#define MIXDOWN_VERSION_MINOR 3
 #define MIXDOWN_VERSION_PATCH 0
 
 /* Status codes. */
@@ -52,9 +52,10 @@ typedef enum mixdown_status {
     MIXDOWN_ERROR_CANCELLED = 10,       /* the progress callback asked to stop */
     MIXDOWN_ERROR_NO_ALIGNMENT = 11,    /* drift estimation found no trustworthy alignment */
     MIXDOWN_ERROR_INTERNAL = 12,        /* a bug: please report it with mixdown_last_error() */
-    MIXDOWN_ERROR_LOUDNESS = 13         /* an output that cannot meet its loudness target or true-peak
+    MIXDOWN_ERROR_LOUDNESS = 13,        /* an output that cannot meet its loudness target or true-peak
                                            ceiling (measured after writing, or out of the limiter's
                                            reach): nothing was written */
+    MIXDOWN_ERROR_BATCH = 14            /* since 0.3: a batch job failed or was not run (the others ran) */
 } mixdown_status;
 
 /* Time-scale algorithms (the CLI's --algorithm). */
@@ -186,8 +187,8 @@ void mixdown_stretch_options_init(mixdown_stretch_options *options);
 typedef struct mixdown_export_options {
     int64_t start_num, start_den;       /* start; 0/1: the file's start */
     int64_t duration_num, duration_den; /* duration; 0/1: to the file's end */
-    int64_t fade_in_num, fade_in_den;   /* equal-power fade in; 0/1: none */
-    int64_t fade_out_num, fade_out_den; /* fade out; 0/1: none */
+    int64_t fade_in_num, fade_in_den;   /* linear fade in (gain 0 to 1); 0/1: none */
+    int64_t fade_out_num, fade_out_den; /* linear fade out (gain 1 to 0); 0/1: none */
     int stream;                         /* the input's audio stream; -1: the first */
 } mixdown_export_options;
 
@@ -216,6 +217,22 @@ int mixdown_stretch(const char *input, const char *output, const mixdown_stretch
                     const mixdown_output_options *output_options,
                     mixdown_progress_fn progress, void *user_data, mixdown_result *result);
 
+/* Since 0.3. What mixdown_stretch would do with the same input and options, known before
+ * it starts (it opens the input, and a match_path's file, and renders nothing). */
+typedef struct mixdown_stretch_plan {
+    int64_t ratio_num;          /* the exact ratio the stretch uses, reduced */
+    int64_t ratio_den;
+    int64_t output_frames;      /* exactly the frames it writes */
+    mixdown_algorithm algorithm; /* the algorithm that runs (AUTO resolved for the ratio) */
+    double estimated_seconds;   /* a rough estimate of the wall time */
+    /* When AUTO chose a pitch-keeping algorithm that will take long (10 s or more): what it
+     * chose, why, about how long, and the faster choices, as text; else "". */
+    char notice[512];
+} mixdown_stretch_plan;
+
+/* Fills `*plan` for a stretch of `input` with `options`. Thread-safe. */
+int mixdown_stretch_plan_read(const char *input, const mixdown_stretch_options *options, mixdown_stretch_plan *plan);
+
 /* Exports a time range of `input` with fades. As mixdown_stretch. */
 int mixdown_export(const char *input, const char *output, const mixdown_export_options *options,
                    const mixdown_output_options *output_options,
@@ -229,6 +246,25 @@ int mixdown_export(const char *input, const char *output, const mixdown_export_o
  * overwrite and threads where set. Thread-safe.
  */
 int mixdown_render_document(const char *json, const char *base_dir, const char *path, const char *output,
+                            const mixdown_output_options *output_options,
+                            mixdown_progress_fn progress, void *user_data, mixdown_result *result);
+
+/*
+ * Since 0.3. Where a timeline's media is looked for when it is not where the timeline
+ * says (`mixdown render --media DIR --relink OLD=NEW`; docs/otio.md). Each list is an
+ * array of strings ended by NULL, or NULL for none.
+ */
+typedef struct mixdown_media_options {
+    const char *const *directories; /* looked in by file name, then by clip name */
+    const char *const *relink;      /* "OLD_PREFIX=NEW_PREFIX": a path under OLD_PREFIX is looked for under NEW_PREFIX */
+} mixdown_media_options;
+
+/*
+ * Since 0.3. Renders the document or editor's timeline in the file `path` (.json, .otio,
+ * .edl, .xml, .aaf) to `output`, finding moved media through `media` (may be NULL). As
+ * mixdown_render_document otherwise. Thread-safe.
+ */
+int mixdown_render_timeline(const char *path, const mixdown_media_options *media, const char *output,
                             const mixdown_output_options *output_options,
                             mixdown_progress_fn progress, void *user_data, mixdown_result *result);
 
@@ -265,6 +301,88 @@ typedef struct mixdown_drift {
 int mixdown_estimate_drift(const char *reference, const char *recording,
                            const mixdown_drift_options *options, mixdown_drift *drift);
 
+/* ---- Sync of many recordings ------------------------------------------------------- */
+
+/* Since 0.3. `mixdown sync`'s options. Fill with mixdown_sync_options_init, then change. */
+typedef struct mixdown_sync_options {
+    int64_t max_offset_num;     /* the largest offset searched, num / den seconds; */
+    int64_t max_offset_den;     /*   0/1: 60 s for two files, any overlap for more */
+    double max_drift_ppm;       /* default 1000 */
+    double window_spacing;      /* seconds between analysis windows; default 10 */
+    double min_confidence;      /* below it a recording is not placed; default 0.5 */
+    int piecewise;              /* nonzero: report where the drift changes (two files only) */
+    const char *const *devices; /* NULL-ended "NAME=CLIP,CLIP,...": clips of one device share a clock; or NULL */
+    const char *plot_path;      /* an SVG of every window's lag, or NULL */
+    const char *document_path;  /* a composition document of the aligned event, or NULL */
+    const char *otio_path;      /* an OpenTimelineIO timeline of the aligned event, or NULL */
+    const char *otio_rate;      /* with otio_path: every time at this edit rate ("24", "30000/1001"), or NULL */
+    const char *stems_dir;      /* every recording aligned and drift-corrected, REF's length, into this directory, or NULL */
+    const char *stems_type;     /* the stems' type ("wav", "flac", ...); NULL: wav */
+    int keep_polarity;          /* nonzero: stems keep the polarity as recorded */
+    int keep_going;             /* nonzero: write the outputs of the recordings placed even if one was not */
+    int overwrite;              /* nonzero: replace the plot, document, timeline and stems */
+    int require_one_line;       /* nonzero: a recording that one offset and ratio do not describe (a clock
+                                   that wanders or jumps) fails the call with MIXDOWN_ERROR_NO_ALIGNMENT;
+                                   zero: the report has its map, and the outputs follow it */
+} mixdown_sync_options;
+
+void mixdown_sync_options_init(mixdown_sync_options *options);
+
+/* What a sync did. */
+typedef struct mixdown_sync_result {
+    int32_t recordings;         /* recordings placed or not (device clips included) */
+    int32_t placed;
+    int64_t stem_frames;        /* frames written to the stems, all together */
+    double seconds;             /* wall time taken */
+} mixdown_sync_result;
+
+/*
+ * Places `count` recordings (and the devices' clips) on `reference`'s clock, and writes
+ * the outputs the options name, as `mixdown sync` does. `options`, `progress`, `result`
+ * and `report_json` may be NULL. `*report_json` receives the report `mixdown sync --json`
+ * prints, as one JSON array (one object per recording, with its estimate, device, path of
+ * placement and error), owned by the library and valid until the calling thread's next
+ * mixdown_sync. A recording not placed fails the call with MIXDOWN_ERROR_NO_ALIGNMENT (and
+ * with keep_going the others' outputs are written); the report is set either way once the
+ * analysis ran. Thread-safe.
+ */
+int mixdown_sync(const char *reference, const char *const *recordings, int32_t count,
+                 const mixdown_sync_options *options, mixdown_progress_fn progress, void *user_data,
+                 mixdown_sync_result *result, const char **report_json);
+
+/* ---- Batches ---------------------------------------------------------------------- */
+
+/* Since 0.3. `mixdown batch`'s options (docs/batch.md). Fill with mixdown_batch_options_init. */
+typedef struct mixdown_batch_options {
+    int32_t jobs;               /* jobs at once; 0: one per core */
+    int32_t shard_index;        /* with shard_count > 0: run the jobs whose index is shard_index mod shard_count */
+    int32_t shard_count;        /* 0: every job */
+    const char *results_path;   /* NULL: beside the manifest, one per shard */
+    int keep_going;             /* nonzero: run every job even when one fails */
+} mixdown_batch_options;
+
+void mixdown_batch_options_init(mixdown_batch_options *options);
+
+typedef struct mixdown_batch_result {
+    int32_t total;              /* the shard's jobs */
+    int32_t done;
+    int32_t skipped;            /* done by an earlier run and unchanged */
+    int32_t failed;
+    int32_t not_run;            /* not started after a failure (without keep_going) or a cancel */
+    int64_t frames;             /* frames written */
+    double seconds;
+} mixdown_batch_result;
+
+/*
+ * Runs the manifest `manifest` (JSON Lines of {"args": [...], "id": ...}; docs/batch.md) as
+ * `mixdown batch` does: resumably, `jobs` at once. Every line is checked before anything
+ * runs. A failed job fails the call (MIXDOWN_ERROR_BATCH, the first failure's message in
+ * mixdown_last_error()) after the others ran or were not started; `*result` is set either
+ * way. Thread-safe.
+ */
+int mixdown_batch_run(const char *manifest, const mixdown_batch_options *options,
+                      mixdown_progress_fn progress, void *user_data, mixdown_batch_result *result);
+
 /* ---- Pull rendering ----------------------------------------------------------------- */
 
 /* A render the caller pulls into its own buffers, frame-identical to the file render. */
@@ -276,6 +394,10 @@ typedef struct mixdown_render mixdown_render;
  * new handle; on failure it is set to NULL. Thread-safe.
  */
 int mixdown_render_open_document(mixdown_render **handle, const char *json, const char *base_dir, const char *path);
+
+/* Since 0.3. Opens a pull render of the document or timeline in the file `path`, finding
+ * moved media through `media` (may be NULL). As mixdown_render_open_document. */
+int mixdown_render_open_timeline(mixdown_render **handle, const char *path, const mixdown_media_options *media);
 
 /* Opens a pull render of a stretch of `input`. As mixdown_render_open_document. */
 int mixdown_render_open_stretch(mixdown_render **handle, const char *input, const mixdown_stretch_options *options);

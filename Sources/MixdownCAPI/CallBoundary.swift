@@ -65,25 +65,34 @@ enum CallBoundary {
     static func invalid(_ message: String) -> Refusal { Refusal(status: MIXDOWN_ERROR_INVALID_ARGUMENT, message: message) }
 }
 
-/// The calling thread's last error message, owned by the library (one C string per
-/// thread, freed when the thread ends or the next error replaces it).
-enum LastError {
-    private static let key: pthread_key_t = {
+/// A C string per thread, owned by the library: freed when the thread ends or the next
+/// `set` on that thread replaces it.
+final class ThreadText: Sendable {
+    private let key: pthread_key_t
+    nonisolated(unsafe) private let empty = UnsafePointer<CChar>(strdup("")!)
+
+    init() {
         var key = pthread_key_t()
         pthread_key_create(&key) { free($0) }
-        return key
-    }()
-    nonisolated(unsafe) private static let empty = UnsafePointer<CChar>(strdup("")!)
-
-    static func set(_ message: String) {
-        free(pthread_getspecific(key))
-        pthread_setspecific(key, strdup(message))
+        self.key = key
     }
 
-    static var current: UnsafePointer<CChar> {
+    func set(_ text: String) {
+        free(pthread_getspecific(key))
+        pthread_setspecific(key, strdup(text))
+    }
+
+    var current: UnsafePointer<CChar> {
         guard let p = pthread_getspecific(key) else { return empty }
         return UnsafePointer(p.assumingMemoryBound(to: CChar.self))
     }
+}
+
+/// The calling thread's last error message.
+enum LastError {
+    private static let text = ThreadText()
+    static func set(_ message: String) { text.set(message) }
+    static var current: UnsafePointer<CChar> { text.current }
 }
 
 /// Static C strings for the life of the process (the names of status codes).

@@ -118,6 +118,24 @@ public func cStretch(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CCh
     }
 }
 
+@_cdecl("mixdown_stretch_plan_read")
+public func cStretchPlanRead(_ input: UnsafePointer<CChar>?, _ options: UnsafePointer<mixdown_stretch_options>?,
+                             _ plan: UnsafeMutablePointer<mixdown_stretch_plan>?) -> Int32 {
+    CallBoundary.run {
+        let out = try CallBoundary.required(plan, "plan")
+        let job = try Options.stretch(input: CallBoundary.string(input, "input"), output: "", options)
+        let p = try job.plan()
+        var c = mixdown_stretch_plan()
+        c.ratio_num = p.ratio.numerator
+        c.ratio_den = p.ratio.denominator
+        c.output_frames = p.outputFrames
+        c.algorithm = Options.algorithm(p.algorithm)
+        c.estimated_seconds = p.estimatedSeconds
+        Options.copy(p.notice ?? "", into: &c.notice)
+        out.pointee = c
+    }
+}
+
 @_cdecl("mixdown_export")
 public func cExport(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?,
                     _ options: UnsafePointer<mixdown_export_options>?, _ outputOptions: UnsafePointer<mixdown_output_options>?,

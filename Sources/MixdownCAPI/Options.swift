@@ -16,6 +16,32 @@ enum Options {
         }
     }
 
+    static func algorithm(_ value: TimeScaleAlgorithm) -> mixdown_algorithm {
+        switch value {
+        case .auto: MIXDOWN_ALGORITHM_AUTO
+        case .varispeed: MIXDOWN_ALGORITHM_VARISPEED
+        case .wsola: MIXDOWN_ALGORITHM_WSOLA
+        case .rubberband: MIXDOWN_ALGORITHM_RUBBERBAND
+        case .spectral: MIXDOWN_ALGORITHM_SPECTRAL
+        }
+    }
+
+    /// Copies `text` into a fixed C char array, NUL-terminated, cut at a whole UTF-8
+    /// character when it does not fit.
+    static func copy<T>(_ text: String, into array: inout T) {
+        withUnsafeMutableBytes(of: &array) { raw in
+            guard raw.count > 0 else { return }
+            var bytes = Array(text.utf8.prefix(raw.count - 1))
+            // Never end inside a character: drop continuation bytes and their lead.
+            if bytes.count < text.utf8.count {
+                while let last = bytes.last, last & 0xC0 == 0x80 { bytes.removeLast() }
+                if let last = bytes.last, last >= 0xC0 { bytes.removeLast() }
+            }
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+    }
+
     static func quality(_ value: mixdown_quality) throws(CallBoundary.Refusal) -> ResamplerQuality {
         switch value {
         case MIXDOWN_QUALITY_BEST: .best
@@ -118,12 +144,4 @@ enum Options {
         result?.pointee = r
     }
 
-    /// Copies `text` into a fixed C char array (truncated to fit, always NUL-terminated).
-    static func copy<T>(_ text: String, into field: inout T) {
-        withUnsafeMutableBytes(of: &field) { raw in
-            let bytes = Array(text.utf8.prefix(raw.count - 1))
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-    }
 }

@@ -1,14 +1,28 @@
 import ArgumentParser
 import Foundation
 import Mixdown
+import MixdownCommands
 
 /// Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (Ctrl-C).
 @main
 struct Main {
     static func main() {
         Interrupts.install()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        // Bare `mixdown` is a usage error, as with git: the usage goes to standard error.
+        if arguments.isEmpty {
+            printError(MixdownCommand.helpMessage())
+            printError("mixdown: error: give a command (mixdown --help lists them)")
+            exit(2)
+        }
+        // A first word that is no command: say which command was meant, as git and cargo do,
+        // rather than ArgumentParser's "3 unexpected arguments".
+        if let word = arguments.first, !word.hasPrefix("-"), !CommandSuggestion.commands.contains(word) {
+            printError("mixdown: error: " + CommandSuggestion.message(for: word))
+            exit(2)
+        }
         do {
-            var command = try MixdownCommand.parseAsRoot()
+            var command = try MixdownCommand.parseAsRoot(arguments)
             try command.run()
         } catch let error as MixdownError {
             printError("mixdown: error: \(error)")
@@ -36,20 +50,46 @@ struct Main {
     }
 }
 
-struct MixdownCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "mixdown",
-        abstract: "An offline audio render engine: trim, fade, stretch and mix audio files exactly.",
-        version: MixdownVersion.string,
-        subcommands: [Info.self, Export.self, Stretch.self, Render.self, Sync.self, Loudness.self, Batch.self, GeneratePair.self, Generate.self, MeasureSync.self, MeasureLength.self, MeasureSine.self, Bench.self]
-    )
+/// What to say of a first word that names no command.
+enum CommandSuggestion {
+    /// The commands' names, and ArgumentParser's own `help`.
+    static let commands = MixdownCommand.configuration.subcommands.map { $0._commandName } + ["help"]
+
+    static func message(for word: String) -> String {
+        let near = suggestions(for: word)
+        let tail = near.isEmpty ? "the commands are \(commands.joined(separator: ", "))"
+            : "did you mean \(near.map { "'\($0)'" }.joined(separator: " or "))?"
+        return "'\(word)' is not a mixdown command; \(tail)"
+    }
+
+    /// The commands within a few edits of `word` (Damerau-Levenshtein: a swap of two
+    /// neighbours is one edit), or that it begins: nearest first.
+    static func suggestions(for word: String) -> [String] {
+        let w = word.lowercased()
+        let limit = max(1, min(3, w.count / 3))
+        return commands
+            .map { ($0, w.count >= 2 && $0.hasPrefix(w) ? 0 : editDistance(w, $0)) }
+            .filter { $0.1 <= limit }
+            .sorted { ($0.1, $0.0) < ($1.1, $1.0) }
+            .map(\.0)
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
+        var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { d[i][0] = i }
+        for j in 0...b.count { d[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return d[a.count][b.count]
+    }
 }
 
-/// A bad option value found after parsing (for example a malformed time): exit code 2.
-struct UsageError: Error {
-    let message: String
-}
-
-func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
-}

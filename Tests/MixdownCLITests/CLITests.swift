@@ -326,4 +326,42 @@ final class Workspace {
         let bad = try CLI.run(["bench", "--seconds", "0"], in: dir)
         #expect(bad.code == 2 && bad.stderr.contains("--seconds 0.0: must be above 0"))
     }
+
+    /// A misspelt command gets the nearest commands, as git and cargo do; a word near none
+    /// gets the list; bare `mixdown` is a usage error with the usage on standard error.
+    @Test func aWordThatIsNoCommandGetsTheNearestOne() throws {
+        let dir = NSTemporaryDirectory()
+        for (args, message) in [
+            (["strech", "a.wav", "b.wav"], "mixdown: error: 'strech' is not a mixdown command; did you mean 'stretch'?"),
+            (["sinc", "a.wav"], "mixdown: error: 'sinc' is not a mixdown command; did you mean 'sync'?"),
+            (["loudnes", "a.wav"], "mixdown: error: 'loudnes' is not a mixdown command; did you mean 'loudness'?"),
+            (["gen", "a.wav"], "did you mean 'generate' or 'generate-pair'?"),
+            (["xyzzy"], "'xyzzy' is not a mixdown command; the commands are info, export, stretch, render, sync, loudness, batch,"),
+        ] {
+            let r = try CLI.run(args, in: dir)
+            #expect(r.code == 2 && r.stdout.isEmpty && r.stderr.contains(message), "\(args): \(r.code) \(r.stderr)")
+        }
+        let bare = try CLI.run([], in: dir)
+        #expect(bare.code == 2 && bare.stdout.isEmpty)
+        #expect(bare.stderr.contains("USAGE: mixdown <subcommand>") && bare.stderr.hasSuffix("mixdown: error: give a command (mixdown --help lists them)\n"))
+        // Commands, help and options still parse.
+        let help = try CLI.run(["help", "stretch"], in: dir)
+        #expect(help.code == 0 && help.stdout.contains("--algorithm"))
+        #expect(try CLI.run(["--version"], in: dir).code == 0)
+    }
+
+    /// Completion scripts offer the values an option takes and files where a file goes.
+    @Test func completionsOfferOptionValuesAndFiles() throws {
+        let bash = try CLI.run(["--generate-completion-script", "bash"], in: NSTemporaryDirectory())
+        #expect(bash.code == 0)
+        for values in ["auto varispeed wsola rubberband spectral timeDomain", "best medium fastest", "auto polyphase libsamplerate",
+                       "wav aiff flac caf ogg opus mp3 w64 rf64 m4a mp4 mov mkv webm", "s16 s24 f32"] {
+            // bash's script lists them one per line: 'auto'$'\n''varispeed'...
+            let listed = "'" + values.split(separator: " ").joined(separator: "'$'\\n''") + "'"
+            #expect(bash.stdout.contains(listed), "bash completion lacks \(listed)")
+        }
+        #expect(bash.stdout.contains("complete -o filenames -F _mixdown mixdown"))
+        let fish = try CLI.run(["--generate-completion-script", "fish"], in: NSTemporaryDirectory())
+        #expect(fish.code == 0 && fish.stdout.contains("-l 'algorithm'") && fish.stdout.contains("-rfka 'auto varispeed wsola rubberband spectral timeDomain'"))
+    }
 }

@@ -23,18 +23,21 @@ import json
 import math
 import os
 import threading
+import warnings
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Callable, Iterator, Mapping, Optional, Union
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
 from . import _native
 from ._native import lib as _lib
 
-__all__ = ["Error", "FileInfo", "Result", "Loudness", "SyncEstimate", "Render", "info", "loudness", "stretch", "export",
-           "render", "sync", "open", "version", "__version__"]
+__all__ = ["Error", "SlowStretchWarning", "FileInfo", "Result", "Loudness", "StretchPlan", "SyncEstimate", "SyncReport",
+           "BatchSummary", "Render", "info", "loudness", "plan", "stretch", "export", "render", "sync", "batch", "open",
+           "version", "__version__"]
 
 Exact = Union[Fraction, int, str, Decimal]
 """A number kept exact: a Fraction, an int, a Decimal or a decimal string ("1.0001309", "10001309/10000000")."""
@@ -55,6 +58,12 @@ class Error(Exception):
         super().__init__(message)
         self.status = status
         self.reason = _lib.mixdown_strerror(status).decode() if status else "invalid argument"
+
+
+class SlowStretchWarning(UserWarning):
+    """Given before a stretch starts when ``algorithm="auto"`` chose a pitch-keeping algorithm
+    that will take long (10 s or more, estimated): what it chose, why, about how long, and the
+    faster choices. ``warnings.simplefilter("ignore", mixdown.SlowStretchWarning)`` silences it."""
 
 
 def version() -> str:
@@ -80,7 +89,7 @@ def _exact(value: Exact, name: str) -> Fraction:
         try:
             return Fraction(value.strip())
         except (ValueError, ZeroDivisionError):
-            raise Error(f"{name} {value!r}: is not a number (use '1.0001309', '10001309/10000000' or a Fraction)") from None
+            raise Error(f"{name}={value!r}: is not a number (use '1.0001309', '10001309/10000000' or a Fraction)") from None
     if isinstance(value, float):
         raise TypeError(f"{name}={value!r}: a float is not exact; pass the string {repr(value)!r} "
                         f"or a fractions.Fraction")
@@ -90,7 +99,7 @@ def _exact(value: Exact, name: str) -> Fraction:
 def _int64_pair(value: Fraction, name: str) -> tuple[int, int]:
     """Numerator and denominator of `value`, which must fit the C API's 64-bit integers."""
     if abs(value.numerator) > _INT64_MAX or value.denominator > _INT64_MAX:
-        raise Error(f"{name} {value}: needs more than 64-bit integers to be exact")
+        raise Error(f"{name}={value}: needs more than 64-bit integers to be exact")
     return value.numerator, value.denominator
 
 
@@ -128,11 +137,36 @@ def _int(value: Any, name: str, low: int, high: int) -> int:
 
 # ---- Calls and errors ---------------------------------------------------------------------
 
+# The library names the command's options in its messages; a Python call names its own
+# arguments instead. Shared by every call: each option has one Python name.
+_ARGUMENT_NAMES = {
+    "--ratio": "ratio", "--to-frames": "frames", "--to-duration": "duration", "--match": "match",
+    "--algorithm": "algorithm", "--quality": "quality", "--stream": "stream", "--type": "format",
+    "--format": "sample_format", "--overwrite": "overwrite", "--threads": "threads", "--loudness": "loudness",
+    "--true-peak": "true_peak", "--limit": "limit", "--rate": "rate", "--start": "start",
+    "--duration": "duration", "--fade-in": "fade_in", "--fade-out": "fade_out", "--max-offset": "max_offset",
+    "--max-drift": "max_drift_ppm", "--spacing": "window_spacing", "--min-confidence": "min_confidence",
+    "--stems": "stems", "--doc": "doc", "--otio": "otio", "--media": "media", "--relink": "relink",
+}
+_OPTION = re.compile(r"--([a-z][a-z-]*)( (?=[-+0-9'\"./(]))?")
+
+
+def _python_names(message: str) -> str:
+    """`message` with each option the library named as the Python argument: "--ratio 5: ..."
+    becomes "ratio=5: ...", "pass --overwrite" becomes "pass overwrite=True"."""
+    message = message.replace("pass --overwrite", "pass overwrite=True")
+
+    def name(m: "re.Match[str]") -> str:
+        python = _ARGUMENT_NAMES.get("--" + m.group(1))
+        if python is None:
+            return m.group(0)
+        return python + ("=" if m.group(2) else "")
+    return _OPTION.sub(name, message)
+
+
 def _message(status: int) -> str:
     message = _lib.mixdown_last_error().decode(errors="replace")
-    if status == _native.ERROR_OUTPUT_EXISTS:
-        message = message.replace("pass --overwrite", "pass overwrite=True")
-    return message or _lib.mixdown_strerror(status).decode()
+    return _python_names(message) or _lib.mixdown_strerror(status).decode()
 
 
 def _check(status: int) -> None:
@@ -215,7 +249,7 @@ def _output_options(format: Optional[str], sample_format: Optional[str], overwri
         raise Error("true_peak and limit go with loudness")
     if loudness is not None:
         if not -70 <= float(loudness) < 0:
-            raise Error(f"loudness {loudness}: must be a loudness from -70 to below 0 LUFS")
+            raise Error(f"loudness={loudness}: must be a loudness from -70 to below 0 LUFS")
         o.loudness = float(loudness)
         o.true_peak = -1.0 if true_peak is None else float(true_peak)
         o.limit = 1 if limit else 0
@@ -228,7 +262,7 @@ def _choice(value: str, choices: Mapping[str, int], name: str) -> int:
     try:
         return choices[value]
     except KeyError:
-        raise Error(f"{name} {value!r}: must be one of {', '.join(choices)}") from None
+        raise Error(f"{name}={value!r}: must be one of {', '.join(choices)}") from None
 
 
 # ---- Files --------------------------------------------------------------------------------
@@ -344,14 +378,44 @@ def _stretch_options(input: PathLike, ratio: Optional[Exact], frames: Optional[i
         # Frames at the input's rate, rounded half away from zero (as the command's --to-duration).
         seconds = _exact(duration, "duration")
         if seconds <= 0:
-            raise Error(f"duration {seconds}: must be longer than 0")
-        o.target_frames = _frames_half_away(seconds * info(input, stream=stream).sample_rate)
+            raise Error(f"duration={seconds}: must be longer than 0")
+        source = info(input, stream=stream)
+        o.target_frames = _frames_half_away(seconds * source.sample_rate)
+        implied = Fraction(o.target_frames, source.frames) if source.frames else None
+        if implied is not None and not Fraction(1, 4) <= implied <= 4:
+            raise Error(f"duration={seconds}: gives {o.target_frames} frames from {source.frames}, a ratio "
+                        f"(output / input) of {float(implied):.6g}; the ratio must lie between 0.25 and 4")
     elif match is not None:
         o.match_path = _path(match, "match")
     o.algorithm = _choice(algorithm, _native.ALGORITHMS, "algorithm")
     o.quality = _choice(quality, _native.QUALITIES, "quality")
     o.stream = -1 if stream is None else _int(stream, "stream", 0, _INT32_MAX)
     return o
+
+
+@dataclass(frozen=True)
+class StretchPlan:
+    """What :func:`stretch` will do, known before it starts: the exact ``ratio``, the output's
+    ``frames``, the ``algorithm`` that runs ("auto" resolved), a rough ``estimated_seconds``,
+    and ``notice``: the text of a :class:`SlowStretchWarning`, or None."""
+    ratio: Fraction
+    frames: int
+    algorithm: str
+    estimated_seconds: float
+    notice: Optional[str]
+
+
+def plan(input: PathLike, *, ratio: Optional[Exact] = None, frames: Optional[int] = None,
+         duration: Optional[Exact] = None, match: Optional[PathLike] = None, algorithm: str = "auto",
+         quality: str = "best", stream: Optional[int] = None) -> StretchPlan:
+    """Says what :func:`stretch` with the same arguments will do, rendering nothing."""
+    o = _stretch_options(input, ratio, frames, duration, match, algorithm, quality, stream)
+    p = _native.StretchPlan()
+    src = _path(input, "input")
+    _Job(None).run(lambda _cb: _lib.mixdown_stretch_plan_read(src, C.byref(o), C.byref(p)), cancellable=False)
+    names = {v: k for k, v in _native.ALGORITHMS.items()}
+    return StretchPlan(ratio=Fraction(p.ratio_num, p.ratio_den), frames=p.output_frames, algorithm=names[p.algorithm],
+                       estimated_seconds=p.estimated_seconds, notice=p.notice.decode() or None)
 
 
 def stretch(input: PathLike, output: PathLike, *, ratio: Optional[Exact] = None, frames: Optional[int] = None,
@@ -381,11 +445,19 @@ def stretch(input: PathLike, output: PathLike, *, ratio: Optional[Exact] = None,
     :class:`Error` with status "loudness target or true-peak ceiling not met", nothing written.
     ``rate``: write at this sample rate (None: the input's; Opus outputs of a rate Opus does not
     take are written at 48000).
+
+    With ``algorithm="auto"``, a :class:`SlowStretchWarning` is given before a long render
+    starts when auto chose a slow pitch-keeping algorithm (see :func:`plan`).
     """
     o = _stretch_options(input, ratio, frames, duration, match, algorithm, quality, stream)
     out = _output_options(format, sample_format, overwrite, threads, loudness, true_peak, limit, rate)
     r = _native.Result()
     src, dst = _path(input, "input"), _path(output, "output")
+    if algorithm == "auto":
+        notice = plan(input, ratio=ratio, frames=frames, duration=duration, match=match, quality=quality,
+                      stream=stream).notice
+        if notice:
+            warnings.warn(notice, SlowStretchWarning, stacklevel=2)
     _Job(progress).run(lambda cb: _lib.mixdown_stretch(src, dst, C.byref(o), C.byref(out), cb, None, C.byref(r)))
     return _result(r)
 
@@ -395,7 +467,7 @@ def export(input: PathLike, output: PathLike, *, start: Exact = 0, duration: Opt
            sample_format: Optional[str] = None, overwrite: bool = False, threads: Optional[int] = None,
            loudness: Optional[float] = None, true_peak: Optional[float] = None, limit: bool = False,
            rate: Optional[int] = None, progress: Optional[Progress] = None) -> Result:
-    """Exports a time range of `input` to `output`, with equal-power fades.
+    """Exports a time range of `input` to `output`, with linear fades (the gain rises from 0 to 1, falls from 1 to exactly 0).
 
     Times are exact seconds: ``start`` (0: the file's start), ``duration`` (None: to the
     file's end), ``fade_in`` and ``fade_out`` (0: none). Output options, ``loudness``,
@@ -407,7 +479,7 @@ def export(input: PathLike, output: PathLike, *, start: Exact = 0, duration: Opt
     if duration is not None:
         length = _exact(duration, "duration")
         if length <= 0:
-            raise Error(f"duration {length}: must be longer than 0 (None: to the file's end)")
+            raise Error(f"duration={length}: must be longer than 0 (None: to the file's end)")
         o.duration_num, o.duration_den = _int64_pair(length, "duration")
     o.fade_in_num, o.fade_in_den = _int64_pair(_exact(fade_in, "fade_in"), "fade_in")
     o.fade_out_num, o.fade_out_den = _int64_pair(_exact(fade_out, "fade_out"), "fade_out")
@@ -431,20 +503,48 @@ def _document(document: Document, base_dir: Optional[PathLike]) -> tuple[Optiona
     return text.encode(), _path(base_dir, "base_dir") if base_dir is not None else None, None
 
 
+def _media(document: Document, media: Optional[Sequence[PathLike]], relink: Optional[Mapping[str, str]]
+           ) -> Optional[tuple[bytes, _native.MediaOptions, list[Any]]]:
+    """(path, options, what keeps the C arrays alive) for a timeline file with moved media; None without."""
+    if not media and not relink:
+        return None
+    if isinstance(document, Mapping) or (isinstance(document, str) and document.lstrip().startswith("{")):
+        raise Error("media and relink apply to a timeline file, not to a dict or a JSON string")
+    if isinstance(media, (str, bytes, os.PathLike)):
+        media = [media]
+    dirs = [_path(d, "media") for d in (media or [])]
+    rules = []
+    for old, new in (relink or {}).items():
+        rules.append(_path(old, "relink") + b"=" + _path(new, "relink"))
+    keep = [_native.string_list(dirs), _native.string_list(rules)]
+    return _path(document, "document"), _native.MediaOptions(keep[0], keep[1]), keep
+
+
 def render(document: Document, output: PathLike, *, base_dir: Optional[PathLike] = None,
            format: Optional[str] = None, sample_format: Optional[str] = None, overwrite: bool = False,
            threads: Optional[int] = None, loudness: Optional[float] = None, true_peak: Optional[float] = None,
-           limit: bool = False, progress: Optional[Progress] = None) -> Result:
+           limit: bool = False, media: Optional[Sequence[PathLike]] = None, relink: Optional[Mapping[str, str]] = None,
+           progress: Optional[Progress] = None) -> Result:
     """Renders a composition document (docs/composition.md) or an OpenTimelineIO timeline to
     `output`. `document` is a path, a JSON string or a dict; relative media paths in a string
     or a dict are relative to `base_dir` (default: the working directory), in a file to its
     folder. The document's own output settings apply; the arguments override them where given
     (``loudness``, ``true_peak``, ``limit`` as :func:`stretch`).
+
+    An editor's timeline whose media moved (``mixdown render --media --relink``): ``media``
+    lists directories where a clip's file is looked for by its file name, then by its clip
+    name; ``relink`` maps an old path prefix to a new one (``{"/Volumes/Media": "/srv/media"}``).
     """
-    text, base, path = _document(document, base_dir)
     out = _output_options(format, sample_format, overwrite, threads, loudness, true_peak, limit)
     r = _native.Result()
     dst = _path(output, "output")
+    moved = _media(document, media, relink)
+    if moved is not None:
+        path, m, _keep = moved
+        _Job(progress).run(lambda cb: _lib.mixdown_render_timeline(path, C.byref(m), dst, C.byref(out), cb, None,
+                                                                     C.byref(r)))
+        return _result(r)
+    text, base, path = _document(document, base_dir)
     _Job(progress).run(lambda cb: _lib.mixdown_render_document(text, base, path, dst, C.byref(out), cb, None,
                                                                  C.byref(r)))
     return _result(r)
@@ -460,52 +560,174 @@ class SyncEstimate:
     ``offset`` is exact to the microsecond; ``ratio`` is the estimate's exact binary value as
     a Fraction (pass it to :func:`stretch` to correct the drift); ``ppm`` is ``(ratio - 1) * 1e6``;
     ``confidence`` (0..1) the share of analysis windows that agree; ``windows`` the windows
-    used, ``windows_rejected`` those that did not agree.
+    used, ``windows_rejected`` those that did not agree. ``device`` names the device a clip
+    belongs to; ``placed_via`` the recordings it was placed through (empty: directly against
+    the reference); ``inverted`` whether its polarity is turned over against the reference's.
+    A recording that could not be placed (only with ``keep_going=True``) has ``error`` set and
+    None for the numbers.
     """
     recording: str
-    offset: Fraction
-    ratio: Fraction
-    ppm: float
-    confidence: float
-    windows: int
-    windows_rejected: int
-    residual_rms_ms: float
-    residual_max_ms: float
+    offset: Optional[Fraction]
+    ratio: Optional[Fraction]
+    ppm: Optional[float]
+    confidence: Optional[float]
+    windows: Optional[int]
+    windows_rejected: Optional[int]
+    residual_rms_ms: Optional[float]
+    residual_max_ms: Optional[float]
+    device: Optional[str] = None
+    placed_via: tuple[str, ...] = ()
+    inverted: bool = False
+    error: Optional[str] = None
+
+    @property
+    def placed(self) -> bool:
+        return self.error is None
 
 
-def sync(reference: PathLike, *recordings: PathLike, max_offset: Exact = 60, max_drift_ppm: Exact = 1000,
-         window_spacing: Exact = 10, min_confidence: Exact = "0.5") -> list[SyncEstimate]:
-    """Estimates the start offset and the clock drift of each recording against `reference`,
-    one :class:`SyncEstimate` per recording, in order. Raises :class:`Error` (status "no
-    alignment") for a recording with no trustworthy alignment, and for one that a single
-    offset and ratio do not describe (a clock that wanders, a recorder that paused: the
-    message says which; ``mixdown sync --doc`` writes a document that follows it).
+@dataclass(frozen=True)
+class SyncReport:
+    """What :func:`sync` did besides the estimates: ``stem_frames`` written to the stems (all
+    together) and the wall ``seconds``."""
+    stem_frames: int
+    seconds: float
 
-    ``max_offset``: the search range for the offset, in seconds; ``max_drift_ppm``: the largest
-    drift searched; ``window_spacing``: seconds between analysis windows; ``min_confidence``:
-    below it the recording is refused.
+
+def _estimate(item: Mapping[str, Any]) -> SyncEstimate:
+    via = item.get("placed_via")
+    common = dict(recording=item["recording"], device=item.get("device"),
+                  placed_via=tuple(via.split(" > ")) if via and via != "reference" else ())
+    if "offset_seconds" not in item:
+        return SyncEstimate(offset=None, ratio=None, ppm=None, confidence=None, windows=None, windows_rejected=None,
+                            residual_rms_ms=None, residual_max_ms=None, error=item.get("error") or "not placed", **common)
+    return SyncEstimate(offset=Fraction(round(item["offset_seconds"] * 1_000_000), 1_000_000),
+                        ratio=Fraction(item["ratio"]), ppm=item["ppm"], confidence=item["confidence"],
+                        windows=item["windows_used"], windows_rejected=item["windows_rejected"],
+                        residual_rms_ms=item["residual_rms_milliseconds"], residual_max_ms=item["residual_max_milliseconds"],
+                        inverted=item.get("polarity", 1) < 0, **common)
+
+
+def sync(reference: PathLike, *recordings: PathLike, max_offset: Optional[Exact] = None,
+         max_drift_ppm: Exact = 1000, window_spacing: Exact = 10, min_confidence: Exact = "0.5",
+         devices: Optional[Mapping[str, Sequence[PathLike]]] = None, stems: Optional[PathLike] = None,
+         stems_format: Optional[str] = None, doc: Optional[PathLike] = None, otio: Optional[PathLike] = None,
+         otio_rate: Optional[str] = None, plot: Optional[PathLike] = None, keep_polarity: bool = False,
+         keep_going: bool = False, overwrite: bool = False, progress: Optional[Progress] = None,
+         report: Optional[list] = None) -> list[SyncEstimate]:
+    """Places each recording on `reference`'s clock (``mixdown sync``): one :class:`SyncEstimate`
+    per recording, in order, then the devices' clips. With more than one recording, a
+    recording is placed through another when that is how it overlaps the reference.
+
+    ``max_offset``: the search range for the offset in seconds (None: 60 s for one recording,
+    any overlap for more); ``max_drift_ppm``: the largest drift searched; ``window_spacing``:
+    seconds between analysis windows; ``min_confidence``: below it a recording is not placed.
+    ``devices``: ``{"NAME": [clip, ...]}``, clips of one device that share one clock.
+
+    Outputs, as the command's options: ``stems`` (a directory: every recording aligned and
+    drift-corrected, the reference's length; ``stems_format`` its type, default "wav";
+    ``keep_polarity`` keeps an inverted recording as recorded), ``doc`` (a composition
+    document of the event), ``otio`` (an OpenTimelineIO timeline; ``otio_rate`` an edit rate
+    such as "24" or "30000/1001"), ``plot`` (an SVG of every window). ``overwrite`` replaces them.
+
+    Raises :class:`Error` (status "no trustworthy alignment") for a recording that could not be
+    placed, unless ``keep_going`` (its estimate then has ``error`` set; the others' outputs are
+    written); and, when no output is asked for, for one that a single offset and ratio do not
+    describe (a clock that wanders, a recorder that paused: the message says which; ``doc`` or
+    ``stems`` follow it). A list passed as ``report`` receives a :class:`SyncReport`.
     """
-    if not recordings:
+    if not recordings and not devices:
         raise Error("sync: give at least one recording besides the reference")
-    o = _native.DriftOptions()
-    _lib.mixdown_drift_options_init(C.byref(o))
-    o.max_offset_seconds = float(_exact(max_offset, "max_offset"))
+    o = _native.SyncOptions()
+    _lib.mixdown_sync_options_init(C.byref(o))
+    if max_offset is not None:
+        o.max_offset_num, o.max_offset_den = _int64_pair(_exact(max_offset, "max_offset"), "max_offset")
+        if o.max_offset_num == 0:
+            raise Error("max_offset=0: must be longer than 0 (None: the default)")
     o.max_drift_ppm = float(_exact(max_drift_ppm, "max_drift_ppm"))
     o.window_spacing = float(_exact(window_spacing, "window_spacing"))
     o.min_confidence = float(_exact(min_confidence, "min_confidence"))
+    device_texts = []
+    for name, clips in (devices or {}).items():
+        if isinstance(clips, (str, bytes, os.PathLike)):
+            raise TypeError(f"devices[{name!r}]: expected a list of clips, not one path")
+        device_texts.append(name.encode() + b"=" + b",".join(_path(c, f"devices[{name!r}]") for c in clips))
+    keep = [_native.string_list(device_texts)]
+    o.devices = keep[0]
+    o.stems_dir = _path(stems, "stems") if stems is not None else None
+    o.stems_type = stems_format.encode() if stems_format else None
+    o.document_path = _path(doc, "doc") if doc is not None else None
+    o.otio_path = _path(otio, "otio") if otio is not None else None
+    o.otio_rate = otio_rate.encode() if otio_rate is not None else None
+    o.plot_path = _path(plot, "plot") if plot is not None else None
+    o.keep_polarity = 1 if keep_polarity else 0
+    o.keep_going = 1 if keep_going else 0
+    o.overwrite = 1 if overwrite else 0
+    o.require_one_line = 0 if (stems is not None or doc is not None or otio is not None) else 1
     ref = _path(reference, "reference")
-    estimates = []
-    for recording in recordings:
-        d = _native.Drift()
-        rec = _path(recording, "recording")
-        # The estimate cannot be cancelled: Ctrl-C returns at once and leaves it to finish
-        # on its thread (it writes nothing).
-        _Job(None).run(lambda _cb: _lib.mixdown_estimate_drift(ref, rec, C.byref(o), C.byref(d)), cancellable=False)
-        estimates.append(SyncEstimate(recording=os.fsdecode(rec), offset=Fraction(d.offset_num, d.offset_den),
-                                      ratio=Fraction(d.ratio), ppm=d.ppm, confidence=d.confidence,
-                                      windows=d.windows_used, windows_rejected=d.windows_rejected,
-                                      residual_rms_ms=d.residual_rms_ms, residual_max_ms=d.residual_max_ms))
+    recs = [_path(r, "recording") for r in recordings]
+    array = (C.c_char_p * max(len(recs), 1))(*recs)
+    result = _native.SyncResult()
+    text = C.c_char_p()
+    job = _Job(progress)
+    try:
+        job.run(lambda cb: _lib.mixdown_sync(ref, array, len(recs), C.byref(o), cb, None, C.byref(result), C.byref(text)))
+    except Error as error:
+        # keep_going: the recordings placed are returned, the others with their error.
+        if not (keep_going and error.status == _native.ERROR_NO_ALIGNMENT and text.value):
+            raise
+    estimates = [_estimate(item) for item in json.loads(text.value.decode())]
+    if report is not None:
+        report.append(SyncReport(stem_frames=result.stem_frames, seconds=result.seconds))
     return estimates
+
+
+# ---- Batches ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BatchSummary:
+    """What :func:`batch` did: the shard's ``total`` jobs, those ``done`` now, ``skipped`` (done
+    by an earlier run and unchanged), ``failed``, ``not_run``; ``frames`` written; ``seconds``."""
+    total: int
+    done: int
+    skipped: int
+    failed: int
+    not_run: int
+    frames: int
+    seconds: float
+
+
+def batch(manifest: PathLike, *, jobs: Optional[int] = None, shard: Optional[tuple[int, int]] = None,
+          results: Optional[PathLike] = None, keep_going: bool = False,
+          progress: Optional[Progress] = None) -> BatchSummary:
+    """Runs a batch manifest (JSON Lines of ``{"args": ["stretch", ...], "id": ...}``;
+    docs/batch.md) as ``mixdown batch`` does: every line checked first, ``jobs`` at once (None:
+    one per core), resumable (a rerun skips what is done). ``shard=(i, n)`` runs the jobs whose
+    index is i mod n; ``results`` is the results file (None: beside the manifest). A failed job
+    raises :class:`Error` (status "batch") after the others ran (``keep_going``) or were not
+    started; the message names the first failure, and the error's ``summary`` is the
+    :class:`BatchSummary`."""
+    o = _native.BatchOptions()
+    _lib.mixdown_batch_options_init(C.byref(o))
+    if jobs is not None:
+        o.jobs = _int(jobs, "jobs", 1, 1024)
+    if shard is not None:
+        index, count = shard
+        o.shard_count = _int(count, "shard count", 1, _INT32_MAX)
+        o.shard_index = _int(index, "shard index", 0, _INT32_MAX)
+    o.results_path = _path(results, "results") if results is not None else None
+    o.keep_going = 1 if keep_going else 0
+    r = _native.BatchResult()
+    path = _path(manifest, "manifest")
+
+    def summary() -> BatchSummary:
+        return BatchSummary(total=r.total, done=r.done, skipped=r.skipped, failed=r.failed, not_run=r.not_run,
+                            frames=r.frames, seconds=r.seconds)
+    try:
+        _Job(progress).run(lambda cb: _lib.mixdown_batch_run(path, C.byref(o), cb, None, C.byref(r)))
+    except Error as error:
+        error.summary = summary() if error.status == _native.ERROR_BATCH else None
+        raise
+    return summary()
 
 
 # ---- Pull rendering -----------------------------------------------------------------------
@@ -561,7 +783,7 @@ class Render:
             frames = len(out) if frames < 0 else min(frames, len(out))
         else:
             if frames < -1:
-                raise Error(f"frames {frames}: must be 0 or more (-1: to the end)")
+                raise Error(f"frames={frames}: must be 0 or more (-1: to the end)")
             # Never more than the render has left: the array is allocated whole.
             left = self.frames - self.tell()
             frames = left if frames == -1 else min(frames, left)
@@ -584,7 +806,7 @@ class Render:
         one shorter when the length is not a multiple). With `out` (shape (blocksize,
         channels)), every block is a view of it, overwritten by the next."""
         if blocksize <= 0:
-            raise Error(f"blocksize {blocksize}: must be more than 0")
+            raise Error(f"blocksize={blocksize}: must be more than 0")
         while True:
             block = self.read(blocksize, out=out)
             if len(block) == 0:
@@ -627,14 +849,21 @@ class Render:
 
 def open(source: Document, *, ratio: Optional[Exact] = None, frames: Optional[int] = None,
          duration: Optional[Exact] = None, match: Optional[PathLike] = None, algorithm: str = "auto",
-         quality: str = "best", stream: Optional[int] = None, base_dir: Optional[PathLike] = None) -> Render:
+         quality: str = "best", stream: Optional[int] = None, base_dir: Optional[PathLike] = None,
+         media: Optional[Sequence[PathLike]] = None, relink: Optional[Mapping[str, str]] = None) -> Render:
     """Opens a render to read into numpy arrays.
 
     `source` is a composition document or timeline (a dict, a JSON string, or a path ending
     in .json or .otio), or an audio file. A file is read as it is, or stretched when a target
-    is given (``ratio``, ``frames``, ``duration``, ``match``, as :func:`stretch`).
+    is given (``ratio``, ``frames``, ``duration``, ``match``, as :func:`stretch`). ``media``
+    and ``relink`` find a timeline's moved media, as :func:`render`.
     """
     handle = C.c_void_p()
+    moved = _media(source, media, relink)
+    if moved is not None:
+        path, m, _keep = moved
+        _check(_lib.mixdown_render_open_timeline(C.byref(handle), path, C.byref(m)))
+        return Render(handle)
     if isinstance(source, Mapping) or (isinstance(source, str) and source.lstrip().startswith("{")) \
             or os.fsdecode(source).lower().endswith(_DOCUMENT_SUFFIXES):
         if any(v is not None for v in (ratio, frames, duration, match, stream)):

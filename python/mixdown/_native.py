@@ -12,6 +12,8 @@ from pathlib import Path
 OK = 0
 ERROR_OUTPUT_EXISTS = 8
 ERROR_CANCELLED = 10
+ERROR_NO_ALIGNMENT = 11
+ERROR_BATCH = 14
 
 ALGORITHMS = {"auto": 0, "varispeed": 1, "wsola": 2, "rubberband": 3, "spectral": 4}
 QUALITIES = {"best": 0, "medium": 1, "fastest": 2}
@@ -67,6 +69,48 @@ class Drift(C.Structure):
                 ("residual_rms_ms", C.c_double), ("residual_max_ms", C.c_double), ("seconds", C.c_double)]
 
 
+class StretchPlan(C.Structure):
+    _fields_ = [("ratio_num", C.c_int64), ("ratio_den", C.c_int64), ("output_frames", C.c_int64),
+                ("algorithm", C.c_int), ("estimated_seconds", C.c_double), ("notice", C.c_char * 512)]
+
+
+StringList = C.POINTER(C.c_char_p)
+
+
+class MediaOptions(C.Structure):
+    _fields_ = [("directories", StringList), ("relink", StringList)]
+
+
+class SyncOptions(C.Structure):
+    _fields_ = [("max_offset_num", C.c_int64), ("max_offset_den", C.c_int64), ("max_drift_ppm", C.c_double),
+                ("window_spacing", C.c_double), ("min_confidence", C.c_double), ("piecewise", C.c_int),
+                ("devices", StringList), ("plot_path", C.c_char_p), ("document_path", C.c_char_p),
+                ("otio_path", C.c_char_p), ("otio_rate", C.c_char_p), ("stems_dir", C.c_char_p),
+                ("stems_type", C.c_char_p), ("keep_polarity", C.c_int), ("keep_going", C.c_int), ("overwrite", C.c_int),
+                ("require_one_line", C.c_int)]
+
+
+class SyncResult(C.Structure):
+    _fields_ = [("recordings", C.c_int32), ("placed", C.c_int32), ("stem_frames", C.c_int64), ("seconds", C.c_double)]
+
+
+class BatchOptions(C.Structure):
+    _fields_ = [("jobs", C.c_int32), ("shard_index", C.c_int32), ("shard_count", C.c_int32),
+                ("results_path", C.c_char_p), ("keep_going", C.c_int)]
+
+
+class BatchResult(C.Structure):
+    _fields_ = [("total", C.c_int32), ("done", C.c_int32), ("skipped", C.c_int32), ("failed", C.c_int32),
+                ("not_run", C.c_int32), ("frames", C.c_int64), ("seconds", C.c_double)]
+
+
+def string_list(values: "list[bytes] | None") -> "C.Array | None":
+    """A NULL-ended C array of the strings, or None for none."""
+    if not values:
+        return None
+    return (C.c_char_p * (len(values) + 1))(*values, None)
+
+
 PROGRESS = C.CFUNCTYPE(C.c_int, C.c_double, C.c_void_p)
 FloatPointer = C.POINTER(C.c_float)
 
@@ -97,6 +141,15 @@ def _load() -> C.CDLL:
         "mixdown_loudness_measure": ([p, C.c_int, PROGRESS, C.c_void_p, C.POINTER(Loudness)], C.c_int),
         "mixdown_render_open_document": ([C.POINTER(C.c_void_p), p, p, p], C.c_int),
         "mixdown_render_open_stretch": ([C.POINTER(C.c_void_p), p, C.POINTER(StretchOptions)], C.c_int),
+        "mixdown_render_open_timeline": ([C.POINTER(C.c_void_p), p, C.POINTER(MediaOptions)], C.c_int),
+        "mixdown_render_timeline": ([p, C.POINTER(MediaOptions), p, C.POINTER(OutputOptions), PROGRESS, C.c_void_p,
+                                     C.POINTER(Result)], C.c_int),
+        "mixdown_stretch_plan_read": ([p, C.POINTER(StretchOptions), C.POINTER(StretchPlan)], C.c_int),
+        "mixdown_sync_options_init": ([C.POINTER(SyncOptions)], None),
+        "mixdown_sync": ([p, StringList, i32, C.POINTER(SyncOptions), PROGRESS, C.c_void_p, C.POINTER(SyncResult),
+                          C.POINTER(C.c_char_p)], C.c_int),
+        "mixdown_batch_options_init": ([C.POINTER(BatchOptions)], None),
+        "mixdown_batch_run": ([p, C.POINTER(BatchOptions), PROGRESS, C.c_void_p, C.POINTER(BatchResult)], C.c_int),
         "mixdown_render_format": ([C.c_void_p, C.POINTER(i32), C.POINTER(i32), C.POINTER(i64)], C.c_int),
         "mixdown_render_pull": ([C.c_void_p, C.POINTER(FloatPointer), i64, C.POINTER(i64), C.POINTER(C.c_int)],
                                 C.c_int),

@@ -77,7 +77,7 @@ def test_stretch_refuses_two_targets_and_writes_nothing(stereo, tmp_path):
     path, _ = stereo
     with pytest.raises(mixdown.Error, match="ratio and frames: give one target"):
         mixdown.stretch(path, tmp_path / "out.wav", ratio="1.0001", frames=1000)
-    with pytest.raises(mixdown.Error, match="algorithm 'fast': must be one of auto, varispeed, wsola, rubberband, spectral"):
+    with pytest.raises(mixdown.Error, match="algorithm='fast': must be one of auto, varispeed, wsola, rubberband, spectral"):
         mixdown.stretch(path, tmp_path / "out.wav", ratio="1.0001", algorithm="fast")
     assert list(tmp_path.iterdir()) == [path]
 
@@ -88,6 +88,28 @@ def test_the_library_names_a_ratio_out_of_range(stereo, tmp_path):
         mixdown.stretch(path, tmp_path / "out.wav", ratio="5")
     assert caught.value.status == 2 and caught.value.reason
     assert list(tmp_path.iterdir()) == [path]
+
+
+def test_errors_name_pythons_arguments_not_the_commands_options(stereo, tmp_path):
+    """The library names --ratio, --to-frames, --match; a Python call names ratio=, frames=,
+    duration=, match= and the ratio's bounds."""
+    path, data = stereo
+    n = len(data)
+    with pytest.raises(mixdown.Error, match=r"^ratio=5/1: must lie between 0\.25 and 4$"):
+        mixdown.stretch(path, tmp_path / "out.wav", ratio="5")
+    with pytest.raises(mixdown.Error, match=rf"^frames={30 * n}: gives {30 * n} frames from {n}, a ratio "
+                                            r"\(output / input\) of 30; the ratio must lie between 0\.25 and 4$"):
+        mixdown.stretch(path, tmp_path / "out.wav", frames=30 * n)
+    seconds = Fraction(30 * n, 48000)
+    with pytest.raises(mixdown.Error, match=rf"^duration={seconds}: gives {30 * n} frames from {n}, a ratio "
+                                            r"\(output / input\) of 30; the ratio must lie between 0\.25 and 4$"):
+        mixdown.stretch(path, tmp_path / "out.wav", duration=seconds)
+    long = write_wav(tmp_path / "long.wav", np.zeros((5 * n, 2), np.float32), 48000)
+    with pytest.raises(mixdown.Error, match=r"^match='.*long\.wav' \(.*\): gives .* a ratio \(output / input\) of 5;"):
+        mixdown.stretch(path, tmp_path / "out.wav", match=long)
+    with pytest.raises(mixdown.Error, match=r"^rate=0: must lie between 1 and"):
+        mixdown.stretch(path, tmp_path / "out.wav", ratio=1, rate=0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([path.name, "long.wav"])
 
 
 def test_export_cuts_the_exact_range_and_fades(stereo, tmp_path):

@@ -63,7 +63,7 @@ def test_bad_loudness_arguments_are_refused_and_nothing_written(stereo, tmp_path
         mixdown.export(path, tmp_path / "a.wav", limit=True)
     with pytest.raises(mixdown.Error, match="from -70 to below 0"):
         mixdown.export(path, tmp_path / "b.wav", loudness=3)
-    with pytest.raises(mixdown.Error, match="true-peak"):
+    with pytest.raises(mixdown.Error, match="true_peak=2"):
         mixdown.export(path, tmp_path / "c.wav", loudness=-16, true_peak=2)
     for name in ["a.wav", "b.wav", "c.wav"]:
         assert not (tmp_path / name).exists()

@@ -347,6 +347,105 @@ int main(int argc, char **argv) {
           drift.offset_num, drift.offset_den);
     CHECK(drift.confidence > 0.9 && drift.windows_used > 3, "confidence %.2f, %d windows", drift.confidence, drift.windows_used);
 
+    /* Since 0.3: the plan of a stretch, said before it runs. */
+    mixdown_stretch_plan plan;
+    CHECK(mixdown_stretch_plan_read(path("in.wav"), &so, &plan) == MIXDOWN_OK, "plan: %s", mixdown_last_error());
+    CHECK(plan.output_frames == target && plan.ratio_num == 10001309 && plan.ratio_den == 10000000 &&
+          plan.algorithm == MIXDOWN_ALGORITHM_VARISPEED && plan.estimated_seconds > 0 && plan.notice[0] == 0,
+          "plan: %" PRId64 " frames, %" PRId64 "/%" PRId64 ", algorithm %d, %.3f s, notice '%s'", plan.output_frames,
+          plan.ratio_num, plan.ratio_den, (int)plan.algorithm, plan.estimated_seconds, plan.notice);
+    mixdown_stretch_options pso;
+    mixdown_stretch_options_init(&pso);
+    pso.ratio_num = 1003; pso.ratio_den = 1000;
+    CHECK(mixdown_stretch_plan_read(path("in.wav"), &pso, &plan) == MIXDOWN_OK && plan.algorithm != MIXDOWN_ALGORITHM_AUTO &&
+          plan.algorithm != MIXDOWN_ALGORITHM_VARISPEED && plan.output_frames == (in.frames * 1003 + 500) / 1000,
+          "plan of 1.003: algorithm %d, %" PRId64 " frames", (int)plan.algorithm, plan.output_frames);
+    CHECK(mixdown_stretch_plan_read(path("in.wav"), &pso, NULL) == MIXDOWN_ERROR_NULL_POINTER, "plan into NULL");
+
+    /* Since 0.3: an editor's timeline whose media moved, found by name under a directory,
+     * renders the CLI's frames (`render moved.otio --media DIR`); without it, the clip is named. */
+    const char *media_dirs[] = {dir, NULL};
+    mixdown_media_options media = {media_dirs, NULL};
+    CHECK(mixdown_render_timeline(path("moved.otio"), &media, path("c-moved.wav"), &oo, NULL, NULL, &result) == MIXDOWN_OK,
+          "timeline: %s", mixdown_last_error());
+    audio cli_moved = load(path("cli-moved.wav")), c_moved = load(path("c-moved.wav"));
+    CHECK(cli_moved.frames > 0 && differing(&c_moved, &cli_moved) == 0, "the C timeline render differs from the CLI's in %" PRId64 " frames",
+          differing(&c_moved, &cli_moved));
+    release(&cli_moved); release(&c_moved);
+    CHECK(mixdown_render_timeline(path("moved.otio"), NULL, path("c-unmoved.wav"), &oo, NULL, NULL, NULL) == MIXDOWN_ERROR_INVALID_DOCUMENT &&
+          !exists(path("c-unmoved.wav")), "a timeline with moved media and no --media");
+    CHECK(strstr(mixdown_last_error(), "/Volumes/Other/in.wav': no such file") != NULL, "'%s'", mixdown_last_error());
+    const char *bad_rules[] = {"no-equals-sign", NULL};
+    mixdown_media_options bad_media = {NULL, bad_rules};
+    CHECK(mixdown_render_timeline(path("moved.otio"), &bad_media, path("c-bad.wav"), &oo, NULL, NULL, NULL) == MIXDOWN_ERROR_INVALID_ARGUMENT,
+          "a relink rule without '='");
+    CHECK(strstr(mixdown_last_error(), "--relink 'no-equals-sign': must be OLD_PREFIX=NEW_PREFIX") != NULL, "'%s'", mixdown_last_error());
+    mixdown_render *th = NULL;
+    int64_t tframes = 0;
+    CHECK(mixdown_render_open_timeline(&th, path("moved.otio"), &media) == MIXDOWN_OK &&
+          mixdown_render_format(th, NULL, NULL, &tframes) == MIXDOWN_OK && tframes == result.frames,
+          "open a timeline: %s (%" PRId64 " frames)", mixdown_last_error(), tframes);
+    mixdown_render_free(th);
+
+    /* Since 0.3: many recordings on the reference's clock, with stems, a document and a
+     * timeline, as `mixdown sync REF REC REC --stems --doc --otio`. */
+    char rec1[2048], rec2[2048];  /* path() reuses one buffer */
+    snprintf(rec1, sizeof rec1, "%s", path("pair-rec.wav"));
+    snprintf(rec2, sizeof rec2, "%s", path("pair-rec2.wav"));
+    const char *recs[] = {rec1, rec2};
+    char ref[2048];
+    snprintf(ref, sizeof ref, "%s", path("pair-ref.wav"));
+    char stems[2048], doc_out[2048], otio_out[2048];
+    snprintf(stems, sizeof stems, "%s", path("stems"));
+    snprintf(doc_out, sizeof doc_out, "%s", path("event.json"));
+    snprintf(otio_out, sizeof otio_out, "%s", path("event.otio"));
+    mixdown_sync_options syo;
+    mixdown_sync_options_init(&syo);
+    CHECK(syo.max_drift_ppm == 1000 && syo.min_confidence == 0.5 && syo.max_offset_num == 0 && syo.stems_dir == NULL, "sync defaults");
+    syo.stems_dir = stems;
+    syo.document_path = doc_out;
+    syo.otio_path = otio_out;
+    mixdown_sync_result sr;
+    const char *report = NULL;
+    progress_calls = 0; last_fraction = -1; monotonic = 1;
+    s = mixdown_sync(ref, recs, 2, &syo, count_progress, NULL, &sr, &report);
+    CHECK(s == MIXDOWN_OK, "sync: %s", mixdown_last_error());
+    CHECK(sr.recordings == 2 && sr.placed == 2, "sync placed %d of %d", sr.placed, sr.recordings);
+    mixdown_file_info ref_info;
+    CHECK(mixdown_file_info_read(ref, -1, &ref_info) == MIXDOWN_OK && sr.stem_frames == 2 * ref_info.frames,
+          "stems: %" PRId64 " frames, 2 x REF's %" PRId64, sr.stem_frames, ref_info.frames);
+    CHECK(report != NULL && report[0] == '[' && strstr(report, "pair-rec2.wav") != NULL && strstr(report, "\"ppm\"") != NULL,
+          "report '%.200s'", report ? report : "(null)");
+    CHECK(exists(path("stems/pair-rec.wav")) && exists(path("stems/pair-rec2.wav")) && exists(doc_out) && exists(otio_out),
+          "the sync's outputs");
+    CHECK(progress_calls > 0 && monotonic, "sync progress: %d calls", progress_calls);
+    /* Unrelated audio is not placed: the status says so, the report says which. */
+    const char *unrelated[] = {path("m44.wav")};
+    mixdown_sync_options_init(&syo);
+    CHECK(mixdown_sync(ref, unrelated, 1, &syo, NULL, NULL, &sr, &report) == MIXDOWN_ERROR_NO_ALIGNMENT, "unrelated audio placed");
+    CHECK(strstr(mixdown_last_error(), "m44.wav") != NULL, "'%s'", mixdown_last_error());
+    CHECK(mixdown_sync(ref, NULL, 1, &syo, NULL, NULL, NULL, NULL) == MIXDOWN_ERROR_NULL_POINTER, "sync of NULL recordings");
+
+    /* Since 0.3: a batch manifest, run and resumed, as `mixdown batch`. */
+    mixdown_batch_options bo;
+    mixdown_batch_options_init(&bo);
+    mixdown_batch_result br;
+    s = mixdown_batch_run(path("batch.jsonl"), &bo, NULL, NULL, &br);
+    CHECK(s == MIXDOWN_OK && br.total == 2 && br.done == 2 && br.skipped == 0 && br.failed == 0, "batch: %s (%d done of %d)",
+          mixdown_last_error(), br.done, br.total);
+    audio b1 = load(path("b1.wav"));
+    CHECK(b1.frames == (in.frames * 10001 + 5000) / 10000, "batch stretch: %" PRId64 " frames", b1.frames);
+    release(&b1);
+    s = mixdown_batch_run(path("batch.jsonl"), &bo, NULL, NULL, &br);
+    CHECK(s == MIXDOWN_OK && br.skipped == 2 && br.done == 0, "the batch resumed: %d skipped", br.skipped);
+    bo.keep_going = 1;
+    s = mixdown_batch_run(path("failing.jsonl"), &bo, NULL, NULL, &br);
+    CHECK(s == MIXDOWN_ERROR_BATCH && br.failed == 1 && br.done == 1, "a failing batch: status %d, %d failed, %d done", s, br.failed, br.done);
+    CHECK(strstr(mixdown_last_error(), "missing.wav") != NULL && strstr(mixdown_last_error(), "'gone'") != NULL, "'%s'", mixdown_last_error());
+    bo.shard_index = 2; bo.shard_count = 2;
+    CHECK(mixdown_batch_run(path("batch.jsonl"), &bo, NULL, NULL, &br) == MIXDOWN_ERROR_INVALID_ARGUMENT, "shard 2/2");
+    CHECK(strstr(mixdown_last_error(), "--shard 2/2") != NULL, "'%s'", mixdown_last_error());
+
     /* Bad calls: a status and a message, never a crash, nothing written. */
     int64_t w = 0;
     int e = 0;

@@ -64,6 +64,47 @@ public struct FileStretch: Sendable {
         public var resampledFrom: Int? = nil
     }
 
+    /// What the job will do, known before it starts.
+    public struct Plan: Sendable, Equatable {
+        public let ratio: StretchRatio
+        public let outputFrames: Int64
+        /// The algorithm that runs: `auto` resolved for `ratio`.
+        public let algorithm: TimeScaleAlgorithm
+        /// A rough estimate of the wall time, seconds (`TimeScaleAlgorithm.estimatedSeconds`).
+        public let estimatedSeconds: Double
+        /// Set when `auto` chose a pitch-keeping algorithm that will take long: what it chose,
+        /// why, about how long, and the faster choice. Nil when the algorithm was chosen by name.
+        public let notice: String?
+    }
+
+    /// The estimate above which `plan()` gives a notice, seconds.
+    public static let slowNoticeSeconds = 10.0
+
+    /// Opens the input (and a `.match` reference) and says what `run` will do.
+    public func plan() throws(MixdownError) -> Plan {
+        let info = try AudioFileInfo.read(path: input, stream: stream)
+        let (ratio, frames) = try plan(for: info)
+        let chosen = algorithm.resolved(for: ratio)
+        let estimate = chosen.estimatedSeconds(outputFrames: frames, sampleRate: info.sampleRate,
+                                               channels: info.channelCount, quality: quality)
+        var notice: String?
+        if algorithm == .auto, chosen != .varispeed, estimate >= Self.slowNoticeSeconds {
+            let cents = 1200 * log2(ratio.doubleValue)
+            let fast = TimeScaleAlgorithm.varispeed.estimatedSeconds(outputFrames: frames, sampleRate: info.sampleRate,
+                                                                     channels: info.channelCount, quality: quality)
+            let deviation = String(format: "%.3g", abs(ratio.doubleValue - 1) * 100)
+            notice = "auto chose \(chosen.rawValue) to keep the pitch (the ratio \(String(format: "%.7g", ratio.doubleValue)) changes the length by \(deviation) %, "
+                + "5 cents or more): \(Self.roughSeconds(estimate)) for \(info.duration.clockDescription) of \(info.channelCount) channel\(info.channelCount == 1 ? "" : "s"). "
+                + "--algorithm varispeed takes \(Self.roughSeconds(fast)) and moves the pitch by \(String(format: "%+.1f", -cents)) cents; "
+                + "--algorithm wsola is faster than \(chosen.rawValue) and keeps the pitch"
+        }
+        return Plan(ratio: ratio, outputFrames: frames, algorithm: chosen, estimatedSeconds: estimate, notice: notice)
+    }
+
+    static func roughSeconds(_ s: Double) -> String {
+        s < 1 ? "under a second" : s < 120 ? "about \(Int(s.rounded())) s" : "about \(Int((s / 60).rounded())) min"
+    }
+
     /// The ratio and output length this job will use, for an input of `info`.
     public func plan(for info: AudioFileInfo) throws(MixdownError) -> (ratio: StretchRatio, outputFrames: Int64) {
         let p = try planWithReference(for: info)
@@ -77,7 +118,10 @@ public struct FileStretch: Sendable {
         func exact(_ frames: Int64, _ what: String, _ value: String) throws(MixdownError) -> (StretchRatio, Int64) {
             guard frames > 0 else { throw .invalidParameter(name: what, value: value, reason: "gives an output of zero frames") }
             let r = StretchRatio(frames, n)
-            try r.validate(parameter: what, text: "\(value) (ratio \(r.doubleValue))")
+            // The value the user gave is named; the ratio it implies is what is out of range.
+            guard StretchRatio.lies(Int128(r.numerator), over: Int128(r.denominator), within: StretchRatio.stretchLimit) else {
+                throw .invalidParameter(name: what, value: value, reason: "gives \(frames) frames from \(n), a ratio (output / input) of \(String(format: "%.6g", r.doubleValue)); the ratio must lie between 0.25 and 4")
+            }
             return (r, frames)
         }
         switch target {

@@ -10,6 +10,15 @@ public struct SyncDevice: Sendable, Codable, Equatable {
         self.name = name
         self.clips = clips
     }
+
+    /// `NAME=CLIP,CLIP,...` (`sync --device`); `resolve` maps each clip's path (a batch
+    /// manifest's lines are relative to the manifest).
+    public init(parsing text: String, resolve: (String) -> String = { $0 }) throws(MixdownError) {
+        guard let eq = text.firstIndex(of: "="), eq != text.startIndex else {
+            throw .invalidEvent(parameter: "--device \(text)", reason: "must be NAME=CLIP,CLIP,...")
+        }
+        self.init(name: String(text[..<eq]), clips: text[text.index(after: eq)...].split(separator: ",").map { resolve(String($0)) })
+    }
 }
 
 /// Where one recording of an event lies on the reference's clock, and how it was found.

@@ -29,6 +29,25 @@ public struct MediaRelinking: Sendable, Equatable {
         self.prefixes = prefixes
     }
 
+    /// The relinking of `--media DIR` (each must be a directory) and `--relink OLD=NEW`
+    /// rules, checked; errors name the option and the value.
+    public init(directories: [String], rules: [String]) throws(MixdownError) {
+        self.init()
+        for d in directories {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: d, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw .invalidParameter(name: "--media", value: "'\(d)'", reason: "not a directory")
+            }
+            self.directories.append(d)
+        }
+        for rule in rules {
+            guard let eq = rule.firstIndex(of: "="), eq != rule.startIndex else {
+                throw .invalidParameter(name: "--relink", value: "'\(rule)'", reason: "must be OLD_PREFIX=NEW_PREFIX")
+            }
+            prefixes.append(.init(old: String(rule[..<eq]), new: String(rule[rule.index(after: eq)...])))
+        }
+    }
+
     /// Nothing to relink with: references are taken as they are.
     public var isEmpty: Bool { directories.isEmpty && prefixes.isEmpty }
 

@@ -20,9 +20,9 @@ struct Sync: ParsableCommand {
         --keep-going the others are still written.
         """)
 
-    @Argument(help: "The reference recording.")
+    @Argument(help: "The reference recording.", completion: .file())
     var reference: String
-    @Argument(help: "The recordings to place on the reference's clock.")
+    @Argument(help: "The recordings to place on the reference's clock.", completion: .file())
     var recordings: [String] = []
     @Option(parsing: .singleValue, help: ArgumentHelp("Clips of one device, which share one clock: NAME=CLIP,CLIP,... (repeatable).", valueName: "NAME=CLIPS"))
     var device: [String] = []
@@ -36,15 +36,15 @@ struct Sync: ParsableCommand {
     var piecewise = false
     @Option(name: .customLong("min-confidence"), parsing: .unconditional, help: "Below this confidence (0 to 1) an estimate is refused.")
     var minConfidence = 0.5
-    @Option(parsing: .unconditional, help: "Draw every window's lag, the fitted lines and the rejected windows to this SVG file.")
+    @Option(parsing: .unconditional, help: "Draw every window's lag, the fitted lines and the rejected windows to this SVG file.", completion: .file(extensions: ["svg"]))
     var plot: String?
-    @Option(parsing: .unconditional, help: "Write a composition document of the aligned event (render it with mixdown render).")
+    @Option(parsing: .unconditional, help: "Write a composition document of the aligned event (render it with mixdown render).", completion: .file(extensions: ["json"]))
     var doc: String?
-    @Option(parsing: .unconditional, help: "Write every recording aligned and drift-corrected, REF's length at REF's rate, into this directory.")
+    @Option(parsing: .unconditional, help: "Write every recording aligned and drift-corrected, REF's length at REF's rate, into this directory.", completion: .directory)
     var stems: String?
-    @Option(parsing: .unconditional, help: "The stems' file type (default wav).")
+    @Option(parsing: .unconditional, help: "The stems' file type (default wav).", completion: .list(AudioFileType.allCases.map(\.rawValue)))
     var type = "wav"
-    @Option(parsing: .unconditional, help: "Write the aligned event as an OpenTimelineIO timeline (the PluralEyes-style hand-off to an editor).")
+    @Option(parsing: .unconditional, help: "Write the aligned event as an OpenTimelineIO timeline (the PluralEyes-style hand-off to an editor).", completion: .file(extensions: ["otio"]))
     var otio: String?
     @Option(name: .customLong("otio-rate"), parsing: .unconditional, help: "With --otio: write every time at this edit rate (24, 25, 30000/1001, 29.97), as the FCP 7 XML adapter needs.")
     var otioRate: String?
@@ -86,7 +86,7 @@ struct Sync: ParsableCommand {
         var times = TimeParser { () throws(MixdownError) in try AudioFileInfo.read(path: reference).sampleRate }
         var job = SyncJob(reference: reference, recordings: recordings)
         job.tuning.maxOffset = try times.parse(maxOffset, option: "--max-offset")
-        job.devices = try device.map(Self.parseDevice)
+        job.devices = try device.map { text throws(MixdownError) in try SyncDevice(parsing: text) }
         job.tuning.maxDriftPPM = maxDrift
         job.tuning.windowSpacing = spacing
         job.piecewise = piecewise
@@ -105,11 +105,4 @@ struct Sync: ParsableCommand {
         return job
     }
 
-    static func parseDevice(_ text: String) throws -> SyncDevice {
-        guard let eq = text.firstIndex(of: "=") else {
-            throw MixdownError.invalidEvent(parameter: "--device \(text)", reason: "must be NAME=CLIP,CLIP,...")
-        }
-        let clips = text[text.index(after: eq)...].split(separator: ",").map(String.init)
-        return SyncDevice(name: String(text[..<eq]), clips: clips)
-    }
 }

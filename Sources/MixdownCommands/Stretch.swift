@@ -22,19 +22,19 @@ struct Stretch: ParsableCommand {
     var toDuration: String?
     @Option(name: .customLong("to-frames"), parsing: .unconditional, help: "Exact output frame count.")
     var toFrames: String?
-    @Option(parsing: .unconditional, help: "Take the exact duration of this reference file.")
+    @Option(parsing: .unconditional, help: "Take the exact duration of this reference file.", completion: .file())
     var match: String?
-    @Option(parsing: .unconditional, help: "Estimate the offset and drift against this reference (see `mixdown sync`) and put the input on its clock: trimmed or padded at the start, stretched, ending at the reference's length.")
+    @Option(parsing: .unconditional, help: "Estimate the offset and drift against this reference (see `mixdown sync`) and put the input on its clock: trimmed or padded at the start, stretched, ending at the reference's length.", completion: .file())
     var align: String?
     @Option(name: .customLong("min-confidence"), parsing: .unconditional, help: "With --align: refuse an estimate below this confidence (0 to 1).")
     var minConfidence = 0.5
     @Flag(name: .customLong("keep-polarity"), help: "With --align: keep the input's polarity as recorded (by default an input found inverted against the reference is turned over).")
     var keepPolarity = false
-    @Option(parsing: .unconditional, help: "auto, varispeed, wsola or rubberband.")
+    @Option(parsing: .unconditional, help: "auto, varispeed, wsola, spectral (Mixdown's own spectral stretch) or rubberband (timeDomain: wsola).", completion: .list(TimeScaleAlgorithm.names))
     var algorithm = "auto"
-    @Option(parsing: .unconditional, help: "best, medium or fastest (resampler filter; Rubber Band: best = R3, else R2).")
+    @Option(parsing: .unconditional, help: "best, medium or fastest (resampler filter; Rubber Band: best = R3, else R2).", completion: .list(ResamplerQuality.allCases.map(\.rawValue)))
     var quality = "best"
-    @Option(parsing: .unconditional, help: "Varispeed resampler: auto, polyphase or libsamplerate.")
+    @Option(parsing: .unconditional, help: "Varispeed resampler: auto, polyphase or libsamplerate.", completion: .list(ResamplerEngine.allCases.map(\.rawValue)))
     var resampler = "auto"
     @Option(parsing: .unconditional, help: "Write the output at this sample rate in Hz, through Mixdown's resampler (default: the input's; an Opus output of a rate Opus does not take is written at 48000).")
     var rate: Int?
@@ -87,6 +87,8 @@ struct Stretch: ParsableCommand {
         case .align(let a): return try runAlign(a)
         case .stretch(let s): job = s
         }
+        // Said before a long render starts, so that a user can stop it and choose.
+        if !common.quiet, let notice = try job.plan().notice { printError("mixdown: note: \(notice)") }
         let report = try runWithProgress("stretch", quiet: common.quiet) { progress, token in
             try job.run(progress: progress, cancellation: token)
         }
@@ -109,8 +111,8 @@ struct Stretch: ParsableCommand {
 
     /// --algorithm and --quality, checked.
     func engineOptions() throws -> (TimeScaleAlgorithm, ResamplerQuality) {
-        guard let a = TimeScaleAlgorithm(rawValue: algorithm) else {
-            throw UsageError(message: "--algorithm: '\(algorithm)' is not one of \(TimeScaleAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
+        guard let a = TimeScaleAlgorithm(name: algorithm) else {
+            throw UsageError(message: "--algorithm: '\(algorithm)' is not one of \(TimeScaleAlgorithm.names.joined(separator: ", "))")
         }
         guard let q = ResamplerQuality(rawValue: quality) else {
             throw UsageError(message: "--quality: '\(quality)' is not one of best, medium, fastest")

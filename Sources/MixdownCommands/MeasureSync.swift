@@ -7,9 +7,9 @@ struct MeasureSync: ParsableCommand {
         commandName: "measure-sync",
         abstract: "Find each sync marker of an original recording in a stretched copy and report its error.")
 
-    @Argument(help: "The original (with a 20 ms noise burst every --interval, as `generate` makes).")
+    @Argument(help: "The original (with a 20 ms noise burst every --interval, as `generate` makes).", completion: .file())
     var original: String
-    @Argument(help: "The stretched file.")
+    @Argument(help: "The stretched file.", completion: .file())
     var stretched: String
     @Option(parsing: .unconditional, help: "Time between markers in the original.")
     var interval = "60"

@@ -5,9 +5,9 @@ import Mixdown
 
 /// The input, the output and the input's stream: what export and stretch are given first.
 struct FileArguments: ParsableArguments {
-    @Argument(help: "The input file.")
+    @Argument(help: "The input file.", completion: .file())
     var input: String
-    @Argument(help: "The output file; its extension gives the type unless --type is given.")
+    @Argument(help: ArgumentHelp("The output file; its extension gives the type unless --type is given."), completion: .file())
     var output: String
     @Option(parsing: .unconditional, help: "The input's audio stream, by the index `mixdown info` lists (default: its first audio stream).")
     var stream: Int?
@@ -45,15 +45,15 @@ struct TimeParser {
 
 /// The output file's type and sample format, shared by the commands that write audio.
 struct OutputOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: "Output type: wav, aiff, flac, caf, ogg, opus, mp3, w64, rf64, m4a, mp4, mov, mkv, webm (default: from the extension).")
+    @Option(parsing: .unconditional, help: "Output type: wav, aiff, flac, caf, ogg, opus, mp3, w64, rf64, m4a, mp4, mov, mkv, webm (default: from the extension).", completion: .list(AudioFileType.allCases.map(\.rawValue)))
     var type: String?
-    @Option(parsing: .unconditional, help: "Sample format: s16, s24, f32 (default: the input's precision).")
+    @Option(parsing: .unconditional, help: "Sample format: s16, s24, f32 (default: the input's precision).", completion: .list(SampleFormat.allCases.map(\.rawValue)))
     var format: String?
-    @Option(parsing: .unconditional, help: "Codec for m4a, mp4, mov (aac or alac; default aac), mkv (opus or aac) and webm (opus).")
+    @Option(parsing: .unconditional, help: "Codec for m4a, mp4, mov (aac or alac; default aac), mkv (opus or aac) and webm (opus).", completion: .list(AudioCodec.allCases.map(\.rawValue)))
     var codec: String?
     @Option(parsing: .unconditional, help: "Bitrate of a lossy output in kbps (aac, opus, mp3).")
     var bitrate: Int?
-    @Option(name: .customLong("video-from"), parsing: .unconditional, help: "mp4/mov output: copy this file's video stream beside the audio, bit for bit.")
+    @Option(name: .customLong("video-from"), parsing: .unconditional, help: "mp4/mov output: copy this file's video stream beside the audio, bit for bit.", completion: .file())
     var videoFrom: String?
     @Option(parsing: .unconditional, help: "Bring the output to this integrated loudness in LUFS (EBU R128: -16 for podcasts, -23 for broadcast): one gain for the whole file, measured on a first pass.")
     var loudness: Double?

@@ -14,21 +14,21 @@ struct Render: ParsableCommand {
         document as a timeline. Errors name the JSON or OTIO path at fault.
         """)
 
-    @Argument(help: "The composition document.")
+    @Argument(help: "The composition document (JSON) or an editor's timeline (.otio, .edl, .xml, .aaf).", completion: .file())
     var document: String
-    @Argument(help: "The output file (not with --explain); its extension gives the type unless the document or --type does.")
+    @Argument(help: "The output file (not with --explain); its extension gives the type unless the document or --type does.", completion: .file())
     var output: String?
     @Flag(help: "Print the segment table and gain events; render nothing.")
     var explain = false
-    @Option(parsing: .unconditional, help: "Also write the document as an OpenTimelineIO timeline to this file (docs/otio.md); with no output file, render nothing.")
+    @Option(parsing: .unconditional, help: "Also write the document as an OpenTimelineIO timeline to this file (docs/otio.md); with no output file, render nothing.", completion: .file(extensions: ["otio"]))
     var otio: String?
     @Option(name: .customLong("otio-rate"), parsing: .unconditional, help: "With --otio: write every time at this edit rate (24, 25, 30000/1001, 29.97), as the FCP 7 XML adapter and editors need; times that were not whole frames are rounded and noted in metadata.")
     var otioRate: String?
-    @Option(parsing: .unconditional, help: "The resampler for rate changes and varispeed segments: auto (Mixdown's), polyphase (the same), libsamplerate (the reference). Overrides the document.")
+    @Option(parsing: .unconditional, help: "The resampler for rate changes and varispeed segments: auto (Mixdown's), polyphase (the same), libsamplerate (the reference). Overrides the document.", completion: .list(ResamplerEngine.allCases.map(\.rawValue)))
     var resampler: String?
-    @Option(parsing: .unconditional, help: "Resampler quality: best, medium, fastest. Overrides the document.")
+    @Option(parsing: .unconditional, help: "Resampler quality: best, medium, fastest. Overrides the document.", completion: .list(ResamplerQuality.allCases.map(\.rawValue)))
     var quality: String?
-    @Option(name: .customLong("media"), parsing: .singleValue, help: "A timeline's media that is not where it says is looked up in this directory by its file name, then by its clip name (repeatable).")
+    @Option(name: .customLong("media"), parsing: .singleValue, help: "A timeline's media that is not where it says is looked up in this directory by its file name, then by its clip name (repeatable).", completion: .directory)
     var media: [String] = []
     @Option(name: .customLong("relink"), parsing: .singleValue, help: "OLD_PREFIX=NEW_PREFIX: a timeline's media path that starts with OLD_PREFIX is looked for under NEW_PREFIX (repeatable).")
     var relink: [String] = []
@@ -83,21 +83,7 @@ struct Render: ParsableCommand {
     /// --media and --relink as the library's relinking; a directory that is not one, or a
     /// rule without '=', is refused before anything is read.
     func relinking() throws -> MediaRelinking {
-        var r = MediaRelinking()
-        for d in media {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: d, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw UsageError(message: "--media '\(d)': not a directory")
-            }
-            r.directories.append(d)
-        }
-        for rule in relink {
-            guard let eq = rule.firstIndex(of: "="), eq != rule.startIndex else {
-                throw UsageError(message: "--relink '\(rule)': must be OLD_PREFIX=NEW_PREFIX")
-            }
-            r.prefixes.append(.init(old: String(rule[..<eq]), new: String(rule[rule.index(after: eq)...])))
-        }
-        return r
+        try MediaRelinking(directories: media, rules: relink)
     }
 
     /// The library job the options describe, for the document `doc` (read from `document`).

@@ -6,7 +6,7 @@ struct Loudness: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure loudness to EBU R128: integrated loudness (LUFS), loudness range (LU), true peak (dBTP, BS.1770's 4x and a finer 8x reading), sample peak (dBFS), and the maximum momentary and short-term loudness (read every 1 ms).")
 
-    @Argument(help: "Audio or video files (any type Mixdown reads).")
+    @Argument(help: "Audio or video files (any type Mixdown reads).", completion: .file())
     var files: [String]
     @Option(parsing: .unconditional, help: "The audio stream of each file, by the index `mixdown info` lists (default: its first audio stream).")
     var stream: Int?

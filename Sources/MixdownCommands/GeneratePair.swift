@@ -8,9 +8,9 @@ struct GeneratePair: ParsableCommand {
         commandName: "generate-pair",
         abstract: "Synthesise two recordings of one speech-like event, the second offset and drifting: test material for `mixdown sync`.")
 
-    @Argument(help: "The reference to write (48 kHz, 16-bit WAV).")
+    @Argument(help: "The reference to write (48 kHz, 16-bit WAV).", completion: .file())
     var reference: String
-    @Argument(help: "The drifting recording to write (16-bit WAV).")
+    @Argument(help: "The drifting recording to write (16-bit WAV).", completion: .file())
     var recording: String
     @Option(parsing: .unconditional, help: "Seconds of reference.")
     var duration: Int64 = 600

@@ -7,7 +7,7 @@ struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Synthesise a test recording: quiet sines plus a 20 ms noise burst every marker interval.")
 
-    @Argument(help: "The output file.")
+    @Argument(help: "The output file.", completion: .file())
     var output: String
     @Option(parsing: .unconditional, help: "Length (exact time: 600, 1:00:00, 1440000f at --rate).")
     var duration: String

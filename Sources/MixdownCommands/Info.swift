@@ -5,7 +5,7 @@ struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a file's streams: for audio the codec, rate, channels, exact frames and duration; for video the codec, frame rate and exact duration.")
 
-    @Argument(help: "An audio or video file (WAV, FLAC, MP3, Ogg, M4A, MP4, MOV, MKV, WebM, ...).")
+    @Argument(help: "An audio or video file (WAV, FLAC, MP3, Ogg, M4A, MP4, MOV, MKV, WebM, ...).", completion: .file())
     var file: String
     @Option(parsing: .unconditional, help: "The audio stream to describe in full (default: the first audio stream).")
     var stream: Int?

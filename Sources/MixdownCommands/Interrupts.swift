@@ -18,13 +18,13 @@ import Synchronization
 /// the end and exited 0). Before `install` (the dynamic loader's ~50 ms), a signal has its
 /// default action: the process ends, having written nothing. SIGPIPE is ignored, so a
 /// closed pipe never kills a render mid-write (a write to it fails with EPIPE instead).
-enum Interrupts {
+public enum Interrupts {
     static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
     private static let job = Mutex<CancellationToken?>(nil)
     private static let count = Atomic<Int>(0)
 
     /// Installs the handlers and starts the watcher. Call once, first thing in `main`.
-    static func install() {
+    public static func install() {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { return }   // left at the default: a signal kills, as before
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }

@@ -7,8 +7,8 @@ struct MeasureLength: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "measure-length",
         abstract: "Compare a stretched file's length with the exact target round(N x R).")
-    @Argument(help: "The original.") var original: String
-    @Argument(help: "The stretched file.") var output: String
+    @Argument(help: "The original.", completion: .file()) var original: String
+    @Argument(help: "The stretched file.", completion: .file()) var output: String
     @Option(parsing: .unconditional, help: "The ratio the output was made with (output / input).") var ratio: String
     @Flag(help: "Print one JSON object.") var json = false
 
@@ -23,7 +23,7 @@ struct MeasureSine: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "measure-sine",
         abstract: "SINAD of a file that should hold one sine of a known frequency.")
-    @Argument(help: "The file.") var file: String
+    @Argument(help: "The file.", completion: .file()) var file: String
     @Option(parsing: .unconditional, help: "The sine's frequency in Hz (after any pitch change).") var frequency: Double
     @Flag(help: "Print one JSON object.") var json = false
 

@@ -2,6 +2,14 @@ import ArgumentParser
 import Foundation
 import Mixdown
 
+/// The commands' jobs for callers other than the command line (the C API).
+public enum CommandTasks {
+    /// The task of one manifest line, as `mixdown batch` runs it.
+    public static func batchTask(for line: BatchManifest.Line, in manifest: BatchManifest) throws -> BatchTask {
+        try Batch.task(for: line, in: manifest)
+    }
+}
+
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a manifest of jobs (JSON Lines), resumably, several at once, or one shard of it.",
@@ -16,7 +24,7 @@ struct Batch: ParsableCommand {
         completed, 1 otherwise.
         """)
 
-    @Argument(help: "The manifest (JSON Lines).")
+    @Argument(help: "The manifest (JSON Lines).", completion: .file())
     var manifest: String
     @Option(parsing: .unconditional, help: "Jobs at once, each on one thread (default: one per core).")
     var jobs: Int?
@@ -105,7 +113,8 @@ struct Batch: ParsableCommand {
                 c.common.overwrite = true
                 if c.explain { throw UsageError(message: "--explain renders nothing: not a batch job") }
                 if c.otio != nil { throw UsageError(message: "--otio writes a timeline beside the render: not a batch job") }
-                let doc = try CompositionDocument(contentsOf: c.document)
+                c.media = c.media.map(at)
+                let doc = try CompositionDocument(contentsOf: c.document, relinking: c.relinking())
                 var job = try c.job(doc)
                 job.threads = 1
                 job.encoders = 1
