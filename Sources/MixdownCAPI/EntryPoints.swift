@@ -169,16 +169,8 @@ public func cRenderDocument(_ json: UnsafePointer<CChar>?, _ baseDirectory: Unsa
                             _ result: UnsafeMutablePointer<mixdown_result>?) -> Int32 {
     CallBoundary.run {
         let output = try CallBoundary.string(output, "output")
-        var job = try Options.document(json: json, baseDirectory: baseDirectory, path: path).render(to: output)
-        try Options.apply(outputOptions, to: &job.settings)
-        if job.settings.sampleRate != nil {
-            throw CallBoundary.invalid("sample_rate: a document sets its own rate (\"output\": {\"sample_rate\": ...})")
-        }
-        try Options.run(progress, user, result) { p, token throws(MixdownError) in
-            let r = try job.run(progress: p, cancellation: token)
-            return Options.result(frames: r.frames, sampleRate: r.sampleRate, channels: r.channels,
-                                  seconds: r.seconds, realtimeFactor: r.realtimeFactor, loudness: r.loudness)
-        }
+        let document = try Options.document(json: json, baseDirectory: baseDirectory, path: path)
+        try Options.render(document, to: output, outputOptions, progress, user, result)
     }
 }
 

@@ -34,16 +34,7 @@ public func cRenderTimeline(_ path: UnsafePointer<CChar>?, _ media: UnsafePointe
                             _ result: UnsafeMutablePointer<mixdown_result>?) -> Int32 {
     CallBoundary.run {
         let document = try CompositionDocument(contentsOf: CallBoundary.string(path, "path"), relinking: relinking(media))
-        var job = document.render(to: try CallBoundary.string(output, "output"))
-        try Options.apply(outputOptions, to: &job.settings)
-        if job.settings.sampleRate != nil {
-            throw CallBoundary.invalid("sample_rate: a document sets its own rate (\"output\": {\"sample_rate\": ...})")
-        }
-        try Options.run(progress, user, result) { p, token throws(MixdownError) in
-            let r = try job.run(progress: p, cancellation: token)
-            return Options.result(frames: r.frames, sampleRate: r.sampleRate, channels: r.channels,
-                                  seconds: r.seconds, realtimeFactor: r.realtimeFactor, loudness: r.loudness)
-        }
+        try Options.render(document, to: CallBoundary.string(output, "output"), outputOptions, progress, user, result)
     }
 }
 

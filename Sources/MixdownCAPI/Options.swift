@@ -134,6 +134,22 @@ enum Options {
 
     /// Runs a file job with the C progress callback (a nonzero return cancels it) and
     /// fills `result` (when not NULL) with what it returns.
+    /// Renders `document` to `output` with the C output options (a document sets its own rate).
+    static func render(_ document: CompositionDocument, to output: String, _ outputOptions: UnsafePointer<mixdown_output_options>?,
+                       _ progress: mixdown_progress_fn?, _ user: UnsafeMutableRawPointer?,
+                       _ result: UnsafeMutablePointer<mixdown_result>?) throws {
+        var job = document.render(to: output)
+        try apply(outputOptions, to: &job.settings)
+        if job.settings.sampleRate != nil {
+            throw CallBoundary.invalid("sample_rate: a document sets its own rate (\"output\": {\"sample_rate\": ...})")
+        }
+        try run(progress, user, result) { p, token throws(MixdownError) in
+            let r = try job.run(progress: p, cancellation: token)
+            return Options.result(frames: r.frames, sampleRate: r.sampleRate, channels: r.channels,
+                                  seconds: r.seconds, realtimeFactor: r.realtimeFactor, loudness: r.loudness)
+        }
+    }
+
     static func run(_ callback: mixdown_progress_fn?, _ user: UnsafeMutableRawPointer?, _ result: UnsafeMutablePointer<mixdown_result>?,
                     _ job: (((Double) -> Void)?, CancellationToken) throws(MixdownError) -> mixdown_result) throws(MixdownError) {
         let token = CancellationToken()

@@ -9,7 +9,7 @@ struct Stretch: ParsableCommand {
         R is output length over input length. The output has exactly round(N x R) frames
         (N the input's frames, half away from zero), or exactly the target given by
         --to-frames, --to-duration or --match. auto uses varispeed below 5 cents of pitch
-        change (|R - 1| < 29/10000, on the exact ratio) and Rubber Band above.
+        change (|R - 1| < 29/10000, on the exact ratio) and Mixdown's spectral stretch above.
         """)
 
     @OptionGroup var files: FileArguments

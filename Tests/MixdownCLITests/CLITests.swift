@@ -31,6 +31,11 @@ struct CLI {
             p.arguments = args
         }
         p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        return try collect(p)
+    }
+
+    /// Runs `p` to its end and returns its status and what it printed.
+    static func collect(_ p: Process) throws -> Result {
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
@@ -293,7 +298,7 @@ final class Workspace {
         (["--to-duration", "0"], 2, "--to-duration 0:00:00.000000: must be longer than 0"),
         (["--to-duration", "nan"], 2, "--to-duration: 'nan' is not a time"),
         (["--to-frames", "0"], 2, "--to-frames 0: must be a whole number of frames above 0"),
-        (["--to-frames", "100"], 2, "--to-frames 100 (ratio"),
+        (["--to-frames", "100"], 2, "--to-frames 100: gives 100 frames from 2880000, a ratio (output / input) of 3.47222e-05; the ratio must lie between 0.25 and 4"),
         (["--match", "missing.wav"], 1, "'missing.wav': no such file"),
         (["--match", "text.wav"], 1, "'text.wav': cannot read audio"),
         ([], 2, "give exactly one of --ratio, --to-duration, --to-frames, --match"),

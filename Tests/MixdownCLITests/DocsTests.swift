@@ -25,13 +25,7 @@ import Testing
         p.arguments = ["-c", command]
         p.currentDirectoryURL = URL(fileURLWithPath: dir)
         p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return CLI.Result(code: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        return try CLI.collect(p)
     }
 
     /// An OTIO timeline as an editor on another machine writes it: one clip at a path

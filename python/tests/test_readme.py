@@ -64,6 +64,11 @@ def test_python_readme_examples_run_as_written(tmp_path, monkeypatch):
     (tmp_path / "timeline.otio").write_text(json.dumps(otio_timeline("voice.wav", 10)))
     (tmp_path / "mix.json").write_text(json.dumps({
         "version": 1, "tracks": [{"name": "voice", "segments": [{"file": "voice.wav", "at": "0"}]}]}))
+    (tmp_path / "footage").mkdir()
+    write_wav(tmp_path / "footage" / "take.wav", noise_bursts(10, 48000, 2, seed=5), 48000)
+    (tmp_path / "cut.otio").write_text(json.dumps(otio_timeline("file:///Volumes/Media/day1/take.wav", 4)))
+    (tmp_path / "jobs.jsonl").write_text(
+        '{"args": ["export", "voice.wav", "voice-cut.wav", "--duration", "5"], "id": "cut"}\n')
     run_blocks(blocks, tmp_path, monkeypatch)
     # What the examples wrote, at the lengths they promise.
     fixed = mixdown.info(tmp_path / "fixed.wav")
@@ -72,8 +77,11 @@ def test_python_readme_examples_run_as_written(tmp_path, monkeypatch):
     assert mixdown.info(tmp_path / "show.opus").sample_rate == 48000
     assert mixdown.info(tmp_path / "mix.wav").frames == mixdown.info(tmp_path / "music.flac").frames + 120000
     assert mixdown.info(tmp_path / "timeline.wav").duration == 10
-    for name in ("recorder.wav.fixed.wav", "lav.wav.fixed.wav"):
+    for name in ("recorder.wav.fixed.wav", "lav.wav.fixed.wav", "synced/recorder.wav", "synced/lav.wav",
+                 "event.json", "event.otio"):
         assert (tmp_path / name).exists(), name
+    assert mixdown.info(tmp_path / "cut.wav").duration == 4
+    assert mixdown.info(tmp_path / "voice-cut.wav").duration == 5
 
 
 def test_readme_python_example_runs_as_written(tmp_path, monkeypatch):

@@ -2,7 +2,7 @@
 /// `mixdown_version()` and `mixdown.pc` report.
 public enum MixdownVersion {
     public static let major = 0
-    public static let minor = 2
+    public static let minor = 3
     public static let patch = 0
     /// "MAJOR.MINOR.PATCH".
     public static var string: String { "\(major).\(minor).\(patch)" }

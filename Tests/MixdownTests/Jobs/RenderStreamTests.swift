@@ -87,7 +87,7 @@ private func slice(_ planes: [[Float]], _ r: Range<Int>) -> [[Float]] { planes.m
     /// A whole-file stretch with each resampler and algorithm: the file's frames pulled,
     /// and after seeks (Mixdown's resampler starts inside the stream; the others skip).
     @Test(arguments: [(TimeScaleAlgorithm.varispeed, ResamplerEngine.polyphase), (.varispeed, .libsamplerate), (.wsola, .auto),
-                      (.rubberband, .auto)].filter { $0.0.isAvailable })
+                      (.spectral, .auto), (.rubberband, .auto)].filter { $0.0.isAvailable })
     func aStretchPulledAndSoughtIsTheFile(algorithm: TimeScaleAlgorithm, resampler: ResamplerEngine) throws {
         let dir = TempDir()
         try writeFile(dir.file("in.wav"), [sine(500, frames: 96_000), sine(300, frames: 96_000)])

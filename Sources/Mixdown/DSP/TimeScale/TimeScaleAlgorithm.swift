@@ -3,7 +3,7 @@
 /// (AVAudioTimePitchAlgorithm's choices, under their AVFoundation names too).
 public enum TimeScaleAlgorithm: String, Sendable, CaseIterable, Codable {
     /// Varispeed below 5 cents of pitch change (|R − 1| < 0.0029, judged on the exact
-    /// ratio), the pitch-keeping stretcher above it (`pitchKeeping`).
+    /// ratio), the pitch-keeping stretcher above it (`pitchKeeping`: spectral).
     case auto
     /// Resampling: pitch follows speed. Exact and click-free at any ratio.
     case varispeed
@@ -29,9 +29,11 @@ public enum TimeScaleAlgorithm: String, Sendable, CaseIterable, Codable {
     /// Every name `init(name:)` takes, for messages.
     public static let names = allCases.map(\.rawValue) + ["timeDomain"]
 
-    /// Rubber Band when it is built in, else WSOLA: the pitch-keeping stretcher, and a
-    /// composition's default (AVAssetExportSession's is spectral).
-    public static var pitchKeeping: TimeScaleAlgorithm { rubberband.isAvailable ? .rubberband : .wsola }
+    /// Mixdown's spectral stretcher: the pitch-keeping stretcher `auto` chooses, and a
+    /// composition's default (as AVAssetExportSession's is spectral). The same in every
+    /// build; measured against Rubber Band R3 (docs/performance.md, "Stretch quality") level
+    /// or better on round-trip PESQ and ViSQOL at 0.5-2, and about 7x faster.
+    public static var pitchKeeping: TimeScaleAlgorithm { .spectral }
 
     /// The largest |R − 1| for which `auto` chooses varispeed: 29/10000 (5 cents).
     public static let varispeedLimit = (numerator: Int64(29), denominator: Int64(10_000))
