@@ -342,7 +342,7 @@ typedef struct mixdown_sync_result {
  * and `report_json` may be NULL. `*report_json` receives the report `mixdown sync --json`
  * prints, as one JSON array (one object per recording, with its estimate, device, path of
  * placement and error), owned by the library and valid until the calling thread's next
- * mixdown_sync. A recording not placed fails the call with MIXDOWN_ERROR_NO_ALIGNMENT (and
+ * mixdown_sync or its end (copy it before the thread ends). A recording not placed fails the call with MIXDOWN_ERROR_NO_ALIGNMENT (and
  * with keep_going the others' outputs are written); the report is set either way once the
  * analysis ran. Thread-safe.
  */

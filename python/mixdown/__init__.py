@@ -667,15 +667,21 @@ def sync(reference: PathLike, *recordings: PathLike, max_offset: Optional[Exact]
     recs = [_path(r, "recording") for r in recordings]
     array = (C.c_char_p * max(len(recs), 1))(*recs)
     result = _native.SyncResult()
-    text = C.c_char_p()
-    job = _Job(progress)
+    report_json: list[Optional[bytes]] = []
+
+    def call(callback: Any) -> int:
+        text = C.c_char_p()
+        status = _lib.mixdown_sync(ref, array, len(recs), C.byref(o), callback, None, C.byref(result), C.byref(text))
+        # The library's string is the calling thread's, freed when that thread ends: copied here.
+        report_json.append(text.value)
+        return status
     try:
-        job.run(lambda cb: _lib.mixdown_sync(ref, array, len(recs), C.byref(o), cb, None, C.byref(result), C.byref(text)))
+        _Job(progress).run(call)
     except Error as error:
         # keep_going: the recordings placed are returned, the others with their error.
-        if not (keep_going and error.status == _native.ERROR_NO_ALIGNMENT and text.value):
+        if not (keep_going and error.status == _native.ERROR_NO_ALIGNMENT and report_json and report_json[0]):
             raise
-    estimates = [_estimate(item) for item in json.loads(text.value.decode())]
+    estimates = [_estimate(item) for item in json.loads(report_json[0].decode())]
     if report is not None:
         report.append(SyncReport(stem_frames=result.stem_frames, seconds=result.seconds))
     return estimates
