@@ -68,20 +68,42 @@ void mx_rfft_destroy(mx_rfft *p) {
 
 size_t mx_rfft_size(const mx_rfft *p) { return p->n; }
 
+/* One radix-2 stage's butterflies of one group: b *= w, then (a + b, a - b). The halves are
+ * distinct (restrict), so the loop vectorises. */
+static void mx_cfft_butterflies(float *restrict ar, float *restrict ai, float *restrict br, float *restrict bi,
+                                const float *restrict wr, const float *restrict wi, size_t len) {
+    for (size_t k = 0; k < len; k++) {
+        float xr = br[k] * wr[k] - bi[k] * wi[k];
+        float xi = br[k] * wi[k] + bi[k] * wr[k];
+        br[k] = ar[k] - xr; bi[k] = ai[k] - xi;
+        ar[k] = ar[k] + xr; ai[k] = ai[k] + xi;
+    }
+}
+
 /* In-place complex FFT of `half` values (forward: e^-; the inverse conjugates around it). */
 static void mx_cfft(const mx_rfft *p, float *restrict re, float *restrict im) {
     size_t h = p->half;
-    for (size_t len = 1; len < h; len <<= 1) {
-        const float *wr = p->wr + len - 1, *wi = p->wi + len - 1;
-        for (size_t s = 0; s < h; s += 2 * len) {
-            float *ar = re + s, *ai = im + s, *br = re + s + len, *bi = im + s + len;
-            for (size_t k = 0; k < len; k++) {
-                float xr = br[k] * wr[k] - bi[k] * wi[k];
-                float xi = br[k] * wi[k] + bi[k] * wr[k];
-                br[k] = ar[k] - xr; bi[k] = ai[k] - xi;
-                ar[k] = ar[k] + xr; ai[k] = ai[k] + xi;
-            }
+    size_t len = 1;
+    if (h >= 4) {
+        /* The first two stages at once, as radix-4 butterflies: their twiddles are 1 and -i,
+         * so they need no multiplication (and a loop of one or two butterflies costs more in
+         * its own overhead than in arithmetic). */
+        for (size_t s = 0; s < h; s += 4) {
+            float t0r = re[s] + re[s + 1], t0i = im[s] + im[s + 1];
+            float t1r = re[s] - re[s + 1], t1i = im[s] - im[s + 1];
+            float t2r = re[s + 2] + re[s + 3], t2i = im[s + 2] + im[s + 3];
+            float t3r = re[s + 2] - re[s + 3], t3i = im[s + 2] - im[s + 3];
+            re[s] = t0r + t2r;     im[s] = t0i + t2i;
+            re[s + 2] = t0r - t2r; im[s + 2] = t0i - t2i;
+            re[s + 1] = t1r + t3i; im[s + 1] = t1i - t3r;   /* t1 + (-i) t3 */
+            re[s + 3] = t1r - t3i; im[s + 3] = t1i + t3r;   /* t1 - (-i) t3 */
         }
+        len = 4;
+    }
+    for (; len < h; len <<= 1) {
+        const float *wr = p->wr + len - 1, *wi = p->wi + len - 1;
+        for (size_t s = 0; s < h; s += 2 * len)
+            mx_cfft_butterflies(re + s, im + s, re + s + len, im + s + len, wr, wi, len);
     }
 }
 
