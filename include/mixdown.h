@@ -323,7 +323,8 @@ typedef struct mixdown_sync_options {
     int overwrite;              /* nonzero: replace the plot, document, timeline and stems */
     int require_one_line;       /* nonzero: a recording that one offset and ratio do not describe (a clock
                                    that wanders or jumps) fails the call with MIXDOWN_ERROR_NO_ALIGNMENT;
-                                   zero: the report has its map, and the outputs follow it */
+                                   zero: the report has its map, and the outputs follow it; not
+                                   with stems_dir, document_path or otio_path (refused) */
 } mixdown_sync_options;
 
 void mixdown_sync_options_init(mixdown_sync_options *options);

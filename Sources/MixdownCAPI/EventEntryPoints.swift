@@ -110,11 +110,16 @@ public func cSync(_ reference: UnsafePointer<CChar>?, _ recordings: UnsafePointe
             job.overwrite = o.overwrite != 0
         }
         let oneLine = options.map { $0.pointee.require_one_line != 0 } ?? false
+        // The check comes after the analysis, when the outputs (which follow a wandering
+        // clock) would already be written: refused together, never written and then failed.
+        if oneLine && (job.stems != nil || job.document != nil || job.otio != nil) {
+            throw CallBoundary.invalid("require_one_line: not with stems_dir, document_path or otio_path (they follow a clock that is not one line)")
+        }
         let token = CancellationToken()
         let callback: ((Double) -> Void)? = progress.map { progress in { fraction in if progress(fraction, user) != 0 { token.cancel() } } }
-        let clock = ContinuousClock.now
+        let clock = Stopwatch()
         let outcome = try job.run(progress: callback, cancellation: token)
-        let elapsed = ContinuousClock.now - clock
+        let seconds = clock.seconds
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -129,7 +134,7 @@ public func cSync(_ reference: UnsafePointer<CChar>?, _ recordings: UnsafePointe
         let placed = outcome.estimate != nil ? (outcome.failure == nil ? 1 : 0) : outcome.placements.filter(\.isPlaced).count
         result?.pointee = mixdown_sync_result(recordings: Int32(outcome.estimate != nil ? 1 : outcome.placements.count), placed: Int32(placed),
                                               stem_frames: outcome.stemFrames,
-                                              seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+                                              seconds: seconds)
         if let failure = outcome.failure { throw failure }
         if oneLine {
             for estimate in [outcome.estimate].compactMap({ $0 }) + outcome.placements.compactMap(\.estimate) {

@@ -425,6 +425,14 @@ int main(int argc, char **argv) {
     CHECK(mixdown_sync(ref, unrelated, 1, &syo, NULL, NULL, &sr, &report) == MIXDOWN_ERROR_NO_ALIGNMENT, "unrelated audio placed");
     CHECK(strstr(mixdown_last_error(), "m44.wav") != NULL, "'%s'", mixdown_last_error());
     CHECK(mixdown_sync(ref, NULL, 1, &syo, NULL, NULL, NULL, NULL) == MIXDOWN_ERROR_NULL_POINTER, "sync of NULL recordings");
+    /* require_one_line with outputs that follow the clock: refused before anything is written. */
+    char stems2[2048];
+    snprintf(stems2, sizeof stems2, "%s", path("stems2"));
+    syo.stems_dir = stems2;
+    syo.require_one_line = 1;
+    CHECK(mixdown_sync(ref, recs, 2, &syo, NULL, NULL, NULL, NULL) == MIXDOWN_ERROR_INVALID_ARGUMENT && !exists(stems2),
+          "require_one_line with stems: '%s'", mixdown_last_error());
+    CHECK(strstr(mixdown_last_error(), "require_one_line: not with stems_dir") != NULL, "'%s'", mixdown_last_error());
 
     /* Since 0.3: a batch manifest, run and resumed, as `mixdown batch`. */
     mixdown_batch_options bo;

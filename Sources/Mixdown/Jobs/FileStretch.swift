@@ -119,7 +119,7 @@ public struct FileStretch: Sendable {
             guard frames > 0 else { throw .invalidParameter(name: what, value: value, reason: "gives an output of zero frames") }
             let r = StretchRatio(frames, n)
             // The value the user gave is named; the ratio it implies is what is out of range.
-            guard StretchRatio.lies(Int128(r.numerator), over: Int128(r.denominator), within: StretchRatio.stretchLimit) else {
+            guard r.isWithinStretchLimit else {
                 throw .invalidParameter(name: what, value: value, reason: "gives \(frames) frames from \(n), a ratio (output / input) of \(String(format: "%.6g", r.doubleValue)); the ratio must lie between 0.25 and 4")
             }
             return (r, frames)

@@ -95,9 +95,14 @@ public struct StretchRatio: Sendable, Hashable, CustomStringConvertible {
         try validate(parameter: parameter, text: text)
     }
 
+    /// Whether the ratio lies in [1/4, 4], the range a stretch takes, in exact integers.
+    public var isWithinStretchLimit: Bool {
+        Self.lies(Int128(numerator), over: Int128(denominator), within: Self.stretchLimit)
+    }
+
     /// Throws unless the ratio lies in [1/4, 4].
     public func validate(parameter: String = "--ratio", text: String? = nil) throws(MixdownError) {
-        guard Self.lies(Int128(numerator), over: Int128(denominator), within: Self.stretchLimit) else {
+        guard isWithinStretchLimit else {
             throw .invalidParameter(name: parameter, value: text ?? description, reason: "must lie between 0.25 and 4")
         }
     }
