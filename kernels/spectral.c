@@ -22,6 +22,7 @@ static const double mx_pi = 3.14159265358979323846264338327950288;
 #define MX_ONSET_BLOCK 32
 #define MX_ONSET_JUMP 1000.0f
 #define MX_ONSETS_KEPT 8
+#define MX_RING 4
 
 /* ---- Real FFT ---------------------------------------------------------------------- */
 /* A real FFT of n through a complex FFT of n/2 (even samples as real parts, odd as
@@ -314,9 +315,17 @@ struct mx_pvoc {
     size_t onset_count;
     float *phase;            /* bins: the synthesis phase of the last synthesised frame */
     float *next_phase;       /* bins */
-    int synthesised;         /* frames synthesised so far */
-    mx_pv_frame frames[3];   /* ring: previous, current, next */
-    int newest;              /* index of the last analysed frame in the ring */
+    /* Frame j lives in frames[j % MX_RING]. Synthesising frame s reads s - 1, s and s + 1,
+     * so frame s + 2 may be analysed at the same time, on another thread: analysis and
+     * synthesis share nothing else that either writes (each has its own FFT plan and
+     * scratch). */
+    long long analysed;      /* frames analysed so far */
+    long long synthesised;   /* frames synthesised so far */
+    mx_pv_frame frames[MX_RING];
+    /* The analysis's own: its FFT plan, and scratch. */
+    mx_rfft *analysis_fft;
+    float *ax;               /* n */
+    float *asr, *asi, *ascratch, *atr, *ati;   /* bins each */
     /* PGHI: a bucket queue of bins by magnitude, and which bins have their phase. */
     int32_t *head;           /* MX_BUCKETS: the last entry pushed into each bucket, or -1 */
     int32_t *next;           /* 2 bins: the entry pushed into the same bucket before it, or -1 */
@@ -337,8 +346,10 @@ static void mx_pv_frame_free(mx_pv_frame *f) {
 void mx_pvoc_destroy(mx_pvoc *p) {
     if (!p) return;
     mx_rfft_destroy(p->fft);
+    mx_rfft_destroy(p->analysis_fft);
+    free(p->ax); free(p->asr); free(p->asi); free(p->ascratch); free(p->atr); free(p->ati);
     free(p->window); free(p->phase); free(p->next_phase);
-    for (int i = 0; i < 3; i++) mx_pv_frame_free(&p->frames[i]);
+    for (int i = 0; i < MX_RING; i++) mx_pv_frame_free(&p->frames[i]);
     free(p->head); free(p->next); free(p->done);
     free(p->time_window); free(p->slope_window); free(p->mix); free(p->energy);
     free(p->x); free(p->y); free(p->sr); free(p->si); free(p->fgrad); free(p->re); free(p->im); free(p->keys);
@@ -350,7 +361,8 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
     mx_pvoc *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->fft = mx_rfft_create(n);
-    if (!p->fft) { free(p); return NULL; }
+    p->analysis_fft = mx_rfft_create(n);
+    if (!p->fft || !p->analysis_fft) { mx_rfft_destroy(p->fft); mx_rfft_destroy(p->analysis_fft); free(p); return NULL; }
     p->n = n;
     p->bins = n / 2 + 1;
     p->hop = hop;
@@ -366,9 +378,12 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
     p->time_window = malloc(n * sizeof(float)); p->slope_window = malloc(n * sizeof(float));
     p->mix = malloc(n * sizeof(float)); p->energy = malloc((n / MX_ONSET_BLOCK + 1) * sizeof(float));
     p->sr = malloc(b * sizeof(float)); p->si = malloc(b * sizeof(float)); p->fgrad = malloc(b * sizeof(float));
+    p->ax = malloc(n * sizeof(float));
+    p->asr = malloc(b * sizeof(float)); p->asi = malloc(b * sizeof(float)); p->ascratch = malloc(b * sizeof(float));
+    p->atr = malloc(b * sizeof(float)); p->ati = malloc(b * sizeof(float));
     p->re = malloc(b * sizeof(float)); p->im = malloc(b * sizeof(float)); p->keys = malloc(2 * b * sizeof(float));
-    int ok = p->x && p->y && p->time_window && p->slope_window && p->mix && p->energy && p->sr && p->si && p->fgrad && p->re && p->im && p->keys && p->window && p->phase && p->next_phase && p->head && p->next && p->done;
-    for (int i = 0; i < 3 && ok; i++) {
+    int ok = p->ax && p->asr && p->asi && p->ascratch && p->atr && p->ati && p->x && p->y && p->time_window && p->slope_window && p->mix && p->energy && p->sr && p->si && p->fgrad && p->re && p->im && p->keys && p->window && p->phase && p->next_phase && p->head && p->next && p->done;
+    for (int i = 0; i < MX_RING && ok; i++) {
         mx_pv_frame *f = &p->frames[i];
         f->re = calloc(cb, sizeof(float)); f->im = calloc(cb, sizeof(float));
         f->sum_phase = calloc(b, sizeof(float)); f->sum_log = calloc(b, sizeof(float)); f->omega = calloc(b, sizeof(float)); f->local_time = calloc(b, sizeof(float));
@@ -385,7 +400,6 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
     /* A Hann window of length n is close to a Gaussian with lambda = 0.25645 n^2. */
     p->gamma = (float)(0.25645 * (double)n * (double)n);
     p->tolerance = 1e-5f;
-    p->newest = -1;
     p->noise = 0x9e3779b9u;
     return p;
 }
@@ -432,10 +446,10 @@ static void mx_window_rotated(float *restrict x, const float *restrict src, cons
 
 void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double position) {
     size_t n = p->n, b = p->bins;
-    int slot = (p->newest + 1) % 3;
-    mx_pv_frame *f = &p->frames[slot];
-    mx_pv_frame *prev = p->newest >= 0 ? &p->frames[p->newest] : NULL;
-    float *sr = p->sr, *si = p->si, *x = p->x;
+    long long j = p->analysed;
+    mx_pv_frame *f = &p->frames[j % MX_RING];
+    mx_pv_frame *prev = j > 0 ? &p->frames[(j - 1) % MX_RING] : NULL;
+    float *sr = p->asr, *si = p->asi, *x = p->ax;
     double hop_in = prev && prev->valid ? position - prev->position : 0;
     /* Stretching: the input hop is below the output's. */
     int stretching = hop_in > 0 && hop_in < (double)p->hop;
@@ -476,13 +490,13 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
     for (size_t c = 0; c < p->channels; c++) {
         mx_window_rotated(x, in[c], p->window, n, start, cut);
         float *re = f->re + c * b, *im = f->im + c * b;
-        mx_rfft_forward(p->fft, re, im, x);
+        mx_rfft_forward(p->analysis_fft, re, im, x);
         for (size_t k = 0; k < b; k++) {
             sr[k] += re[k];
             si[k] += im[k];
         }
     }
-    float *floored = p->fgrad;   /* scratch here */
+    float *floored = p->ascratch;
     for (size_t k = 0; k < b; k++) {
         float m = MX_SQRTF(sr[k] * sr[k] + si[k] * si[k]);
         f->sum_mag[k] = m;
@@ -496,9 +510,9 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
     /* Each bin's local time (Auger and Flandrin's reassignment): Re(X_tw / X) with the
      * time-weighted window, in input frames from the centre. It is the phase's slope across
      * bins: -2 pi / n times it. */
-    float *restrict tr = p->re, *restrict ti = p->im;   /* scratch here */
+    float *restrict tr = p->atr, *restrict ti = p->ati;
     mx_window_rotated(x, mix, p->time_window, n, start, cut);
-    mx_rfft_forward(p->fft, tr, ti, x);
+    mx_rfft_forward(p->analysis_fft, tr, ti, x);
     for (size_t k = 0; k < b; k++) {
         float m2 = sr[k] * sr[k] + si[k] * si[k];
         float dot = tr[k] * sr[k] + ti[k] * si[k];
@@ -512,7 +526,7 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
      * its shape (pre-echo -56 dB; -26 dB through the phase difference, which smears an
      * impulse when the hop is near the output's). */
     mx_window_rotated(x, mix, p->slope_window, n, start, cut);
-    mx_rfft_forward(p->fft, tr, ti, x);
+    mx_rfft_forward(p->analysis_fft, tr, ti, x);
     float *restrict omega = f->omega;
     float bin_step = (float)(2 * mx_pi / (double)n);
     for (size_t k = 0; k < b; k++) {
@@ -536,7 +550,7 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
     f->rise = total > 1e-20 ? (float)(grown / total) : 0;
     f->position = position;
     f->valid = 1;
-    p->newest = slot;
+    p->analysed = j + 1;
 }
 
 /* A max-priority queue of entries by key, to a bucket's width: pushes and pops are O(1),
@@ -570,10 +584,11 @@ static uint32_t mx_queue_pop(mx_queue *q) {
 
 void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
     size_t n = p->n, b = p->bins, half = n / 2;
-    /* The frame synthesised is the one before the newest (one frame of look-ahead). */
-    int cur_slot = (p->newest + 2) % 3, prev_slot = (p->newest + 1) % 3;
-    mx_pv_frame *f = &p->frames[cur_slot], *next = &p->frames[p->newest];
-    mx_pv_frame *prev = p->synthesised > 0 ? &p->frames[prev_slot] : NULL;
+    /* Frame s, with one frame of look-ahead (s + 1 is analysed). */
+    long long s = p->synthesised;   /* the caller has analysed up to s + 1 (p->analysed is not read: */
+                                    /* the analysis of s + 2 may be writing it, on another thread) */
+    mx_pv_frame *f = &p->frames[s % MX_RING], *next = &p->frames[(s + 1) % MX_RING];
+    mx_pv_frame *prev = s > 0 ? &p->frames[(s - 1) % MX_RING] : NULL;
     float *phase = p->next_phase;
     float hop_out = (float)p->hop;
 

@@ -210,9 +210,12 @@ void mx_rfft_inverse(const mx_rfft *plan, float *MX_RESTRICT x, const float *MX_
  * (PGHI), one phase field for all channels.
  * - mx_pvoc_analyse: the next frame's input, in[c] = n frames of channel c; `position` is
  *   the input frame at its centre (frames may advance by any amount, also fractional).
- * - mx_pvoc_synthesise: adds the frame before the last analysed one (one frame of
- *   look-ahead), windowed, to out[c][0..n); the caller overlap-adds at `hop` and divides by
- *   mx_pvoc_window_gain. `reset` takes the analysis phases as they are (a transient).
+ * - mx_pvoc_synthesise: adds frame s (the number synthesised before it), windowed, to
+ *   out[c][0..n); frames up to s + 1 must be analysed (one frame of look-ahead). The caller
+ *   overlap-adds at `hop` and divides by mx_pvoc_window_gain. `reset` takes the analysis
+ *   phases as they are (a transient).
+ * - The analysis of frame s + 2 may run on another thread while frame s is synthesised (a
+ *   pipeline on two cores); no other two calls on one engine may overlap.
  * NULL for a bad size, hop (1..n/2) or channel count (1..64), or no memory. */
 typedef struct mx_pvoc mx_pvoc;
 mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels);

@@ -19,6 +19,10 @@ import MixdownKernels
 /// Before frame 0 and past the input's end the input is silence; the node gives exactly
 /// `outputFrames` frames, the same at every block size (frames are fixed by position, not
 /// by the calls).
+///
+/// With `threads` 2, a helper thread analyses frame j + 2 while frame j is synthesised: a
+/// pipeline, about half the work on each core, and the same samples as one thread (no
+/// joins: the engine runs one pass over the file, as with one thread).
 public final class SpectralStretch: AudioNode {
     public let format: AudioFormat
     public let ratio: StretchRatio
@@ -36,7 +40,11 @@ public final class SpectralStretch: AudioNode {
     private var inputWindow: InputWindow?
     private var accumulator: AudioBuffer?
     private var pending: PlanarFIFO?
-    private var inPointers: [UnsafePointer<Float>?] = []
+    /// The input of the frame being analysed, a pointer per channel (read by the helper).
+    private let inPointers: UnsafeMutablePointer<UnsafePointer<Float>?>
+    private var analysisCenter: Int64 = 0
+    private let threads: Int
+    private var helper: HelperThread?
     private var outPointers: [UnsafeMutablePointer<Float>?] = []
     private var gain: Float = 1
     /// The next frame to analyse and to synthesise.
@@ -45,7 +53,9 @@ public final class SpectralStretch: AudioNode {
     private var produced: Int64 = 0
 
     /// `frameSeconds`: the frame's length, rounded to a power of two of frames.
-    public init(input: AudioNode, ratio: StretchRatio, outputFrames: Int64? = nil, frameSeconds: Double = 0.0427) throws(MixdownError) {
+    /// `threads`: 1, or 2 for the analysis on a helper thread (more are taken as 2).
+    public init(input: AudioNode, ratio: StretchRatio, outputFrames: Int64? = nil, frameSeconds: Double = 0.0427,
+                threads: Int = 1) throws(MixdownError) {
         let (n, total) = try ratio.lengths(of: input, outputFrames: outputFrames, node: "spectral stretch")
         self.input = ContractCheck.wrap(input)
         self.ratio = ratio
@@ -58,10 +68,15 @@ public final class SpectralStretch: AudioNode {
         while Double(size) * 1.5 < target { size *= 2 }
         frameSize = size
         hop = size / 8
+        self.threads = max(1, min(2, threads))
+        inPointers = .allocate(capacity: channels)
+        inPointers.initialize(repeating: nil, count: channels)
     }
 
     deinit {
+        helper?.stop()
         if let engine { mx_pvoc_destroy(engine) }
+        inPointers.deallocate()
     }
 
     /// Input frame at the centre of synthesis frame j: round(j·H / R), halves away from zero.
@@ -90,22 +105,33 @@ public final class SpectralStretch: AudioNode {
                                   start: center(firstFrame) - Int64(frameSize / 2), label: "spectral stretch input")
         accumulator = AudioBuffer(format: format, capacity: frameSize + hop)
         pending = PlanarFIFO(channelCount: channels, capacity: maximumFrames + frameSize)
-        inPointers = Array(repeating: nil, count: channels)
         outPointers = Array(repeating: nil, count: channels)
+        if threads > 1 {
+            let engine = e, pointers = inPointers
+            helper = HelperThread(name: "mixdown.spectral", spins: 2_000) { [unowned self] in
+                mx_pvoc_analyse(engine, pointers, Double(self.analysisCenter))
+            }
+        }
     }
 
     public func render(into buffer: AudioBuffer, frames: Int) throws(MixdownError) -> RenderStatus {
         try pending.renderHops(into: buffer, frames: frames, produced: &produced, total: outputFrames, step: step)
     }
 
-    /// Analyses the next frame's input.
-    private func analyse() throws(MixdownError) {
+    /// Brings the next frame's input into the window and points `inPointers` at it.
+    private func prepareAnalysis() throws(MixdownError) {
         let c = center(nextAnalysed)
         let start = c - Int64(frameSize / 2)
         let window = inputWindow!
         try window.slide(from: start, to: start + Int64(frameSize))
         for ch in 0..<channels { inPointers[ch] = UnsafePointer(window.pointer(ch, at: start)) }
-        inPointers.withUnsafeBufferPointer { p in mx_pvoc_analyse(engine, p.baseAddress, Double(c)) }
+        analysisCenter = c
+    }
+
+    /// Analyses the next frame's input, on this thread.
+    private func analyse() throws(MixdownError) {
+        try prepareAnalysis()
+        mx_pvoc_analyse(engine, inPointers, Double(analysisCenter))
         nextAnalysed += 1
     }
 
@@ -113,11 +139,19 @@ public final class SpectralStretch: AudioNode {
     private func step() throws(MixdownError) {
         // One frame of look-ahead, read at the first step: prepare pulls nothing (a preroll
         // may still come between prepare and the first render).
-        if nextAnalysed == firstFrame { try analyse() }
-        try analyse()
+        while nextAnalysed < nextSynthesised + 2 { try analyse() }
         let acc = accumulator!
         for ch in 0..<channels { outPointers[ch] = acc[channel: ch] }
-        outPointers.withUnsafeBufferPointer { p in mx_pvoc_synthesise(engine, p.baseAddress, 0) }
+        if let helper {
+            // Frame j + 2 is analysed on the helper while frame j is synthesised here.
+            try prepareAnalysis()
+            helper.start()
+            outPointers.withUnsafeBufferPointer { p in mx_pvoc_synthesise(engine, p.baseAddress, 0) }
+            helper.wait()
+            nextAnalysed += 1
+        } else {
+            outPointers.withUnsafeBufferPointer { p in mx_pvoc_synthesise(engine, p.baseAddress, 0) }
+        }
         // The accumulator starts at output frame j·H − n/2; its first hop is now complete.
         let j = nextSynthesised
         let first = j * Int64(hop) - Int64(frameSize / 2)

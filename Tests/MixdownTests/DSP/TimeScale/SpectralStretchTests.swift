@@ -82,6 +82,33 @@ import Testing
         #expect(10 * log10(after / click + 1e-30) < -45, "\(ratio): echo \(10 * log10(after / click + 1e-30)) dB")
     }
 
+    /// Two threads (the analysis of frame j + 2 beside the synthesis of frame j) give one
+    /// thread's samples, compressing and stretching, on clicks in noise, at block sizes of
+    /// 1 and 4096.
+    @Test(arguments: [StretchRatio(1, 2), StretchRatio(2, 1)])
+    func twoThreadsGiveOneThreadsSamples(ratio: StretchRatio) throws {
+        var g = SeededNoise(seed: 11)
+        let planes = (0..<2).map { _ in
+            (0..<30_000).map { i in Float(0.01 * g.next()) + (i % 7_000 < 24 ? 0.7 : 0) }
+        }
+        let one = try renderAll(SpectralStretch(input: ArraySource(planes: planes), ratio: ratio), blockSizes: [4096])
+        for sizes in [[1], [4096]] {
+            let two = try renderAll(SpectralStretch(input: ArraySource(planes: planes), ratio: ratio, threads: 2), blockSizes: sizes)
+            #expect(two == one, "\(ratio), blocks of \(sizes)")
+        }
+        #expect(one[0].count == Int((30_000 * ratio.doubleValue).rounded()))
+    }
+
+    /// A deterministic generator of values in [-1, 1).
+    struct SeededNoise {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> Double {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Double(state >> 11) / Double(1 << 52) - 1
+        }
+    }
+
     /// Stereo: a left channel 90° ahead of the right keeps that phase difference (within 2°),
     /// and the mono sum keeps its level: one phase field for both channels.
     @Test(arguments: ratios)
