@@ -89,7 +89,44 @@ size_t mx_rfft_size(const mx_rfft *p) { return p->n; }
 static void mx_cfft_pass4_first(float *restrict yr, float *restrict yi, const float *restrict xr, const float *restrict xi,
                                 const float *restrict tw, size_t n1) {
     const float *w1r = tw, *w1i = tw + n1, *w2r = tw + 2 * n1, *w2i = tw + 3 * n1, *w3r = tw + 4 * n1, *w3i = tw + 5 * n1;
-    for (size_t p = 0; p < n1; p++) {
+    size_t p = 0;
+#if defined(__clang__)
+    /* Four butterflies at once, in vectors of four, then a 4 x 4 transpose for the stores
+     * (generic vectors: SSE2 and NEON alike). */
+    typedef float v4 __attribute__((vector_size(16), aligned(4)));
+    for (; p + 4 <= n1; p += 4) {
+        v4 ar = *(const v4 *)(xr + p), ai = *(const v4 *)(xi + p);
+        v4 br = *(const v4 *)(xr + p + n1), bi = *(const v4 *)(xi + p + n1);
+        v4 cr = *(const v4 *)(xr + p + 2 * n1), ci = *(const v4 *)(xi + p + 2 * n1);
+        v4 dr = *(const v4 *)(xr + p + 3 * n1), di = *(const v4 *)(xi + p + 3 * n1);
+        v4 apcr = ar + cr, apci = ai + ci, amcr = ar - cr, amci = ai - ci;
+        v4 bpdr = br + dr, bpdi = bi + di, bmdr = br - dr, bmdi = bi - di;
+        v4 s1r = amcr + bmdi, s1i = amci - bmdr;
+        v4 s2r = apcr - bpdr, s2i = apci - bpdi;
+        v4 s3r = amcr - bmdi, s3i = amci + bmdr;
+        v4 W1r = *(const v4 *)(w1r + p), W1i = *(const v4 *)(w1i + p);
+        v4 W2r = *(const v4 *)(w2r + p), W2i = *(const v4 *)(w2i + p);
+        v4 W3r = *(const v4 *)(w3r + p), W3i = *(const v4 *)(w3i + p);
+        v4 o0r = apcr + bpdr, o0i = apci + bpdi;
+        v4 o1r = s1r * W1r - s1i * W1i, o1i = s1r * W1i + s1i * W1r;
+        v4 o2r = s2r * W2r - s2i * W2i, o2i = s2r * W2i + s2i * W2r;
+        v4 o3r = s3r * W3r - s3i * W3i, o3i = s3r * W3i + s3i * W3r;
+        /* Transpose: row i of the stores is (o0[i], o1[i], o2[i], o3[i]). */
+        v4 t0 = __builtin_shufflevector(o0r, o1r, 0, 4, 1, 5), t1 = __builtin_shufflevector(o2r, o3r, 0, 4, 1, 5);
+        v4 t2 = __builtin_shufflevector(o0r, o1r, 2, 6, 3, 7), t3 = __builtin_shufflevector(o2r, o3r, 2, 6, 3, 7);
+        *(v4 *)(yr + 4 * p) = __builtin_shufflevector(t0, t1, 0, 1, 4, 5);
+        *(v4 *)(yr + 4 * p + 4) = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
+        *(v4 *)(yr + 4 * p + 8) = __builtin_shufflevector(t2, t3, 0, 1, 4, 5);
+        *(v4 *)(yr + 4 * p + 12) = __builtin_shufflevector(t2, t3, 2, 3, 6, 7);
+        t0 = __builtin_shufflevector(o0i, o1i, 0, 4, 1, 5); t1 = __builtin_shufflevector(o2i, o3i, 0, 4, 1, 5);
+        t2 = __builtin_shufflevector(o0i, o1i, 2, 6, 3, 7); t3 = __builtin_shufflevector(o2i, o3i, 2, 6, 3, 7);
+        *(v4 *)(yi + 4 * p) = __builtin_shufflevector(t0, t1, 0, 1, 4, 5);
+        *(v4 *)(yi + 4 * p + 4) = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
+        *(v4 *)(yi + 4 * p + 8) = __builtin_shufflevector(t2, t3, 0, 1, 4, 5);
+        *(v4 *)(yi + 4 * p + 12) = __builtin_shufflevector(t2, t3, 2, 3, 6, 7);
+    }
+#endif
+    for (; p < n1; p++) {
         float ar = xr[p], ai = xi[p], br = xr[p + n1], bi = xi[p + n1];
         float cr = xr[p + 2 * n1], ci = xi[p + 2 * n1], dr = xr[p + 3 * n1], di = xi[p + 3 * n1];
         float apcr = ar + cr, apci = ai + ci, amcr = ar - cr, amci = ai - ci;
@@ -105,6 +142,7 @@ static void mx_cfft_pass4_first(float *restrict yr, float *restrict yi, const fl
     }
 }
 
+#if !defined(__clang__)
 /* One butterfly group of a later radix-4 pass: s transforms side by side (contiguous), all
  * with the same twiddles. */
 static void mx_cfft_group4(float *restrict yr, float *restrict yi, const float *restrict xr, const float *restrict xi,
@@ -129,6 +167,45 @@ static void mx_cfft_group4(float *restrict yr, float *restrict yi, const float *
         yr[3 * s + q] = s3r * w3r - s3i * w3i; yi[3 * s + q] = s3r * w3i + s3i * w3r;
     }
 }
+#endif
+
+/* A later radix-4 pass (s >= 4, a power of 4): butterfly p of each of the s interleaved
+ * transforms, in vectors of four along q. */
+static void mx_cfft_pass4(float *restrict yr, float *restrict yi, const float *restrict xr, const float *restrict xi,
+                          const float *restrict tw, size_t n1, size_t s) {
+#if defined(__clang__)
+    typedef float v4 __attribute__((vector_size(16), aligned(4)));
+    size_t quarter = s * n1;
+    for (size_t p = 0; p < n1; p++) {
+        v4 w1r = {tw[p], tw[p], tw[p], tw[p]}, w1i = {tw[n1 + p], tw[n1 + p], tw[n1 + p], tw[n1 + p]};
+        v4 w2r = {tw[2 * n1 + p], tw[2 * n1 + p], tw[2 * n1 + p], tw[2 * n1 + p]};
+        v4 w2i = {tw[3 * n1 + p], tw[3 * n1 + p], tw[3 * n1 + p], tw[3 * n1 + p]};
+        v4 w3r = {tw[4 * n1 + p], tw[4 * n1 + p], tw[4 * n1 + p], tw[4 * n1 + p]};
+        v4 w3i = {tw[5 * n1 + p], tw[5 * n1 + p], tw[5 * n1 + p], tw[5 * n1 + p]};
+        const float *ar = xr + s * p, *ai = xi + s * p;
+        float *or_ = yr + 4 * s * p, *oi = yi + 4 * s * p;
+        for (size_t q = 0; q < s; q += 4) {
+            v4 a_r = *(const v4 *)(ar + q), a_i = *(const v4 *)(ai + q);
+            v4 b_r = *(const v4 *)(ar + quarter + q), b_i = *(const v4 *)(ai + quarter + q);
+            v4 c_r = *(const v4 *)(ar + 2 * quarter + q), c_i = *(const v4 *)(ai + 2 * quarter + q);
+            v4 d_r = *(const v4 *)(ar + 3 * quarter + q), d_i = *(const v4 *)(ai + 3 * quarter + q);
+            v4 apcr = a_r + c_r, apci = a_i + c_i, amcr = a_r - c_r, amci = a_i - c_i;
+            v4 bpdr = b_r + d_r, bpdi = b_i + d_i, bmdr = b_r - d_r, bmdi = b_i - d_i;
+            v4 s1r = amcr + bmdi, s1i = amci - bmdr;
+            v4 s2r = apcr - bpdr, s2i = apci - bpdi;
+            v4 s3r = amcr - bmdi, s3i = amci + bmdr;
+            *(v4 *)(or_ + q) = apcr + bpdr; *(v4 *)(oi + q) = apci + bpdi;
+            *(v4 *)(or_ + s + q) = s1r * w1r - s1i * w1i; *(v4 *)(oi + s + q) = s1r * w1i + s1i * w1r;
+            *(v4 *)(or_ + 2 * s + q) = s2r * w2r - s2i * w2i; *(v4 *)(oi + 2 * s + q) = s2r * w2i + s2i * w2r;
+            *(v4 *)(or_ + 3 * s + q) = s3r * w3r - s3i * w3i; *(v4 *)(oi + 3 * s + q) = s3r * w3i + s3i * w3r;
+        }
+    }
+#else
+    for (size_t k = 0; k < n1; k++)
+        mx_cfft_group4(yr + 4 * s * k, yi + 4 * s * k, xr + s * k, xi + s * k, s, s * n1,
+                       tw[k], tw[n1 + k], tw[2 * n1 + k], tw[3 * n1 + k], tw[4 * n1 + k], tw[5 * n1 + k]);
+#endif
+}
 
 /* The last pass when half is an odd power of two: radix 2, twiddle 1, s = half/2. */
 static void mx_cfft_last2(float *restrict yr, float *restrict yi, const float *restrict xr, const float *restrict xi, size_t s) {
@@ -151,9 +228,7 @@ static void mx_cfft(const mx_rfft *p, float *restrict re, float *restrict im) {
             mx_cfft_pass4_first(yr, yi, xr, xi, tw, n1);
         } else {
             /* Butterfly p reads x[q + s (p + j n1)] and writes y[q + s (4p + j)], q < s. */
-            for (size_t k = 0; k < n1; k++)
-                mx_cfft_group4(yr + 4 * s * k, yi + 4 * s * k, xr + s * k, xi + s * k, s, s * n1,
-                               tw[k], tw[n1 + k], tw[2 * n1 + k], tw[3 * n1 + k], tw[4 * n1 + k], tw[5 * n1 + k]);
+            mx_cfft_pass4(yr, yi, xr, xi, tw, n1, s);
         }
         tw += 6 * n1;
         len = n1;

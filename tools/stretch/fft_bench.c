@@ -25,7 +25,7 @@ int main(void) {
         int reps = (int)(4000000 / n);
         float *x = fftwf_malloc(n * sizeof(float)), *y = fftwf_malloc(n * sizeof(float));
         float *re = malloc((n / 2 + 1) * sizeof(float)), *im = malloc((n / 2 + 1) * sizeof(float));
-        for (size_t i = 0; i < n; i++) x[i] = (float)rand() / RAND_MAX - 0.5f;
+        for (size_t i = 0; i < n; i++) x[i] = (float)rand() / (float)RAND_MAX - 0.5f;
         double t, ours, av, kiss, fftw;
 
         mx_rfft *p = mx_rfft_create(n);
@@ -56,7 +56,7 @@ int main(void) {
 
         fftwf_complex *fc = fftwf_malloc((n / 2 + 1) * sizeof(fftwf_complex));
         fftwf_plan pf = fftwf_plan_dft_r2c_1d((int)n, x, fc, FFTW_MEASURE), pi = fftwf_plan_dft_c2r_1d((int)n, fc, y, FFTW_MEASURE);
-        for (size_t i = 0; i < n; i++) x[i] = (float)rand() / RAND_MAX - 0.5f;
+        for (size_t i = 0; i < n; i++) x[i] = (float)rand() / (float)RAND_MAX - 0.5f;
         t = now();
         for (int r = 0; r < reps; r++) { fftwf_execute(pf); fftwf_execute(pi); }
         fftw = (now() - t) / reps * 1e9;
