@@ -14,10 +14,11 @@ anywhere, and the worst block within two blocks of a join, serial beside paralle
 and last three blocks, where decoders differ at the file's edges, left out); exits 1
 when a parallel decode's worst block near a join is worse than the serial decode's worst
 block anywhere (+0.5 dB), or its median is more than 6 % (0.5 dB) worse than the serial's.
-(Which worker's encoder, with its settled rate control, codes which chunk depends on the
-threads' timing, so the parallel median moves by a few tenths of a dB from run to run: an
-Opus encode under a loaded machine measured 0.41 dB, with its worst block near a join equal
-to the serial's. 0.4 dB failed it by chance.)
+(Which worker's encoder, with its settled rate control, codes which chunk once depended on
+the threads' timing, and the parallel median moved by a few tenths of a dB from run to run:
+0.41 dB, then 0.57 dB on a loaded machine, each time with the worst block near a join equal
+to the serial's. Chunk k now goes to worker k mod n, so a parallel encode is the same
+packets every run.)
 """
 import struct
 import sys

@@ -87,11 +87,20 @@ final class ChunkedEncoder {
     /// Submitted chunks not yet muxed, in order.
     private var inFlight: [Job] = []
 
+    /// One worker's chunks, in order.
+    private final class JobQueue: Sendable {
+        let jobs = Mutex<[Job]>([])
+    }
+
     /// What the worker threads share, held by them (never the encoder itself, which its
     /// owner may release while a thread has not yet started).
     private final class Workers: @unchecked Sendable {
-        let queue = Mutex<[Job]>([])
-        let available = DispatchSemaphore(value: 0)
+        /// Chunk k goes to worker k % count, each with its own queue: which encoder (with
+        /// its settled rate control) codes which chunk is fixed, so the file is the same
+        /// bytes run after run. A shared queue let the threads' timing decide, and the
+        /// quality moved by tenths of a dB between runs (and failed a join check by chance).
+        let queues: [JobQueue]
+        let available: [DispatchSemaphore]
         let stopping = Atomic<Bool>(false)
         let exited = DispatchSemaphore(value: 0)
         let open: Opener
@@ -100,7 +109,9 @@ final class ChunkedEncoder {
         let frameSize: Int
         let destination: String
 
-        init(open: @escaping Opener, codec: AudioCodec, channels: Int, frameSize: Int, destination: String) {
+        init(count: Int, open: @escaping Opener, codec: AudioCodec, channels: Int, frameSize: Int, destination: String) {
+            queues = (0..<count).map { _ in JobQueue() }
+            available = (0..<count).map { _ in DispatchSemaphore(value: 0) }
             self.open = open
             self.codec = codec
             self.channels = channels
@@ -108,22 +119,22 @@ final class ChunkedEncoder {
             self.destination = destination
         }
 
-        func run() {
+        func run(_ w: Int) {
             // This worker's encoder, kept from chunk to chunk: its rate control (FFmpeg's
             // AAC lambda, the psychoacoustic model's bit reservoir) stays settled, where a
             // fresh encoder takes seconds to settle and spends its first ones at another
             // quality. A failed encode is replaced by a fresh one for the next chunk.
             var encoder: ChunkEncoder?
             while true {
-                available.wait()
+                available[w].wait()
                 if stopping.load(ordering: .acquiring) { break }
-                guard let job = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
+                guard let job = queues[w].jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
                 do throws(MixdownError) {
                     // An encoder that stopped before this chunk's pre-roll jumps to it; one that
                     // stopped inside this chunk's audio (it did the chunk before) goes on from
                     // there; its timestamps cannot go back, so otherwise a fresh encoder, which
-                    // settles on the chunk before the pre-roll first, whichever chunk this
-                    // worker happens to take first.
+                    // settles on the chunk before the pre-roll first (at the worker's first
+                    // chunk, or after a failed one).
                     var from = job.firstFrame
                     if let e = encoder {
                         if e.fedUntil <= job.prerollFrame {
@@ -163,10 +174,10 @@ final class ChunkedEncoder {
         self.workerCount = workers
         pending = Array(repeating: [], count: channels)
         for c in 0..<channels { pending[c].reserveCapacity((chunkFrames + preroll + postroll + 1) * frameSize) }
-        let shared = Workers(open: open, codec: codec, channels: channels, frameSize: frameSize, destination: destination)
+        let shared = Workers(count: workers, open: open, codec: codec, channels: channels, frameSize: frameSize, destination: destination)
         self.workers = shared
         for w in 0..<workers {
-            let thread = Thread { [shared] in shared.run() }
+            let thread = Thread { [shared] in shared.run(w) }
             thread.name = "mixdown.encoder.\(w)"
             thread.start()
         }
@@ -175,7 +186,7 @@ final class ChunkedEncoder {
     /// Stops the workers (a chunk being encoded is finished first) and waits for them.
     deinit {
         workers.stopping.store(true, ordering: .releasing)
-        for _ in 0..<workerCount { workers.available.signal() }
+        for w in 0..<workerCount { workers.available[w].signal() }
         for _ in 0..<workerCount { workers.exited.wait() }
     }
 
@@ -226,10 +237,11 @@ final class ChunkedEncoder {
         for c in 0..<channels {
             pending[c].withUnsafeBufferPointer { (job.audio + c * n).update(from: $0.baseAddress! + a, count: n) }
         }
+        let worker = k % workerCount
         nextChunk += 1
         inFlight.append(job)
-        workers.queue.withLock { $0.append(job) }
-        workers.available.signal()
+        workers.queues[worker].jobs.withLock { $0.append(job) }
+        workers.available[worker].signal()
     }
 
     private func drop(before frame: Int64) {

@@ -92,6 +92,23 @@ import Testing
         try runProcess(python, [joins, reference, "\(chunkFrames)"] + pairs.flatMap { [$0.0, $0.1] })
     }
 
+    /// Chunk k is coded by worker k mod n, whatever the threads' timing: three parallel
+    /// encodes of the same audio hold the same packets, byte for byte (FFmpeg's framemd5 of
+    /// the stream copied; Matroska's segment UID is random, so the files are compared by
+    /// their packets). With a shared queue, which worker took which chunk varied from run
+    /// to run, and with it the packets and the quality.
+    @Test(arguments: [(AudioFileType.m4a, AudioCodec.aac), (.webm, .opus)])
+    func aParallelEncodeHasTheSamePacketsEveryRun(type: AudioFileType, codec: AudioCodec) throws {
+        let dir = TempDir()
+        let runs = try (0..<3).map { i in
+            let path = try Self.encode(dir, "run\(i).\(type.rawValue)", type: type, codec: codec, encoders: 3)
+            return try tool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a", "-c", "copy", "-f", "framemd5", "-"])
+                .split(separator: "\n").filter { !$0.hasPrefix("#") }
+        }
+        #expect(runs[0].count > 100, "\(type): \(runs[0].count) packets")
+        #expect(runs[1] == runs[0] && runs[2] == runs[0], "\(type): the packets differ between runs")
+    }
+
     @Test(arguments: [(AudioFileType.m4a, AudioCodec.aac, 1024), (.webm, .opus, 960)])
     func parallelJoinsAreSeamlessToEveryDecoder(type: AudioFileType, codec: AudioCodec, frameSize: Int) throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
