@@ -405,9 +405,9 @@ struct mx_pvoc {
     int32_t *head;           /* MX_BUCKETS: the last entry pushed into each bucket, or -1 */
     int32_t *next;           /* 2 bins: the entry pushed into the same bucket before it, or -1 */
     uint8_t *done;
-    float *x, *y;            /* scratch, n each */
+    float *y;                /* scratch, n */
     float *sr, *si, *fgrad, *re, *im;   /* scratch, bins each */
-    float *keys;             /* scratch, 2 bins: heap keys (the previous frame's, then this one's) */
+    float *key;              /* scratch, bins: this frame's queue keys (its log magnitudes) */
     float gamma;             /* the window's Gaussian time-frequency ratio, frames^2 */
     float tolerance;         /* bins below this fraction of the frame's largest are noise */
     uint32_t noise;          /* a deterministic generator for insignificant bins */
@@ -427,7 +427,7 @@ void mx_pvoc_destroy(mx_pvoc *p) {
     for (int i = 0; i < MX_RING; i++) mx_pv_frame_free(&p->frames[i]);
     free(p->head); free(p->next); free(p->done);
     free(p->time_window); free(p->slope_window); free(p->mix); free(p->energy);
-    free(p->x); free(p->y); free(p->sr); free(p->si); free(p->fgrad); free(p->re); free(p->im); free(p->keys);
+    free(p->y); free(p->sr); free(p->si); free(p->fgrad); free(p->re); free(p->im); free(p->key);
     free(p);
 }
 
@@ -449,15 +449,15 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
     p->head = malloc(MX_BUCKETS * sizeof(int32_t));
     p->next = malloc(2 * b * sizeof(int32_t));
     p->done = calloc(b, 1);
-    p->x = malloc(n * sizeof(float)); p->y = malloc(n * sizeof(float));
+    p->y = malloc(n * sizeof(float));
     p->time_window = malloc(n * sizeof(float)); p->slope_window = malloc(n * sizeof(float));
     p->mix = malloc(n * sizeof(float)); p->energy = malloc((n / MX_ONSET_BLOCK + 1) * sizeof(float));
     p->sr = malloc(b * sizeof(float)); p->si = malloc(b * sizeof(float)); p->fgrad = malloc(b * sizeof(float));
     p->ax = malloc(n * sizeof(float));
     p->asr = malloc(b * sizeof(float)); p->asi = malloc(b * sizeof(float)); p->ascratch = malloc(b * sizeof(float));
     p->atr = malloc(b * sizeof(float)); p->ati = malloc(b * sizeof(float));
-    p->re = malloc(b * sizeof(float)); p->im = malloc(b * sizeof(float)); p->keys = malloc(2 * b * sizeof(float));
-    int ok = p->ax && p->asr && p->asi && p->ascratch && p->atr && p->ati && p->x && p->y && p->time_window && p->slope_window && p->mix && p->energy && p->sr && p->si && p->fgrad && p->re && p->im && p->keys && p->window && p->phase && p->next_phase && p->head && p->next && p->done;
+    p->re = malloc(b * sizeof(float)); p->im = malloc(b * sizeof(float)); p->key = malloc(b * sizeof(float));
+    int ok = p->ax && p->asr && p->asi && p->ascratch && p->atr && p->ati && p->y && p->time_window && p->slope_window && p->mix && p->energy && p->sr && p->si && p->fgrad && p->re && p->im && p->key && p->window && p->phase && p->next_phase && p->head && p->next && p->done;
     for (int i = 0; i < MX_RING && ok; i++) {
         mx_pv_frame *f = &p->frames[i];
         f->re = calloc(cb, sizeof(float)); f->im = calloc(cb, sizeof(float));
@@ -669,7 +669,7 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
 
     /* The frequency-direction phase derivative from the time derivative of the log
      * magnitude (a Gaussian window's relation): radians per bin. */
-    float *fgrad = p->fgrad, *keys = p->keys, *key = keys + b;
+    float *fgrad = p->fgrad, *key = p->key;
     double span = 0;
     const float *lo = f->sum_log, *hi = f->sum_log;
     if (prev && prev->valid && next->valid && next != f) { lo = prev->sum_log; hi = next->sum_log; span = next->position - prev->position; }

@@ -96,8 +96,8 @@ final class ChunkedEncoder {
     /// owner may release while a thread has not yet started).
     private final class Workers: @unchecked Sendable {
         /// Chunk k goes to worker k % count, each with its own queue: which encoder (with
-        /// its settled rate control) codes which chunk is fixed, so the file is the same
-        /// bytes run after run. A shared queue let the threads' timing decide, and the
+        /// its settled rate control) codes which chunk is fixed, so the packets are the
+        /// same run after run. A shared queue let the threads' timing decide, and the
         /// quality moved by tenths of a dB between runs (and failed a join check by chance).
         let queues: [JobQueue]
         let available: [DispatchSemaphore]
