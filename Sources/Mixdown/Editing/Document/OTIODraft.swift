@@ -33,9 +33,11 @@ extension OTIOTimeline.Reader {
                 track.segments.append(.init(content: .media(asset, source: source, at: at, duration: duration), origin: origin))
                 clipsEnd = max(clipsEnd, try c.at.adding(c.duration))
             }
-            // The track's trailing gap, as an empty edit to its end (more than a microsecond:
-            // a place Mixdown wrote exactly may differ from OTIO's sums by less).
-            if lane.end.approximateSeconds - clipsEnd.approximateSeconds > 1e-6 {
+            // The track's trailing gap, as an empty edit to its end (more than a microsecond,
+            // or than half a unit of the rate Mixdown wrote the track at: a place Mixdown
+            // wrote exactly differs from OTIO's sums by up to that).
+            let endTolerance = clips.map(\.placeTolerance).reduce(1e-6, max)
+            if lane.end.approximateSeconds - clipsEnd.approximateSeconds > endTolerance {
                 track.segments.append(.init(content: .empty(MediaTimeRange(start: try Self.time(clipsEnd, laneOrigin), end: try Self.time(lane.end, laneOrigin))), origin: laneOrigin))
             }
             track.volumeOrigin = laneOrigin

@@ -104,6 +104,23 @@ import Testing
         #expect(z.map { $0.target.duration } == [MediaTime(value: 90754, timescale: 302518)], "\(z.map(\.target))")
     }
 
+    /// The same on the other side: 13,229 frames from 4411f, whose end OTIO's rate puts
+    /// 1.52 µs late (found by FuzzDocument). The track ends where its clip does: no trailing
+    /// gap, and no end time that has no 32-bit timescale.
+    @Test func aClipsEndOnACoarseTrackRateAddsNoTrailingGap() throws {
+        let dir = TempDir()
+        try writeFile(dir.file("b.wav"), [sine(300, frames: 22_050)], sampleRate: 44_100)
+        let doc = try CompositionDocument(data: Data("""
+        {"version": 1, "tracks": [{"name": "voice", "segments": [
+          {"file": "b.wav", "source": {"start": "4411f", "end": "0.4"}, "at": "10/302518"}]}]}
+        """.utf8), path: dir.file("doc.json"))
+        let text = try OTIOTimeline.json(for: doc, relativeTo: dir.path)
+        #expect(text.contains("\"rate\": 302518.0, \"value\": 90749.0"))
+        let back = try CompositionDocument(data: Data(text.utf8), path: dir.file("doc.otio"))
+        #expect(back.composition.tracks.map { $0.placedSegments.map(\.target) } == doc.composition.tracks.map { $0.placedSegments.map(\.target) })
+        #expect(back.composition.tracks[0].placedSegments.allSatisfy { $0.source != nil })
+    }
+
     /// Track keyframes (`metadata.mixdown.volume.keyframes`, times in the track's time):
     /// linear between them, the first value held before the first, the last after the last;
     /// a first keyframe at 0 included.
