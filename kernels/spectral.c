@@ -22,7 +22,9 @@ static const double mx_pi = 3.14159265358979323846264338327950288;
 #define MX_ONSET_BLOCK 32
 #define MX_ONSET_JUMP 1000.0f
 #define MX_ONSETS_KEPT 8
-#define MX_RING 4
+/* Frames kept: a lane that synthesises k frames per step while its helper analyses the next
+ * k needs 2k + 2 (two, for the high band's lane). */
+#define MX_RING 8
 
 /* ---- Real FFT ---------------------------------------------------------------------- */
 /* A real FFT of n through a complex FFT of n/2 (even samples as real parts, odd as
@@ -411,6 +413,13 @@ struct mx_pvoc {
     float gamma;             /* the window's Gaussian time-frequency ratio, frames^2 */
     float tolerance;         /* bins below this fraction of the frame's largest are noise */
     uint32_t noise;          /* a deterministic generator for insignificant bins */
+    /* The band this engine synthesises (mx_pvoc_set_band): a gain per bin, zero outside
+     * [band_lo, band_hi); NULL for all of it. */
+    float *band;
+    size_t band_lo, band_hi;
+    /* Phases given for the next frame's bins [band_lo, band_lo + follow_count), by bin (mx_pvoc_follow). */
+    float *follow;
+    size_t follow_count;
 };
 
 static void mx_pv_frame_free(mx_pv_frame *f) {
@@ -427,6 +436,7 @@ void mx_pvoc_destroy(mx_pvoc *p) {
     for (int i = 0; i < MX_RING; i++) mx_pv_frame_free(&p->frames[i]);
     free(p->head); free(p->next); free(p->done);
     free(p->time_window); free(p->slope_window); free(p->mix); free(p->energy);
+    free(p->band); free(p->follow);
     free(p->y); free(p->sr); free(p->si); free(p->fgrad); free(p->re); free(p->im); free(p->key);
     free(p);
 }
@@ -476,7 +486,47 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
     p->gamma = (float)(0.25645 * (double)n * (double)n);
     p->tolerance = 1e-5f;
     p->noise = 0x9e3779b9u;
+    p->band_lo = 0;
+    p->band_hi = b;
+    p->follow = malloc(b * sizeof(float));
+    if (!p->follow) { mx_pvoc_destroy(p); return NULL; }
     return p;
+}
+
+void mx_pvoc_follow(mx_pvoc *p, const float *phases, size_t below) {
+    below = below < p->band_hi ? below : p->band_hi;
+    p->follow_count = below > p->band_lo ? below - p->band_lo : 0;
+    memcpy(p->follow + p->band_lo, phases + p->band_lo, p->follow_count * sizeof(float));
+}
+
+const float *mx_pvoc_phases(const mx_pvoc *p) { return p->phase; }
+
+int mx_pvoc_set_band(mx_pvoc *p, int above, double split, double width, double reach) {
+    size_t n = p->n, b = p->bins;
+    if (!(split > 0 && split < 0.5 && width >= 0 && reach >= 0 && split - width / 2 > 0 && split + width / 2 < 0.5)) return -1;
+    float *g = malloc(b * sizeof(float));
+    if (!g) return -1;
+    size_t lo = b, hi = 0;
+    for (size_t k = 0; k < b; k++) {
+        /* Below: 1 under the crossover, a raised cosine across it, 0 over it; above: 1 minus
+         * that, so two engines split at the same place sum to the whole band. */
+        double f = (double)k / (double)n, t = width > 0 ? (f - (split - width / 2)) / width : (f < split ? 0 : 1);
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        double below = 0.5 * (1 + cos(mx_pi * t));
+        g[k] = (float)(above ? 1 - below : below);
+        if (g[k] > 0) { if (k < lo) lo = k; hi = k + 1; }
+    }
+    free(p->band);
+    p->band = g;
+    p->band_lo = lo < hi ? lo : 0;
+    /* Phases are kept `reach` past the band's top (a follower's bins there take them). */
+    if (!above) {
+        size_t top = (size_t)ceil((split + width / 2 + reach) * (double)n) + 1;
+        hi = top > hi ? top : hi;
+        hi = hi < b ? hi : b;
+    }
+    p->band_hi = hi;
+    return 0;
 }
 
 /* x wrapped into about [-pi, pi] (the nearest whole number of turns taken off; |x| < 2^31
@@ -560,27 +610,29 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
         }
     }
 
+    /* Only the band this engine synthesises is read (every bin without a band). */
+    size_t lo = p->band_lo, hi = p->band_hi, nb = hi - lo;
     memset(sr, 0, b * sizeof(float));
     memset(si, 0, b * sizeof(float));
     for (size_t c = 0; c < p->channels; c++) {
         mx_window_rotated(x, in[c], p->window, n, start, cut);
         float *re = f->re + c * b, *im = f->im + c * b;
         mx_rfft_forward(p->analysis_fft, re, im, x);
-        for (size_t k = 0; k < b; k++) {
+        for (size_t k = lo; k < hi; k++) {
             sr[k] += re[k];
             si[k] += im[k];
         }
     }
     float *floored = p->ascratch;
-    for (size_t k = 0; k < b; k++) {
+    for (size_t k = lo; k < hi; k++) {
         float m = MX_SQRTF(sr[k] * sr[k] + si[k] * si[k]);
         f->sum_mag[k] = m;
         floored[k] = m + 1e-30f;
     }
-    memcpy(f->sum_re, sr, b * sizeof(float));
-    memcpy(f->sum_im, si, b * sizeof(float));
-    mx_log_array(f->sum_log, floored, b);
-    mx_atan2_array(f->sum_phase, si, sr, b);
+    memcpy(f->sum_re + lo, sr + lo, nb * sizeof(float));
+    memcpy(f->sum_im + lo, si + lo, nb * sizeof(float));
+    mx_log_array(f->sum_log + lo, floored + lo, nb);
+    mx_atan2_array(f->sum_phase + lo, si + lo, sr + lo, nb);
 
     /* Each bin's local time (Auger and Flandrin's reassignment): Re(X_tw / X) with the
      * time-weighted window, in input frames from the centre. It is the phase's slope across
@@ -588,7 +640,7 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
     float *restrict tr = p->atr, *restrict ti = p->ati;
     mx_window_rotated(x, mix, p->time_window, n, start, cut);
     mx_rfft_forward(p->analysis_fft, tr, ti, x);
-    for (size_t k = 0; k < b; k++) {
+    for (size_t k = lo; k < hi; k++) {
         float m2 = sr[k] * sr[k] + si[k] * si[k];
         float dot = tr[k] * sr[k] + ti[k] * si[k];
         f->local_time[k] = m2 > 1e-30f ? dot / m2 : 0;
@@ -604,7 +656,7 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
     mx_rfft_forward(p->analysis_fft, tr, ti, x);
     float *restrict omega = f->omega;
     float bin_step = (float)(2 * mx_pi / (double)n);
-    for (size_t k = 0; k < b; k++) {
+    for (size_t k = lo; k < hi; k++) {
         float m2 = sr[k] * sr[k] + si[k] * si[k];
         float cross = ti[k] * sr[k] - tr[k] * si[k];
         omega[k] = bin_step * (float)k - (m2 > 1e-30f ? cross / m2 : 0);
@@ -614,12 +666,12 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
     const float *restrict mag = f->sum_mag;
     if (prev && prev->valid) {
         const float *restrict was = prev->sum_mag;
-        for (size_t k = 0; k < b; k++) {
+        for (size_t k = lo; k < hi; k++) {
             grown += mag[k] > was[k] ? mag[k] - was[k] : 0;
             total += mag[k];
         }
     } else {
-        for (size_t k = 0; k < b; k++) total += mag[k];
+        for (size_t k = lo; k < hi; k++) total += mag[k];
         grown = total;
     }
     f->rise = total > 1e-20 ? (float)(grown / total) : 0;
@@ -676,7 +728,11 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
     else if (next->valid && next != f) { hi = next->sum_log; span = next->position - f->position; }
     else if (prev && prev->valid) { lo = prev->sum_log; span = f->position - prev->position; }
     float largest = -INFINITY;
-    for (size_t k = 0; k < b; k++) {
+    /* Bins outside the band are not synthesised: their phases are not integrated. */
+    size_t lo_bin = p->band_lo, hi_bin = p->band_hi;
+    for (size_t k = 0; k < lo_bin; k++) key[k] = -INFINITY;
+    for (size_t k = hi_bin; k < b; k++) key[k] = -INFINITY;
+    for (size_t k = lo_bin; k < hi_bin; k++) {
         float dt = span > 0 ? (hi[k] - lo[k]) / (float)span : 0;   /* per input frame */
         /* Two estimates of the same slope, blended (MX_LOCAL_TIME_SHARE). */
         float from_magnitude = -p->gamma / (float)n * dt;
@@ -690,9 +746,12 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
     /* An onset (most of the frame's magnitude new, and more so than before): the analysis
      * phases, so the attack keeps its shape instead of spreading over the frame. */
     if (prev && f->rise > MX_ONSET && f->rise > prev->rise) reset = 1;
+    /* Bins whose phases a leader gave (mx_pvoc_follow). */
+    size_t follow_hi = lo_bin + p->follow_count;
     if (reset || !prev) {
-        /* A phase reset: the analysis phases, as they are. */
-        memcpy(phase, f->sum_phase, b * sizeof(float));
+        /* A phase reset: the analysis phases, as they are (a leader's where given). */
+        memcpy(phase + lo_bin, f->sum_phase + lo_bin, (hi_bin - lo_bin) * sizeof(float));
+        memcpy(phase + lo_bin, p->follow + lo_bin, p->follow_count * sizeof(float));
     } else {
         /* PGHI (heap integration): from the strongest bins outward, in time from the
          * previous frame's synthesis phase, in frequency from a neighbour already set. */
@@ -701,7 +760,7 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
          * their log magnitude. */
         const float *prev_key = prev->sum_log;
         float top_key = largest;
-        for (size_t k = 0; k < b; k++) if (prev_key[k] > top_key) top_key = prev_key[k];
+        for (size_t k = lo_bin; k < hi_bin; k++) if (prev_key[k] > top_key) top_key = prev_key[k];
         for (int i = 0; i < MX_BUCKETS; i++) p->head[i] = -1;
         mx_queue q = {p->head, p->next, floor_log, (float)(MX_BUCKETS - 1) / fmaxf(top_key - floor_log, 1e-6f), 0, 0};
         size_t remaining = 0;
@@ -709,8 +768,14 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
             if (key[k] > floor_log) remaining++;
             else { p->done[k] = 1; }
         }
-        for (size_t k = 0; k < b; k++)
+        for (size_t k = lo_bin; k < hi_bin; k++)
             if (prev_key[k] > floor_log) mx_queue_push(&q, (uint32_t)k, prev_key[k]);
+        /* A leader's phases are set first, and spread from like any bin set in this frame. */
+        for (size_t k = lo_bin; k < follow_hi; k++) {
+            phase[k] = p->follow[k];
+            if (!p->done[k]) { p->done[k] = 1; remaining--; }
+            if (key[k] > floor_log) mx_queue_push(&q, (uint32_t)(b + k), key[k]);
+        }
         while (remaining > 0) {
             if (q.count == 0) {
                 /* Nothing connects: start from the strongest unset bin, at its analysis phase. */
@@ -734,13 +799,13 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
                 }
             } else {
                 size_t k = top - b;
-                if (k + 1 < b && !p->done[k + 1]) {
+                if (k + 1 < hi_bin && !p->done[k + 1]) {
                     phase[k + 1] = phase[k] + 0.5f * (fgrad[k] + fgrad[k + 1]);
                     p->done[k + 1] = 1;
                     remaining--;
                     mx_queue_push(&q, (uint32_t)(b + k + 1), key[k + 1]);
                 }
-                if (k > 0 && !p->done[k - 1]) {
+                if (k > lo_bin && !p->done[k - 1]) {
                     phase[k - 1] = phase[k] - 0.5f * (fgrad[k] + fgrad[k - 1]);
                     p->done[k - 1] = 1;
                     remaining--;
@@ -749,15 +814,15 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
             }
         }
         /* Bins too quiet to matter: a random phase (a fixed sequence: renders repeat). */
-        for (size_t k = 0; k < b; k++)
+        for (size_t k = follow_hi; k < hi_bin; k++)
             if (!(key[k] > floor_log)) {
                 p->noise = p->noise * 1664525u + 1013904223u;
                 phase[k] = (float)(2 * mx_pi) * (float)(p->noise >> 8) / 16777216.0f;
             }
     }
-    for (size_t k = 0; k < b; k++) phase[k] = mx_princarg(phase[k]);
+    for (size_t k = lo_bin; k < hi_bin; k++) phase[k] = mx_princarg(phase[k]);
     /* princarg's rounding can leave a hair past pi: sincos folds [-pi, pi] only. */
-    for (size_t k = 0; k < b; k++) phase[k] = fminf(fmaxf(phase[k], -(float)mx_pi), (float)mx_pi);
+    for (size_t k = lo_bin; k < hi_bin; k++) phase[k] = fminf(fmaxf(phase[k], -(float)mx_pi), (float)mx_pi);
 
     /* Each channel: its own magnitude, at the shared phase plus its own offset from the
      * sum's (so inter-channel phase, and with it the stereo image and mono sum, is kept). */
@@ -766,10 +831,11 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
      * u = e^(i phase) conj(sum) / |sum|; channel c is then X_c u (its magnitude, and its
      * phase offset from the sum, kept). */
     float *restrict ur = p->sr, *restrict ui = p->si;
-    mx_sincos_array(ui, ur, phase, b);
+    size_t nb = hi_bin - lo_bin;
+    mx_sincos_array(ui + lo_bin, ur + lo_bin, phase + lo_bin, nb);
     {
         const float *restrict mag = f->sum_mag, *restrict sre = f->sum_re, *restrict sim = f->sum_im;
-        for (size_t k = 0; k < b; k++) {
+        for (size_t k = lo_bin; k < hi_bin; k++) {
             float cr = ur[k], ci = ui[k];
             float m = mag[k];
             int some = m > 1e-30f;
@@ -778,10 +844,16 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
             ur[k] = cr * nr - ci * ni;
             ui[k] = cr * ni + ci * nr;
         }
+        if (p->band) {
+            const float *restrict g = p->band;
+            for (size_t k = lo_bin; k < hi_bin; k++) { ur[k] *= g[k]; ui[k] *= g[k]; }
+        }
     }
     for (size_t c = 0; c < p->channels; c++) {
         const float *xr = f->re + c * b, *xi = f->im + c * b;
-        for (size_t k = 0; k < b; k++) {
+        memset(re, 0, b * sizeof(float));
+        memset(im, 0, b * sizeof(float));
+        for (size_t k = lo_bin; k < hi_bin; k++) {
             re[k] = xr[k] * ur[k] - xi[k] * ui[k];
             im[k] = xr[k] * ui[k] + xi[k] * ur[k];
         }
@@ -795,6 +867,7 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
     }
     /* The phase just set is the previous one for the next frame. */
     float *t = p->phase; p->phase = p->next_phase; p->next_phase = t;
+    p->follow_count = 0;
     p->synthesised++;
 }
 

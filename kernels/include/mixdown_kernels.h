@@ -223,6 +223,21 @@ void mx_pvoc_destroy(mx_pvoc *engine);
 void mx_pvoc_analyse(mx_pvoc *MX_RESTRICT engine, const float *const *in, double position);
 void mx_pvoc_synthesise(mx_pvoc *MX_RESTRICT engine, float *const *out, int reset);
 double mx_pvoc_window_gain(size_t n, size_t hop);
+/* Makes the engine synthesise one side of a crossover only: below `split` (above = 0) or
+ * above it (above = 1), in cycles per frame (a fraction of the rate, 0 to 0.5), a raised
+ * cosine `width` wide across it. Two engines of any sizes split at the same place sum to
+ * the whole band. Below, the phases are still made `reach` further up (not sounded), for
+ * a follower (mx_pvoc_follow). Call before the first frame; -1 for a split, width or reach
+ * out of range. */
+int mx_pvoc_set_band(mx_pvoc *engine, int above, double split, double width, double reach);
+/* The next frame synthesised takes phases[k] for its bins k below `below` (one per bin: a
+ * leader engine's synthesis phases at the same output centre and frequencies, so two
+ * engines split at a crossover sum in phase across it), and spreads from them as from any
+ * bin. */
+void mx_pvoc_follow(mx_pvoc *engine, const float *phases, size_t below);
+/* The synthesis phases of the last frame synthesised, one per bin (owned by the engine,
+ * valid until the next synthesis). */
+const float *mx_pvoc_phases(const mx_pvoc *engine);
 
 #ifdef __cplusplus
 }

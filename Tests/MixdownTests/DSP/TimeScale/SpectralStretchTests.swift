@@ -134,6 +134,31 @@ import Testing
         #expect(abs(20 * log10(level / 0.3)) < 0.5, "\(ratio): mono sum at \(20 * log10(level / 0.3)) dB")
     }
 
+    /// The two resolutions sum to the whole band: sines below, across and above the 800 Hz
+    /// crossover keep the input's level (within 0.5 dB) and a steady envelope (10 ms blocks
+    /// within 0.5 dB of each other: two engines out of phase in the crossover would beat),
+    /// and the pitch. With the long frame alone, the same.
+    @Test(arguments: [StretchRatio(1, 2), StretchRatio(4, 5), StretchRatio(5, 4), StretchRatio(2, 1)])
+    func sinesAcrossTheCrossoverKeepTheirLevel(ratio: StretchRatio) throws {
+        let n = 96_000
+        for hz in [650.0, 760, 800, 840, 870, 900, 950] {
+            for crossover in [800.0, nil] {
+                let node = try SpectralStretch(input: ArraySource(planes: [Self.tone([hz], frames: n)]), ratio: ratio, crossoverHz: crossover)
+                #expect(node.crossoverHz == crossover)
+                let y = try renderAll(node, blockSizes: [4096])[0]
+                let mid = y.count / 2
+                let blocks = (-8..<8).map { k -> Double in
+                    let r = (mid + k * 480)..<(mid + (k + 1) * 480)
+                    return 10 * log10(y[r].reduce(0.0) { $0 + Double($1) * Double($1) } / 480 / (0.3 * 0.3 / 2))
+                }
+                let label = "\(hz) Hz at \(ratio), crossover \(crossover.map { "\($0)" } ?? "none")"
+                #expect(blocks.allSatisfy { abs($0) < 0.5 }, "\(label): block levels \(blocks.map { String(format: "%.2f", $0) })")
+                let f = Self.peak(y[(mid - 8192)..<(mid + 8192)], near: hz, rate: 48_000)
+                #expect(abs(Self.cents(f, hz)) < 1, "\(label): \(f) Hz")
+            }
+        }
+    }
+
     /// One channel, eight, and rates from 8 kHz to 384 kHz: exact lengths, the pitch kept.
     @Test(arguments: [(8_000, 1), (44_100, 8), (384_000, 2)])
     func everyChannelCountAndRateWorks(rate: Int, channels: Int) throws {
