@@ -85,7 +85,10 @@ def test_ctrl_c_cancels_a_job_and_leaves_no_file(tmp_path):
     source = write_wav(tmp_path / "long.wav", noise_bursts(600, 48000, 2, seed=3), 48000)
     out = tmp_path / "out.wav"
     script = textwrap.dedent(f"""
-        import sys, time, mixdown
+        import signal, sys, time, mixdown
+        # As at a terminal: a shell that starts a job in the background without job control
+        # gives it SIGINT ignored, and Python then raises no KeyboardInterrupt.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         said = False
         def progress(fraction):
             global said
@@ -116,7 +119,8 @@ def test_ctrl_c_at_random_times_leaves_a_whole_output_or_none(tmp_path):
     source = write_wav(tmp_path / "in.wav", noise_bursts(60, 48000, 2, seed=4), 48000)
     out = tmp_path / "out.wav"
     script = textwrap.dedent(f"""
-        import sys, time, mixdown
+        import signal, sys, time, mixdown
+        signal.signal(signal.SIGINT, signal.default_int_handler)   # as at a terminal (above)
         try:
             # Inside the try: a signal that comes while "started" is written cancels too.
             print("started", flush=True)
