@@ -91,13 +91,11 @@ public final class SpectralStretch: AudioNode {
     }
 
     private var lanes: [Lane] = []
-    /// The long frame's last synthesis phases (by its frame number, a ring of 4): the short
-    /// frame centred on the same output frame takes them below the crossover's top, so the
-    /// two sum in phase across it.
+    /// The long frame's last synthesis phases at the short frame's bins below `followBelow`
+    /// (its bin 2m as bin m; by its frame number, a ring of 4): the short frame centred on
+    /// the same output frame takes them, so the two sum in phase across the crossover.
     private var leaderPhases: [[Float]] = []
     private var leaderFrame: [Int64] = []
-    private var follow: [Float] = []
-    /// The short frame's bins below the crossover's top.
     private var followBelow = 0
     private var inputWindow: InputWindow?
     private var pending: PlanarFIFO?
@@ -170,10 +168,9 @@ public final class SpectralStretch: AudioNode {
                 // the crossover has its short frame's main lobe (two bins each side) there, and
                 // the long frame's phases reach two bins further (following only to the
                 // crossover's top, a partial at 950 Hz lost 0.6 dB; to its middle, 840 Hz 6 dB).
-                followBelow = Int((c * 1.125 / Double(format.sampleRate) * Double(size)).rounded(.up)) + 2
-                leaderPhases = Array(repeating: Array(repeating: 0, count: frameSize / 2 + 1), count: 4)
+                followBelow = min(Int((c * 1.125 / Double(format.sampleRate) * Double(size)).rounded(.up)) + 2, size / 2 + 1)
+                leaderPhases = Array(repeating: Array(repeating: 0, count: followBelow), count: 4)
                 leaderFrame = Array(repeating: Int64.min, count: 4)
-                follow = Array(repeating: 0, count: size / 2 + 1)
             }
             // A step is the long frame's hop: the lane of frames half as long makes two.
             lanes.append(Lane(size: size, hop: size / 8, engine: e, format: format, jobs: hop / (size / 8)))
@@ -271,20 +268,18 @@ public final class SpectralStretch: AudioNode {
                 let i = lane.nextSynthesised
                 // The short frame centred where a long one was (every other one): its phases.
                 if index == 1, i % 2 == 0, leaderFrame[Int((i / 2) & 3)] == i / 2 {
-                    let leader = leaderPhases[Int((i / 2) & 3)]
-                    for m in 0..<min(followBelow, follow.count) { follow[m] = leader[2 * m] }
-                    mx_pvoc_follow(lane.engine, follow, followBelow)
+                    mx_pvoc_follow(lane.engine, leaderPhases[Int((i / 2) & 3)], followBelow)
                 }
                 lane.outPointers.withUnsafeBufferPointer { p in mx_pvoc_synthesise(lane.engine, p.baseAddress, 0) }
                 if index == 0, !leaderFrame.isEmpty {
                     let slot = Int(i & 3), phases = mx_pvoc_phases(lane.engine)!
-                    leaderPhases[slot].withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: phases, count: $0.count) }
+                    for m in 0..<followBelow { leaderPhases[slot][m] = phases[2 * m] }
                     leaderFrame[slot] = i
                 }
                 let offset = Int(lane.regionStart(lane.nextSynthesised) - stepStart)
                 for ch in 0..<channels {
                     let a = acc[channel: ch], o = out[channel: ch] + offset
-                    for i in 0..<h { o[i] += a[i] * lane.gain }
+                    for t in 0..<h { o[t] += a[t] * lane.gain }
                     a.update(from: a + h, count: size - h)
                     (a + size - h).update(repeating: 0, count: h)
                 }
