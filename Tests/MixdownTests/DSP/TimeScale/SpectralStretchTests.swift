@@ -85,6 +85,25 @@ import Testing
         #expect(10 * log10(after / click + 1e-30) < -45, "\(ratio): echo \(10 * log10(after / click + 1e-30)) dB")
     }
 
+    /// Clicks in silence land where the time map puts them: the loudest frame of each is
+    /// within a quarter of a millisecond (12 frames) of round(onset x R); measured 0 to 2.
+    /// With the frequency-direction slope as analysed, every frame sounded a click d from
+    /// its centre at d instead of R d, and the reset frame decided where it landed: 17 to
+    /// 45 frames early at 1/2, up to 21 late at 5/4 and 22 to 59 late at 2.
+    @Test(arguments: [StretchRatio(1, 2), StretchRatio(4, 5), StretchRatio(5, 4), StretchRatio(2, 1)])
+    func clicksLandWhereTheTimeMapPutsThem(ratio: StretchRatio) throws {
+        let onsets = [12_000, 36_037, 60_074]
+        var x = [Float](repeating: 0, count: 72_000)
+        for onset in onsets { for i in 0..<48 { x[onset + i] = Float(0.8 * exp(-Double(i) / 8)) } }
+        let y = try renderAll(SpectralStretch(input: ArraySource(planes: [x, x]), ratio: ratio), blockSizes: [4096])[0]
+        for onset in onsets {
+            let mapped = Int((Double(onset) * ratio.doubleValue).rounded())
+            let window = (mapped - 480)..<(mapped + 480)
+            let loudest = window.max { abs(y[$0]) < abs(y[$1]) }!
+            #expect(abs(loudest - mapped) <= 12, "\(ratio): the click at \(onset) peaks at \(loudest), the map puts it at \(mapped)")
+        }
+    }
+
     /// Two threads (the analysis of frame j + 2 beside the synthesis of frame j) give one
     /// thread's samples, compressing and stretching, on clicks in noise, at block sizes of
     /// 1 and 4096.
