@@ -205,13 +205,18 @@ public final class SpectralStretch: AudioNode {
         try inputWindow!.slide(from: low, to: max(end, inputWindow!.end))
     }
 
+    /// Points a lane's job `j` at the input of its frame `i` (held in the window).
+    private func aim(_ lane: Lane, job j: Int, frame i: Int64) {
+        let c = center(i, lane), start = c - Int64(lane.size / 2)
+        for ch in 0..<channels { lane.jobs[j].pointers[ch] = UnsafePointer(inputWindow!.pointer(ch, at: start)) }
+        lane.jobs[j].center = c
+    }
+
     /// Analyses a lane's next frame, on this thread.
     private func analyse(_ lane: Lane) throws(MixdownError) {
-        let c = center(lane.nextAnalysed, lane), start = c - Int64(lane.size / 2)
-        try hold(through: start + Int64(lane.size))
-        let p = lane.jobs[0].pointers
-        for ch in 0..<channels { p[ch] = UnsafePointer(inputWindow!.pointer(ch, at: start)) }
-        mx_pvoc_analyse(lane.engine, p, Double(c))
+        try hold(through: center(lane.nextAnalysed, lane) - Int64(lane.size / 2) + Int64(lane.size))
+        aim(lane, job: 0, frame: lane.nextAnalysed)
+        mx_pvoc_analyse(lane.engine, lane.jobs[0].pointers, Double(lane.jobs[0].center))
         lane.nextAnalysed += 1
     }
 
@@ -233,11 +238,7 @@ public final class SpectralStretch: AudioNode {
             }
             if end > Int64.min { try hold(through: end) }
             for (lane, k) in zip(lanes, counts) {
-                for j in 0..<k {
-                    let c = center(lane.nextAnalysed + Int64(j), lane), start = c - Int64(lane.size / 2)
-                    for ch in 0..<channels { lane.jobs[j].pointers[ch] = UnsafePointer(inputWindow!.pointer(ch, at: start)) }
-                    lane.jobs[j].center = c
-                }
+                for j in 0..<k { aim(lane, job: j, frame: lane.nextAnalysed + Int64(j)) }
             }
             helper.start()
             synthesise(counts)
@@ -276,7 +277,7 @@ public final class SpectralStretch: AudioNode {
                     for m in 0..<followBelow { leaderPhases[slot][m] = phases[2 * m] }
                     leaderFrame[slot] = i
                 }
-                let offset = Int(lane.regionStart(lane.nextSynthesised) - stepStart)
+                let offset = Int(lane.regionStart(i) - stepStart)
                 for ch in 0..<channels {
                     let a = acc[channel: ch], o = out[channel: ch] + offset
                     for t in 0..<h { o[t] += a[t] * lane.gain }
