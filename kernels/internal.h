@@ -117,5 +117,9 @@ extern const mx_kernels mx_kernels_avx2;
 extern const mx_kernels mx_kernels_neon;
 #endif
 extern const mx_kernels mx_kernels_scalar;
+/* The spectral FFT's radix-4 pass in generic vectors of four (spectral.c): the SSE2 and
+ * NEON tables' cfft_pass4, bit-identical to mx_cfft_pass4_scalar. */
+void mx_cfft_pass4_v4(float *MX_RESTRICT yr, float *MX_RESTRICT yi, const float *MX_RESTRICT xr,
+                      const float *MX_RESTRICT xi, const float *MX_RESTRICT tw, size_t n1, size_t s);
 
 #endif

@@ -145,11 +145,39 @@ float mx_peak_interp_scalar(const float *restrict x, size_t frames, const float 
     return m;
 }
 
+/* The reference radix-4 Stockham pass (mx_kernels.cfft_pass4), one butterfly at a time. */
+void mx_cfft_pass4_scalar(float *restrict yr, float *restrict yi, const float *restrict xr,
+                          const float *restrict xi, const float *restrict tw, size_t n1, size_t s) {
+    size_t quarter = s * n1;
+    for (size_t p = 0; p < n1; p++) {
+        float w1r = tw[p], w1i = tw[n1 + p], w2r = tw[2 * n1 + p], w2i = tw[3 * n1 + p];
+        float w3r = tw[4 * n1 + p], w3i = tw[5 * n1 + p];
+        const float *ar = xr + s * p, *ai = xi + s * p;
+        float *or_ = yr + 4 * s * p, *oi = yi + 4 * s * p;
+        MX_NO_VECTORIZE
+        for (size_t q = 0; q < s; q++) {
+            float a_r = ar[q], a_i = ai[q], b_r = ar[quarter + q], b_i = ai[quarter + q];
+            float c_r = ar[2 * quarter + q], c_i = ai[2 * quarter + q];
+            float d_r = ar[3 * quarter + q], d_i = ai[3 * quarter + q];
+            float apcr = a_r + c_r, apci = a_i + c_i, amcr = a_r - c_r, amci = a_i - c_i;
+            float bpdr = b_r + d_r, bpdi = b_i + d_i, bmdr = b_r - d_r, bmdi = b_i - d_i;
+            /* -i (b - d) = (bmdi, -bmdr) */
+            float s1r = amcr + bmdi, s1i = amci - bmdr;
+            float s2r = apcr - bpdr, s2i = apci - bpdi;
+            float s3r = amcr - bmdi, s3i = amci + bmdr;
+            or_[q] = apcr + bpdr; oi[q] = apci + bpdi;
+            or_[s + q] = s1r * w1r - s1i * w1i; oi[s + q] = s1r * w1i + s1i * w1r;
+            or_[2 * s + q] = s2r * w2r - s2i * w2i; oi[2 * s + q] = s2r * w2i + s2i * w2r;
+            or_[3 * s + q] = s3r * w3r - s3i * w3i; oi[3 * s + q] = s3r * w3i + s3i * w3r;
+        }
+    }
+}
+
 const mx_kernels mx_kernels_scalar = {
     mx_mix_ramp_scalar, mx_mix_gain_scalar, mx_apply_ramp_scalar, mx_apply_gain_scalar,
     mx_interleave_scalar, mx_deinterleave_scalar, mx_f32_to_s16_scalar, mx_f32_to_s24_scalar,
     mx_xcorr_scalar, mx_s16_deinterleave_scalar,
     mx_resample_scalar, mx_resample_lerp_scalar,
     mx_kweight_scalar, mx_peak_scalar, mx_peak_interp_scalar,
-    mx_resample_positions_scalar,
+    mx_resample_positions_scalar, mx_cfft_pass4_scalar,
 };

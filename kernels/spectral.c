@@ -1,7 +1,7 @@
 /* Mixdown's spectral time-stretch: a float real FFT, and a phase vocoder whose phases
  * come from the phase gradient (PGHI: Prusa and Holighaus, "Phase vocoder done right",
  * 2017), with one phase field shared by every channel. See docs/spectral.md. */
-#include "mixdown_kernels.h"
+#include "internal.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +29,9 @@ static const double mx_pi = 3.14159265358979323846264338327950288;
 #define MX_ONSET_JUMP 1000.0f
 #define MX_ONSETS_KEPT 8
 /* Frames kept: a lane that synthesises k frames per step while its helper analyses the next
- * k needs 2k + 2 (two, for the high band's lane). */
-#define MX_RING 8
+ * k needs 2k + 2 (SpectralStretch's steps of eight long hops: k = 16 for the short frame's
+ * lane, 34 frames). */
+#define MX_RING 40
 
 /* ---- Real FFT ---------------------------------------------------------------------- */
 /* A real FFT of n through a complex FFT of n/2 (even samples as real parts, odd as
@@ -45,12 +46,18 @@ struct mx_rfft {
     float *pr, *pi;         /* real-to-complex post-twiddles e^(-2 pi i k/n), k < half */
     float *zr, *zi;         /* scratch, half each */
     float *tr, *ti;         /* the other buffer of each pass, half each */
+    /* The radix-4 pass, from the kernel table the plan was made with. */
+    void (*pass4)(float *MX_RESTRICT, float *MX_RESTRICT, const float *MX_RESTRICT, const float *MX_RESTRICT,
+                  const float *MX_RESTRICT, size_t, size_t);
 };
 
-mx_rfft *mx_rfft_create(size_t n) {
-    if (n < 4 || (n & (n - 1)) != 0 || n > (1u << 24)) return NULL;
+mx_rfft *mx_rfft_create(size_t n) { return mx_rfft_create_with(n, mx_kernels_active()); }
+
+mx_rfft *mx_rfft_create_with(size_t n, const mx_kernels *kernels) {
+    if (n < 4 || (n & (n - 1)) != 0 || n > (1u << 24) || !kernels) return NULL;
     mx_rfft *p = calloc(1, sizeof *p);
     if (!p) return NULL;
+    p->pass4 = kernels->cfft_pass4;
     p->n = n;
     p->half = n / 2;
     size_t h = p->half;
@@ -92,97 +99,66 @@ void mx_rfft_destroy(mx_rfft *p) {
 
 size_t mx_rfft_size(const mx_rfft *p) { return p->n; }
 
-/* The first radix-4 pass (stride 1): transform length len, n1 = len/4 butterflies, each
- * with its own twiddles; reads contiguous quarters, writes groups of four. */
-static void mx_cfft_pass4_first(float *restrict yr, float *restrict yi, const float *restrict xr, const float *restrict xi,
-                                const float *restrict tw, size_t n1) {
-    const float *w1r = tw, *w1i = tw + n1, *w2r = tw + 2 * n1, *w2i = tw + 3 * n1, *w3r = tw + 4 * n1, *w3i = tw + 5 * n1;
-    size_t p = 0;
-#if defined(__clang__)
-    /* Four butterflies at once, in vectors of four, then a 4 x 4 transpose for the stores
-     * (generic vectors: SSE2 and NEON alike). */
-    typedef float v4 __attribute__((vector_size(16), aligned(4)));
-    for (; p + 4 <= n1; p += 4) {
-        v4 ar = *(const v4 *)(xr + p), ai = *(const v4 *)(xi + p);
-        v4 br = *(const v4 *)(xr + p + n1), bi = *(const v4 *)(xi + p + n1);
-        v4 cr = *(const v4 *)(xr + p + 2 * n1), ci = *(const v4 *)(xi + p + 2 * n1);
-        v4 dr = *(const v4 *)(xr + p + 3 * n1), di = *(const v4 *)(xi + p + 3 * n1);
-        v4 apcr = ar + cr, apci = ai + ci, amcr = ar - cr, amci = ai - ci;
-        v4 bpdr = br + dr, bpdi = bi + di, bmdr = br - dr, bmdi = bi - di;
-        v4 s1r = amcr + bmdi, s1i = amci - bmdr;
-        v4 s2r = apcr - bpdr, s2i = apci - bpdi;
-        v4 s3r = amcr - bmdi, s3i = amci + bmdr;
-        v4 W1r = *(const v4 *)(w1r + p), W1i = *(const v4 *)(w1i + p);
-        v4 W2r = *(const v4 *)(w2r + p), W2i = *(const v4 *)(w2i + p);
-        v4 W3r = *(const v4 *)(w3r + p), W3i = *(const v4 *)(w3i + p);
-        v4 o0r = apcr + bpdr, o0i = apci + bpdi;
-        v4 o1r = s1r * W1r - s1i * W1i, o1i = s1r * W1i + s1i * W1r;
-        v4 o2r = s2r * W2r - s2i * W2i, o2i = s2r * W2i + s2i * W2r;
-        v4 o3r = s3r * W3r - s3i * W3i, o3i = s3r * W3i + s3i * W3r;
-        /* Transpose: row i of the stores is (o0[i], o1[i], o2[i], o3[i]). */
-        v4 t0 = __builtin_shufflevector(o0r, o1r, 0, 4, 1, 5), t1 = __builtin_shufflevector(o2r, o3r, 0, 4, 1, 5);
-        v4 t2 = __builtin_shufflevector(o0r, o1r, 2, 6, 3, 7), t3 = __builtin_shufflevector(o2r, o3r, 2, 6, 3, 7);
-        *(v4 *)(yr + 4 * p) = __builtin_shufflevector(t0, t1, 0, 1, 4, 5);
-        *(v4 *)(yr + 4 * p + 4) = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
-        *(v4 *)(yr + 4 * p + 8) = __builtin_shufflevector(t2, t3, 0, 1, 4, 5);
-        *(v4 *)(yr + 4 * p + 12) = __builtin_shufflevector(t2, t3, 2, 3, 6, 7);
-        t0 = __builtin_shufflevector(o0i, o1i, 0, 4, 1, 5); t1 = __builtin_shufflevector(o2i, o3i, 0, 4, 1, 5);
-        t2 = __builtin_shufflevector(o0i, o1i, 2, 6, 3, 7); t3 = __builtin_shufflevector(o2i, o3i, 2, 6, 3, 7);
-        *(v4 *)(yi + 4 * p) = __builtin_shufflevector(t0, t1, 0, 1, 4, 5);
-        *(v4 *)(yi + 4 * p + 4) = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
-        *(v4 *)(yi + 4 * p + 8) = __builtin_shufflevector(t2, t3, 0, 1, 4, 5);
-        *(v4 *)(yi + 4 * p + 12) = __builtin_shufflevector(t2, t3, 2, 3, 6, 7);
-    }
-#endif
-    for (; p < n1; p++) {
-        float ar = xr[p], ai = xi[p], br = xr[p + n1], bi = xi[p + n1];
-        float cr = xr[p + 2 * n1], ci = xi[p + 2 * n1], dr = xr[p + 3 * n1], di = xi[p + 3 * n1];
-        float apcr = ar + cr, apci = ai + ci, amcr = ar - cr, amci = ai - ci;
-        float bpdr = br + dr, bpdi = bi + di, bmdr = br - dr, bmdi = bi - di;
-        /* -i (b - d) = (bmdi, -bmdr) */
-        float s1r = amcr + bmdi, s1i = amci - bmdr;
-        float s2r = apcr - bpdr, s2i = apci - bpdi;
-        float s3r = amcr - bmdi, s3i = amci + bmdr;
-        yr[4 * p] = apcr + bpdr; yi[4 * p] = apci + bpdi;
-        yr[4 * p + 1] = s1r * w1r[p] - s1i * w1i[p]; yi[4 * p + 1] = s1r * w1i[p] + s1i * w1r[p];
-        yr[4 * p + 2] = s2r * w2r[p] - s2i * w2i[p]; yi[4 * p + 2] = s2r * w2i[p] + s2i * w2r[p];
-        yr[4 * p + 3] = s3r * w3r[p] - s3i * w3i[p]; yi[4 * p + 3] = s3r * w3i[p] + s3i * w3r[p];
-    }
-}
-
-#if !defined(__clang__)
-/* One butterfly group of a later radix-4 pass: s transforms side by side (contiguous), all
- * with the same twiddles. */
-static void mx_cfft_group4(float *restrict yr, float *restrict yi, const float *restrict xr, const float *restrict xi,
-                           size_t s, size_t quarter, float w1r, float w1i, float w2r, float w2i, float w3r, float w3i) {
-    const float *restrict ar = xr, *restrict ai = xi, *restrict br = xr + quarter, *restrict bi = xi + quarter;
-    const float *restrict cr = xr + 2 * quarter, *restrict ci = xi + 2 * quarter;
-    const float *restrict dr = xr + 3 * quarter, *restrict di = xi + 3 * quarter;
-    /* s is 4 or more, a multiple of 4: vectors of 4, not unrolled past them (at s = 4 an
-     * unrolled loop would run its scalar tail only). */
-#if defined(__clang__)
-#pragma clang loop vectorize_width(4) interleave_count(1)
-#endif
-    for (size_t q = 0; q < s; q++) {
-        float apcr = ar[q] + cr[q], apci = ai[q] + ci[q], amcr = ar[q] - cr[q], amci = ai[q] - ci[q];
-        float bpdr = br[q] + dr[q], bpdi = bi[q] + di[q], bmdr = br[q] - dr[q], bmdi = bi[q] - di[q];
-        float s1r = amcr + bmdi, s1i = amci - bmdr;
-        float s2r = apcr - bpdr, s2i = apci - bpdi;
-        float s3r = amcr - bmdi, s3i = amci + bmdr;
-        yr[q] = apcr + bpdr; yi[q] = apci + bpdi;
-        yr[s + q] = s1r * w1r - s1i * w1i; yi[s + q] = s1r * w1i + s1i * w1r;
-        yr[2 * s + q] = s2r * w2r - s2i * w2i; yi[2 * s + q] = s2r * w2i + s2i * w2r;
-        yr[3 * s + q] = s3r * w3r - s3i * w3i; yi[3 * s + q] = s3r * w3i + s3i * w3r;
-    }
-}
-#endif
-
-/* A later radix-4 pass (s >= 4, a power of 4): butterfly p of each of the s interleaved
- * transforms, in vectors of four along q. */
-static void mx_cfft_pass4(float *restrict yr, float *restrict yi, const float *restrict xr, const float *restrict xi,
-                          const float *restrict tw, size_t n1, size_t s) {
+/* The radix-4 pass in vectors of four (clang's generic vectors: SSE2 and NEON alike), the
+ * SSE2 and NEON tables' cfft_pass4; the same arithmetic as mx_cfft_pass4_scalar, element
+ * for element. */
+void mx_cfft_pass4_v4(float *restrict yr, float *restrict yi, const float *restrict xr, const float *restrict xi,
+                      const float *restrict tw, size_t n1, size_t s) {
 #if defined(__clang__)
     typedef float v4 __attribute__((vector_size(16), aligned(4)));
+    if (s == 1) {
+        /* The first pass: four butterflies at once along p, then a 4 x 4 transpose for the
+         * stores (row i is (o0[i], o1[i], o2[i], o3[i])). */
+        const float *w1r = tw, *w1i = tw + n1, *w2r = tw + 2 * n1, *w2i = tw + 3 * n1, *w3r = tw + 4 * n1, *w3i = tw + 5 * n1;
+        size_t p = 0;
+        for (; p + 4 <= n1; p += 4) {
+            v4 ar = *(const v4 *)(xr + p), ai = *(const v4 *)(xi + p);
+            v4 br = *(const v4 *)(xr + p + n1), bi = *(const v4 *)(xi + p + n1);
+            v4 cr = *(const v4 *)(xr + p + 2 * n1), ci = *(const v4 *)(xi + p + 2 * n1);
+            v4 dr = *(const v4 *)(xr + p + 3 * n1), di = *(const v4 *)(xi + p + 3 * n1);
+            v4 apcr = ar + cr, apci = ai + ci, amcr = ar - cr, amci = ai - ci;
+            v4 bpdr = br + dr, bpdi = bi + di, bmdr = br - dr, bmdi = bi - di;
+            v4 s1r = amcr + bmdi, s1i = amci - bmdr;
+            v4 s2r = apcr - bpdr, s2i = apci - bpdi;
+            v4 s3r = amcr - bmdi, s3i = amci + bmdr;
+            v4 W1r = *(const v4 *)(w1r + p), W1i = *(const v4 *)(w1i + p);
+            v4 W2r = *(const v4 *)(w2r + p), W2i = *(const v4 *)(w2i + p);
+            v4 W3r = *(const v4 *)(w3r + p), W3i = *(const v4 *)(w3i + p);
+            v4 o0r = apcr + bpdr, o0i = apci + bpdi;
+            v4 o1r = s1r * W1r - s1i * W1i, o1i = s1r * W1i + s1i * W1r;
+            v4 o2r = s2r * W2r - s2i * W2i, o2i = s2r * W2i + s2i * W2r;
+            v4 o3r = s3r * W3r - s3i * W3i, o3i = s3r * W3i + s3i * W3r;
+            v4 t0 = __builtin_shufflevector(o0r, o1r, 0, 4, 1, 5), t1 = __builtin_shufflevector(o2r, o3r, 0, 4, 1, 5);
+            v4 t2 = __builtin_shufflevector(o0r, o1r, 2, 6, 3, 7), t3 = __builtin_shufflevector(o2r, o3r, 2, 6, 3, 7);
+            *(v4 *)(yr + 4 * p) = __builtin_shufflevector(t0, t1, 0, 1, 4, 5);
+            *(v4 *)(yr + 4 * p + 4) = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
+            *(v4 *)(yr + 4 * p + 8) = __builtin_shufflevector(t2, t3, 0, 1, 4, 5);
+            *(v4 *)(yr + 4 * p + 12) = __builtin_shufflevector(t2, t3, 2, 3, 6, 7);
+            t0 = __builtin_shufflevector(o0i, o1i, 0, 4, 1, 5); t1 = __builtin_shufflevector(o2i, o3i, 0, 4, 1, 5);
+            t2 = __builtin_shufflevector(o0i, o1i, 2, 6, 3, 7); t3 = __builtin_shufflevector(o2i, o3i, 2, 6, 3, 7);
+            *(v4 *)(yi + 4 * p) = __builtin_shufflevector(t0, t1, 0, 1, 4, 5);
+            *(v4 *)(yi + 4 * p + 4) = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
+            *(v4 *)(yi + 4 * p + 8) = __builtin_shufflevector(t2, t3, 0, 1, 4, 5);
+            *(v4 *)(yi + 4 * p + 12) = __builtin_shufflevector(t2, t3, 2, 3, 6, 7);
+        }
+        /* The tail (n1 under 4: transforms of 4 and 8): the reference's butterflies. */
+        for (; p < n1; p++) {
+            float a_r = xr[p], a_i = xi[p], b_r = xr[p + n1], b_i = xi[p + n1];
+            float c_r = xr[p + 2 * n1], c_i = xi[p + 2 * n1], d_r = xr[p + 3 * n1], d_i = xi[p + 3 * n1];
+            float apcr = a_r + c_r, apci = a_i + c_i, amcr = a_r - c_r, amci = a_i - c_i;
+            float bpdr = b_r + d_r, bpdi = b_i + d_i, bmdr = b_r - d_r, bmdi = b_i - d_i;
+            float s1r = amcr + bmdi, s1i = amci - bmdr;
+            float s2r = apcr - bpdr, s2i = apci - bpdi;
+            float s3r = amcr - bmdi, s3i = amci + bmdr;
+            yr[4 * p] = apcr + bpdr; yi[4 * p] = apci + bpdi;
+            yr[4 * p + 1] = s1r * w1r[p] - s1i * w1i[p]; yi[4 * p + 1] = s1r * w1i[p] + s1i * w1r[p];
+            yr[4 * p + 2] = s2r * w2r[p] - s2i * w2i[p]; yi[4 * p + 2] = s2r * w2i[p] + s2i * w2r[p];
+            yr[4 * p + 3] = s3r * w3r[p] - s3i * w3i[p]; yi[4 * p + 3] = s3r * w3i[p] + s3i * w3r[p];
+        }
+        return;
+    }
+    /* A later pass (s a multiple of 4): butterfly p of each of the s interleaved transforms,
+     * in vectors of four along q. */
     size_t quarter = s * n1;
     for (size_t p = 0; p < n1; p++) {
         v4 w1r = {tw[p], tw[p], tw[p], tw[p]}, w1i = {tw[n1 + p], tw[n1 + p], tw[n1 + p], tw[n1 + p]};
@@ -209,9 +185,7 @@ static void mx_cfft_pass4(float *restrict yr, float *restrict yi, const float *r
         }
     }
 #else
-    for (size_t k = 0; k < n1; k++)
-        mx_cfft_group4(yr + 4 * s * k, yi + 4 * s * k, xr + s * k, xi + s * k, s, s * n1,
-                       tw[k], tw[n1 + k], tw[2 * n1 + k], tw[3 * n1 + k], tw[4 * n1 + k], tw[5 * n1 + k]);
+    mx_cfft_pass4_scalar(yr, yi, xr, xi, tw, n1, s);
 #endif
 }
 
@@ -232,12 +206,8 @@ static void mx_cfft(const mx_rfft *p, float *restrict re, float *restrict im) {
     const float *tw = p->tw;
     while (len >= 4) {
         size_t n1 = len / 4;
-        if (s == 1) {
-            mx_cfft_pass4_first(yr, yi, xr, xi, tw, n1);
-        } else {
-            /* Butterfly p reads x[q + s (p + j n1)] and writes y[q + s (4p + j)], q < s. */
-            mx_cfft_pass4(yr, yi, xr, xi, tw, n1, s);
-        }
+        /* Butterfly p reads x[q + s (p + j n1)] and writes y[q + s (4p + j)], q < s. */
+        p->pass4(yr, yi, xr, xi, tw, n1, s);
         tw += 6 * n1;
         len = n1;
         s *= 4;

@@ -450,6 +450,79 @@ static void resample_positions_avx2(int32_t *restrict base, int32_t *restrict ph
     *position = next;
 }
 
+/* The spectral FFT's radix-4 pass (mx_kernels.cfft_pass4) in vectors of eight: the same
+ * sums and products as mx_cfft_pass4_scalar, unfused (this file keeps FP_CONTRACT off), so
+ * bit-identical. The first pass (s = 1) takes eight butterflies along p and transposes
+ * each half as the four-wide path does; s = 4, and a first pass under eight butterflies,
+ * go to the four-wide path. */
+typedef float mx_v8 __attribute__((vector_size(32), aligned(4)));
+typedef float mx_v4 __attribute__((vector_size(16), aligned(4)));
+#define MX_RADIX4(T, ar, ai, br, bi, cr, ci, dr, di, w1r, w1i, w2r, w2i, w3r, w3i)                       \
+    T apcr = ar + cr, apci = ai + ci, amcr = ar - cr, amci = ai - ci;                                     \
+    T bpdr = br + dr, bpdi = bi + di, bmdr = br - dr, bmdi = bi - di;                                     \
+    T s1r = amcr + bmdi, s1i = amci - bmdr, s2r = apcr - bpdr, s2i = apci - bpdi;                         \
+    T s3r = amcr - bmdi, s3i = amci + bmdr;                                                              \
+    T o0r = apcr + bpdr, o0i = apci + bpdi;                                                              \
+    T o1r = s1r * w1r - s1i * w1i, o1i = s1r * w1i + s1i * w1r;                                          \
+    T o2r = s2r * w2r - s2i * w2i, o2i = s2r * w2i + s2i * w2r;                                          \
+    T o3r = s3r * w3r - s3i * w3i, o3i = s3r * w3i + s3i * w3r;
+
+/* Stores (a[i], b[i], c[i], d[i]) for i < 4 as 16 consecutive floats. */
+static inline void mx_store_transposed4(float *y, mx_v4 a, mx_v4 b, mx_v4 c, mx_v4 d) {
+    mx_v4 t0 = __builtin_shufflevector(a, b, 0, 4, 1, 5), t1 = __builtin_shufflevector(c, d, 0, 4, 1, 5);
+    mx_v4 t2 = __builtin_shufflevector(a, b, 2, 6, 3, 7), t3 = __builtin_shufflevector(c, d, 2, 6, 3, 7);
+    *(mx_v4 *)(y) = __builtin_shufflevector(t0, t1, 0, 1, 4, 5);
+    *(mx_v4 *)(y + 4) = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
+    *(mx_v4 *)(y + 8) = __builtin_shufflevector(t2, t3, 0, 1, 4, 5);
+    *(mx_v4 *)(y + 12) = __builtin_shufflevector(t2, t3, 2, 3, 6, 7);
+}
+#define MX_LO(v) __builtin_shufflevector(v, v, 0, 1, 2, 3)
+#define MX_HI(v) __builtin_shufflevector(v, v, 4, 5, 6, 7)
+
+static void cfft_pass4_avx2(float *restrict yr, float *restrict yi, const float *restrict xr, const float *restrict xi,
+                            const float *restrict tw, size_t n1, size_t s) {
+    if (s == 1 && n1 >= 8) {
+        for (size_t p = 0; p < n1; p += 8) {   /* n1 is a power of two: a multiple of 8 here */
+            mx_v8 ar = *(const mx_v8 *)(xr + p), ai = *(const mx_v8 *)(xi + p);
+            mx_v8 br = *(const mx_v8 *)(xr + p + n1), bi = *(const mx_v8 *)(xi + p + n1);
+            mx_v8 cr = *(const mx_v8 *)(xr + p + 2 * n1), ci = *(const mx_v8 *)(xi + p + 2 * n1);
+            mx_v8 dr = *(const mx_v8 *)(xr + p + 3 * n1), di = *(const mx_v8 *)(xi + p + 3 * n1);
+            mx_v8 W1r = *(const mx_v8 *)(tw + p), W1i = *(const mx_v8 *)(tw + n1 + p);
+            mx_v8 W2r = *(const mx_v8 *)(tw + 2 * n1 + p), W2i = *(const mx_v8 *)(tw + 3 * n1 + p);
+            mx_v8 W3r = *(const mx_v8 *)(tw + 4 * n1 + p), W3i = *(const mx_v8 *)(tw + 5 * n1 + p);
+            MX_RADIX4(mx_v8, ar, ai, br, bi, cr, ci, dr, di, W1r, W1i, W2r, W2i, W3r, W3i)
+            mx_store_transposed4(yr + 4 * p, MX_LO(o0r), MX_LO(o1r), MX_LO(o2r), MX_LO(o3r));
+            mx_store_transposed4(yr + 4 * p + 16, MX_HI(o0r), MX_HI(o1r), MX_HI(o2r), MX_HI(o3r));
+            mx_store_transposed4(yi + 4 * p, MX_LO(o0i), MX_LO(o1i), MX_LO(o2i), MX_LO(o3i));
+            mx_store_transposed4(yi + 4 * p + 16, MX_HI(o0i), MX_HI(o1i), MX_HI(o2i), MX_HI(o3i));
+        }
+        return;
+    }
+    if (s < 8) {
+        mx_cfft_pass4_v4(yr, yi, xr, xi, tw, n1, s);
+        return;
+    }
+    size_t quarter = s * n1;
+    for (size_t p = 0; p < n1; p++) {
+        mx_v8 w1r = (mx_v8){0} + tw[p], w1i = (mx_v8){0} + tw[n1 + p];
+        mx_v8 w2r = (mx_v8){0} + tw[2 * n1 + p], w2i = (mx_v8){0} + tw[3 * n1 + p];
+        mx_v8 w3r = (mx_v8){0} + tw[4 * n1 + p], w3i = (mx_v8){0} + tw[5 * n1 + p];
+        const float *a_r = xr + s * p, *a_i = xi + s * p;
+        float *or_ = yr + 4 * s * p, *oi = yi + 4 * s * p;
+        for (size_t q = 0; q < s; q += 8) {
+            mx_v8 ar = *(const mx_v8 *)(a_r + q), ai = *(const mx_v8 *)(a_i + q);
+            mx_v8 br = *(const mx_v8 *)(a_r + quarter + q), bi = *(const mx_v8 *)(a_i + quarter + q);
+            mx_v8 cr = *(const mx_v8 *)(a_r + 2 * quarter + q), ci = *(const mx_v8 *)(a_i + 2 * quarter + q);
+            mx_v8 dr = *(const mx_v8 *)(a_r + 3 * quarter + q), di = *(const mx_v8 *)(a_i + 3 * quarter + q);
+            MX_RADIX4(mx_v8, ar, ai, br, bi, cr, ci, dr, di, w1r, w1i, w2r, w2i, w3r, w3i)
+            *(mx_v8 *)(or_ + q) = o0r; *(mx_v8 *)(oi + q) = o0i;
+            *(mx_v8 *)(or_ + s + q) = o1r; *(mx_v8 *)(oi + s + q) = o1i;
+            *(mx_v8 *)(or_ + 2 * s + q) = o2r; *(mx_v8 *)(oi + 2 * s + q) = o2i;
+            *(mx_v8 *)(or_ + 3 * s + q) = o3r; *(mx_v8 *)(oi + 3 * s + q) = o3i;
+        }
+    }
+}
+
 #pragma clang attribute pop
 
 const mx_kernels mx_kernels_avx2 = {
@@ -457,6 +530,6 @@ const mx_kernels mx_kernels_avx2 = {
     interleave_avx2, deinterleave_avx2, f32_to_s16_avx2, f32_to_s24_avx2, xcorr_avx2, s16_deinterleave_avx2,
     resample_avx2, resample_lerp_avx2,
     kweight_avx2, peak_avx2, peak_interp_avx2,
-    resample_positions_avx2,
+    resample_positions_avx2, cfft_pass4_avx2,
 };
 #endif

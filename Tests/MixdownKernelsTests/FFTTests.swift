@@ -92,5 +92,67 @@ import Testing
 
     @Test func aBadSizeHasNoPlan() {
         #expect(mx_rfft_create(0) == nil && mx_rfft_create(6) == nil && mx_rfft_create(2) == nil)
+        #expect(mx_rfft_create_with(1024, nil) == nil)
+    }
+
+    static let simdPaths: [mx_isa] = [MX_ISA_SSE2, MX_ISA_AVX2, MX_ISA_AVX512, MX_ISA_NEON].filter { mx_kernels_for_isa($0) != nil }
+
+    /// Every SIMD path's plan gives the scalar table's samples bit for bit, forward and back,
+    /// at every size the stretch could use and the small ones whose passes take the tails.
+    @Test(arguments: simdPaths)
+    func everyPathGivesTheScalarSamples(isa: mx_isa) throws {
+        for log2n in 2...16 {
+            let n = 1 << log2n
+            var seed = UInt64(n)
+            let x: [Float] = (0..<n).map { _ in
+                seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                return Float(Int64(bitPattern: seed >> 11) % 2000) / 1000 - 1
+            }
+            let reference = try #require(mx_rfft_create_with(n, mx_kernels_for_isa(MX_ISA_SCALAR)))
+            let path = try #require(mx_rfft_create_with(n, mx_kernels_for_isa(isa)))
+            defer { mx_rfft_destroy(reference); mx_rfft_destroy(path) }
+            var re0 = [Float](repeating: 0, count: n / 2 + 1), im0 = re0, re1 = re0, im1 = re0
+            mx_rfft_forward(reference, &re0, &im0, x)
+            mx_rfft_forward(path, &re1, &im1, x)
+            #expect(re0.map(\.bitPattern) == re1.map(\.bitPattern) && im0.map(\.bitPattern) == im1.map(\.bitPattern),
+                    "\(String(cString: mx_isa_name(isa))) forward n \(n)")
+            var back0 = [Float](repeating: 0, count: n), back1 = back0
+            mx_rfft_inverse(reference, &back0, re0, im0)
+            mx_rfft_inverse(path, &back1, re0, im0)
+            #expect(back0.map(\.bitPattern) == back1.map(\.bitPattern), "\(String(cString: mx_isa_name(isa))) inverse n \(n)")
+        }
+    }
+
+    /// One radix-4 pass on its own, every path against the scalar reference, with the buffers
+    /// a float past an aligned start (correctness may not depend on alignment).
+    @Test(arguments: simdPaths)
+    func aPassEqualsTheScalarPassAtMisalignedOffsets(isa: mx_isa) {
+        let kernels = mx_kernels_for_isa(isa)!.pointee, scalar = mx_kernels_for_isa(MX_ISA_SCALAR)!.pointee
+        for (n1, s) in [(1, 1), (2, 1), (4, 1), (8, 1), (16, 1), (32, 1), (64, 1), (1, 4), (2, 4), (8, 4), (1, 16), (4, 16), (2, 64), (1, 256)] {
+            for offset in [0, 1, 3] {
+                let count = 4 * n1 * s
+                var seed = UInt64(count * 7 + offset)
+                func values(_ m: Int) -> [Float] {
+                    (0..<m).map { _ in
+                        seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                        return Float(Int64(bitPattern: seed >> 11) % 2000) / 1000 - 1
+                    }
+                }
+                let xr = values(count + offset), xi = values(count + offset), tw = values(6 * n1 + offset)
+                var y0r = [Float](repeating: 0, count: count + offset), y0i = y0r, y1r = y0r, y1i = y0r
+                xr.withUnsafeBufferPointer { xr in xi.withUnsafeBufferPointer { xi in tw.withUnsafeBufferPointer { tw in
+                    y0r.withUnsafeMutableBufferPointer { y0r in y0i.withUnsafeMutableBufferPointer { y0i in
+                        scalar.cfft_pass4(y0r.baseAddress! + offset, y0i.baseAddress! + offset, xr.baseAddress! + offset,
+                                          xi.baseAddress! + offset, tw.baseAddress! + offset, n1, s)
+                    } }
+                    y1r.withUnsafeMutableBufferPointer { y1r in y1i.withUnsafeMutableBufferPointer { y1i in
+                        kernels.cfft_pass4(y1r.baseAddress! + offset, y1i.baseAddress! + offset, xr.baseAddress! + offset,
+                                           xi.baseAddress! + offset, tw.baseAddress! + offset, n1, s)
+                    } }
+                } } }
+                #expect(y0r.map(\.bitPattern) == y1r.map(\.bitPattern) && y0i.map(\.bitPattern) == y1i.map(\.bitPattern),
+                        "\(String(cString: mx_isa_name(isa))) n1 \(n1) s \(s) offset \(offset)")
+            }
+        }
     }
 }

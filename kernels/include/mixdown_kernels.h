@@ -134,6 +134,15 @@ typedef struct mx_kernels {
     void (*resample_positions)(int32_t *MX_RESTRICT base, int32_t *MX_RESTRICT phase, float *MX_RESTRICT frac,
                                size_t count, mx_resample_position *MX_RESTRICT position, int64_t offset,
                                const mx_resample_step *MX_RESTRICT step);
+    /* One pass of the spectral stretch's complex FFT (mx_rfft): a radix-4 Stockham pass,
+     * e^(-2 pi i / 4L) with L = 4 n1. For p < n1 and q < s, butterfly (p, q) reads
+     *     a_j = x[q + s (p + j n1)], j < 4
+     * and writes y[q + s (4 p + j)] = (the j-th radix-4 output) times w_j[p], where
+     * w_j[p] = tw[(2j - 2) n1 + p] + i tw[(2j - 1) n1 + p] for j = 1, 2, 3 (no twiddle for
+     * j = 0). s is 1 or a multiple of 4. Every product and sum is rounded on its own
+     * (unfused), in the same order on every path: every path is bit-identical. */
+    void (*cfft_pass4)(float *MX_RESTRICT yr, float *MX_RESTRICT yi, const float *MX_RESTRICT xr,
+                       const float *MX_RESTRICT xi, const float *MX_RESTRICT tw, size_t n1, size_t s);
 } mx_kernels;
 
 /* The table for `isa`, or NULL when that path is not built for this architecture or
@@ -183,6 +192,8 @@ void mx_resample_lerp_fma_scalar(float *MX_RESTRICT dst, const float *MX_RESTRIC
 void mx_resample_positions_scalar(int32_t *MX_RESTRICT base, int32_t *MX_RESTRICT phase, float *MX_RESTRICT frac,
                                   size_t count, mx_resample_position *MX_RESTRICT position, int64_t offset,
                                   const mx_resample_step *MX_RESTRICT step);
+void mx_cfft_pass4_scalar(float *MX_RESTRICT yr, float *MX_RESTRICT yi, const float *MX_RESTRICT xr,
+                          const float *MX_RESTRICT xi, const float *MX_RESTRICT tw, size_t n1, size_t s);
 
 /* The discrete Fourier transform of n complex values in place (re, im: n doubles each),
  * n a power of two: X[k] = sum x[j] e^(-2 pi i jk/n), or with `inverse` e^(+2 pi i jk/n)
@@ -200,6 +211,9 @@ void mx_fft(double *MX_RESTRICT re, double *MX_RESTRICT im, size_t n, int invers
  * tables and scratch: one plan per thread. NULL for a bad size or no memory. */
 typedef struct mx_rfft mx_rfft;
 mx_rfft *mx_rfft_create(size_t n);
+/* The same with the complex FFT's passes from `kernels` (mx_kernels_for_isa; every table
+ * gives the same samples): for comparing paths. mx_rfft_create takes mx_kernels_active(). */
+mx_rfft *mx_rfft_create_with(size_t n, const mx_kernels *kernels);
 void mx_rfft_destroy(mx_rfft *plan);
 size_t mx_rfft_size(const mx_rfft *plan);
 void mx_rfft_forward(const mx_rfft *plan, float *MX_RESTRICT re, float *MX_RESTRICT im, const float *MX_RESTRICT x);
@@ -214,8 +228,9 @@ void mx_rfft_inverse(const mx_rfft *plan, float *MX_RESTRICT x, const float *MX_
  *   out[c][0..n); frames up to s + 1 must be analysed (one frame of look-ahead). The caller
  *   overlap-adds at `hop` and divides by mx_pvoc_window_gain. `reset` takes the analysis
  *   phases as they are (a transient).
- * - The analysis of frame s + 2 may run on another thread while frame s is synthesised (a
- *   pipeline on two cores); no other two calls on one engine may overlap.
+ * - The analysis of a frame from s + 2 to s + 38 may run on another thread while frame s
+ *   is synthesised (a pipeline on two cores; the engine keeps 40 frames); no other two
+ *   calls on one engine may overlap.
  * NULL for a bad size, hop (1..n/2) or channel count (1..64), or no memory. */
 typedef struct mx_pvoc mx_pvoc;
 mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels);

@@ -37,10 +37,18 @@ public final class SpectralStretch: AudioNode {
     public let ratio: StretchRatio
     public let outputFrames: Int64
     public var length: Int64? { outputFrames }
-    /// The long analysis and synthesis frame, in frames (a power of two), and the output
-    /// hop of a step (the long frame's hop, an eighth of it).
+    /// The long analysis and synthesis frame, in frames (a power of two), and its output
+    /// hop (an eighth of it).
     public let frameSize: Int
     public let hop: Int
+    /// Long-frame hops in a step: the frames a step synthesises, and the helper analyses
+    /// meanwhile. Eight, not one: each step hands a job to the helper and waits for it, and
+    /// at one hop a step the handovers (a wake-up through the kernel when the helper has
+    /// gone to sleep) cost an hour's stretch 17 s of system time. Steps are fixed by
+    /// position, so the samples are the same at any step length.
+    static let stepHops = 8
+    /// Output frames in a step.
+    private var stepLength: Int { hop * Self.stepHops }
     /// Where the long and short frames' engines cross over, Hz; nil for the long frame alone.
     public let crossoverHz: Double?
 
@@ -92,9 +100,12 @@ public final class SpectralStretch: AudioNode {
 
     private var lanes: [Lane] = []
     /// The long frame's last synthesis phases at the short frame's bins below `followBelow`
-    /// (its bin 2m as bin m; by its frame number, a ring of 4): the short frame centred on
+    /// (its bin 2m as bin m; by its frame number, a ring of leaderRing): the short frame centred on
     /// the same output frame takes them, so the two sum in phase across the crossover.
     private var leaderPhases: [[Float]] = []
+    private static let leaderRing = 16
+    /// Long frame i's slot in the ring (i may be negative: the first frames).
+    private static func leaderSlot(_ i: Int64) -> Int { Int(i & Int64(leaderRing - 1)) }
     private var leaderFrame: [Int64] = []
     private var followBelow = 0
     private var inputWindow: InputWindow?
@@ -169,21 +180,24 @@ public final class SpectralStretch: AudioNode {
                 // the long frame's phases reach two bins further (following only to the
                 // crossover's top, a partial at 950 Hz lost 0.6 dB; to its middle, 840 Hz 6 dB).
                 followBelow = min(Int((c * 1.125 / Double(format.sampleRate) * Double(size)).rounded(.up)) + 2, size / 2 + 1)
-                leaderPhases = Array(repeating: Array(repeating: 0, count: followBelow), count: 4)
-                leaderFrame = Array(repeating: Int64.min, count: 4)
+                // The short frame centred on a long one is synthesised up to stepHops + 2 long
+                // frames after it.
+                leaderPhases = Array(repeating: Array(repeating: 0, count: followBelow), count: Self.leaderRing)
+                leaderFrame = Array(repeating: Int64.min, count: Self.leaderRing)
             }
-            // A step is the long frame's hop: the lane of frames half as long makes two.
-            lanes.append(Lane(size: size, hop: size / 8, engine: e, format: format, jobs: hop / (size / 8)))
+            // A step is stepHops of the long frame's hops: the lane of frames half as long makes
+            // twice as many.
+            lanes.append(Lane(size: size, hop: size / 8, engine: e, format: format, jobs: stepLength / (size / 8)))
         }
         // Held at once: the frames of every lane that a step analyses, from the first one
         // any lane still needs (their centres lie within a few hops of input of each other).
         let advance = Int((Double(hop) / ratio.doubleValue).rounded(.up)) + 2
-        let capacity = 2 * frameSize + 8 * advance + 16
+        let capacity = 2 * frameSize + 8 * advance * Self.stepHops + 16
         stepStart = lanes.map { $0.regionStart($0.nextSynthesised) }.min()!
         inputWindow = InputWindow(input: input, length: inputFrames, capacity: capacity, maximumPull: maximumFrames,
                                   start: lanes.map { center($0.nextAnalysed, $0) - Int64($0.size / 2) }.min()!, label: "spectral stretch input")
-        staging = AudioBuffer(format: format, capacity: hop)
-        pending = PlanarFIFO(channelCount: channels, capacity: maximumFrames + frameSize)
+        staging = AudioBuffer(format: format, capacity: stepLength)
+        pending = PlanarFIFO(channelCount: channels, capacity: maximumFrames + stepLength + frameSize)
         if threads > 1 {
             let lanes = self.lanes
             helper = HelperThread(name: "mixdown.spectral", spins: 2_000) {
@@ -223,7 +237,7 @@ public final class SpectralStretch: AudioNode {
     /// Synthesises every lane's frames that complete output in this step, adds them to the
     /// step's frames, and moves those from output frame 0 on to the FIFO.
     private func step() throws(MixdownError) {
-        let stepEnd = stepStart + Int64(hop)
+        let stepEnd = stepStart + Int64(stepLength)
         // Frames each lane synthesises in this step, with one frame of look-ahead analysed.
         let counts = lanes.map { lane in Int(max(0, (stepEnd - lane.regionStart(lane.nextSynthesised) + Int64(lane.hop) - 1) / Int64(lane.hop))) }
         for (lane, k) in zip(lanes, counts) {
@@ -248,13 +262,14 @@ public final class SpectralStretch: AudioNode {
             synthesise(counts)
         }
         let out = staging!, fifo = pending!
-        let skip = Int(max(0, min(Int64(hop), -stepStart)))
-        if skip < hop {
+        let length = stepLength
+        let skip = Int(max(0, min(Int64(length), -stepStart)))
+        if skip < length {
             let destination = fifo.prepareWrite()
             for ch in 0..<channels {
-                (destination[ch]!).update(from: out[channel: ch] + skip, count: hop - skip)
+                (destination[ch]!).update(from: out[channel: ch] + skip, count: length - skip)
             }
-            fifo.didWrite(hop - skip)
+            fifo.didWrite(length - skip)
         }
         stepStart = stepEnd
     }
@@ -262,18 +277,18 @@ public final class SpectralStretch: AudioNode {
     /// Each lane's `counts` frames into the step's frames (from output frame `stepStart`).
     private func synthesise(_ counts: [Int]) {
         let out = staging!
-        for ch in 0..<channels { out[channel: ch].update(repeating: 0, count: hop) }
+        for ch in 0..<channels { out[channel: ch].update(repeating: 0, count: stepLength) }
         for (index, (lane, k)) in zip(lanes, counts).enumerated() {
             let acc = lane.accumulator, h = lane.hop, size = lane.size
             for _ in 0..<k {
                 let i = lane.nextSynthesised
                 // The short frame centred where a long one was (every other one): its phases.
-                if index == 1, i % 2 == 0, leaderFrame[Int((i / 2) & 3)] == i / 2 {
-                    mx_pvoc_follow(lane.engine, leaderPhases[Int((i / 2) & 3)], followBelow)
+                if index == 1, i % 2 == 0, leaderFrame[Self.leaderSlot(i / 2)] == i / 2 {
+                    mx_pvoc_follow(lane.engine, leaderPhases[Self.leaderSlot(i / 2)], followBelow)
                 }
                 lane.outPointers.withUnsafeBufferPointer { p in mx_pvoc_synthesise(lane.engine, p.baseAddress, 0) }
                 if index == 0, !leaderFrame.isEmpty {
-                    let slot = Int(i & 3), phases = mx_pvoc_phases(lane.engine)!
+                    let slot = Self.leaderSlot(i), phases = mx_pvoc_phases(lane.engine)!
                     for m in 0..<followBelow { leaderPhases[slot][m] = phases[2 * m] }
                     leaderFrame[slot] = i
                 }
