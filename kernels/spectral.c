@@ -361,7 +361,6 @@ struct mx_pvoc {
     mx_rfft *fft;
     float *window;           /* periodic Hann, n */
     float *time_window;      /* n: (i - n/2) window[i], for each bin's local time */
-    float *slope_window;     /* n: the window's derivative, per frame, for each bin's frequency */
     float *mix;              /* n: the channels' sum of the frame's input (more than one channel) */
     float *energy;           /* n / MX_ONSET_BLOCK: the sum's energy by blocks */
     double onsets[MX_ONSETS_KEPT];   /* the last onsets found, input frames (a ring) */
@@ -379,6 +378,9 @@ struct mx_pvoc {
     mx_rfft *analysis_fft;
     float *ax;               /* n */
     float *asr, *asi, *ascratch, *atr, *ati;   /* bins each */
+    /* A channel's spectrum with a rectangular window, and the channels' sum of it, each
+     * with a guard bin either side (bins + 2 each; bin k at k + 1). */
+    float *rre, *rim, *rsre, *rsim;
     /* PGHI: a bucket queue of bins by magnitude, and which bins have their phase. */
     int32_t *head;           /* MX_BUCKETS: the last entry pushed into each bucket, or -1 */
     int32_t *next;           /* 2 bins: the entry pushed into the same bucket before it, or -1 */
@@ -408,10 +410,11 @@ void mx_pvoc_destroy(mx_pvoc *p) {
     mx_rfft_destroy(p->fft);
     mx_rfft_destroy(p->analysis_fft);
     free(p->ax); free(p->asr); free(p->asi); free(p->ascratch); free(p->atr); free(p->ati);
+    free(p->rre); free(p->rim); free(p->rsre); free(p->rsim);
     free(p->window); free(p->phase); free(p->next_phase);
     for (int i = 0; i < MX_RING; i++) mx_pv_frame_free(&p->frames[i]);
     free(p->head); free(p->next); free(p->done);
-    free(p->time_window); free(p->slope_window); free(p->mix); free(p->energy);
+    free(p->time_window); free(p->mix); free(p->energy);
     free(p->band); free(p->follow);
     free(p->y); free(p->sr); free(p->si); free(p->fgrad); free(p->re); free(p->im); free(p->key);
     free(p);
@@ -436,14 +439,16 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
     p->next = malloc(2 * b * sizeof(int32_t));
     p->done = calloc(b, 1);
     p->y = malloc(n * sizeof(float));
-    p->time_window = malloc(n * sizeof(float)); p->slope_window = malloc(n * sizeof(float));
+    p->time_window = malloc(n * sizeof(float));
     p->mix = malloc(n * sizeof(float)); p->energy = malloc((n / MX_ONSET_BLOCK + 1) * sizeof(float));
     p->sr = malloc(b * sizeof(float)); p->si = malloc(b * sizeof(float)); p->fgrad = malloc(b * sizeof(float));
     p->ax = malloc(n * sizeof(float));
     p->asr = malloc(b * sizeof(float)); p->asi = malloc(b * sizeof(float)); p->ascratch = malloc(b * sizeof(float));
     p->atr = malloc(b * sizeof(float)); p->ati = malloc(b * sizeof(float));
+    p->rre = malloc((b + 2) * sizeof(float)); p->rim = malloc((b + 2) * sizeof(float));
+    p->rsre = malloc((b + 2) * sizeof(float)); p->rsim = malloc((b + 2) * sizeof(float));
     p->re = malloc(b * sizeof(float)); p->im = malloc(b * sizeof(float)); p->key = malloc(b * sizeof(float));
-    int ok = p->ax && p->asr && p->asi && p->ascratch && p->atr && p->ati && p->y && p->time_window && p->slope_window && p->mix && p->energy && p->sr && p->si && p->fgrad && p->re && p->im && p->key && p->window && p->phase && p->next_phase && p->head && p->next && p->done;
+    int ok = p->rre && p->rim && p->rsre && p->rsim && p->ax && p->asr && p->asi && p->ascratch && p->atr && p->ati && p->y && p->time_window && p->mix && p->energy && p->sr && p->si && p->fgrad && p->re && p->im && p->key && p->window && p->phase && p->next_phase && p->head && p->next && p->done;
     for (int i = 0; i < MX_RING && ok; i++) {
         mx_pv_frame *f = &p->frames[i];
         f->re = calloc(cb, sizeof(float)); f->im = calloc(cb, sizeof(float));
@@ -456,7 +461,6 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
         double s = sin(mx_pi * (double)i / (double)n);
         p->window[i] = (float)(s * s);
         p->time_window[i] = (float)(s * s * ((double)i - (double)(n / 2)));
-        p->slope_window[i] = (float)(mx_pi / (double)n * sin(2 * mx_pi * (double)i / (double)n));
     }
     /* A Hann window of length n is close to a Gaussian with lambda = 0.25645 n^2. */
     p->gamma = (float)(0.25645 * (double)n * (double)n);
@@ -545,6 +549,22 @@ static void mx_window_rotated(float *restrict x, const float *restrict src, cons
     memset(x + (cut - half), 0, (n - cut) * sizeof(float));
 }
 
+/* x = src on [start, cut) and 0 elsewhere (no window), rotated as mx_window_rotated. */
+static void mx_rect_rotated(float *restrict x, const float *restrict src, size_t n, size_t start, size_t cut) {
+    size_t half = n / 2;
+    memset(x + half, 0, start * sizeof(float));
+    memcpy(x + half + start, src + start, (half - start) * sizeof(float));
+    memcpy(x, src + half, (cut - half) * sizeof(float));
+    memset(x + (cut - half), 0, (n - cut) * sizeof(float));
+}
+
+/* The guard bins of a real frame's spectrum at (re + 1, im + 1), bins 0 to n/2: bin -1 is
+ * the conjugate of bin 1, bin n/2 + 1 that of bin n/2 - 1. */
+static void mx_guard_bins(float *restrict re, float *restrict im, size_t b) {
+    re[0] = re[2]; im[0] = -im[2];
+    re[b + 1] = re[b - 1]; im[b + 1] = -im[b - 1];
+}
+
 void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double position) {
     size_t n = p->n, b = p->bins;
     long long j = p->analysed;
@@ -586,15 +606,32 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
         }
     }
 
-    /* Only the band this engine synthesises is read (every bin without a band). */
+    /* Only the band this engine synthesises is read (every bin without a band).
+     * One transform per channel, of its frame with no window (R). The periodic Hann window
+     * is 1/2 - cos/2 and its derivative a sine, so in the rotated frame's spectrum
+     *     Hann:        X[k] = R[k]/2 + (R[k-1] + R[k+1])/4
+     *     derivative:  D[k] = (pi / 2n) (-i) (R[k+1] - R[k-1])
+     * exactly: the derivative window's transform of the channels' sum comes from the sum
+     * of their R, without a transform of its own (a quarter of the analysis's transforms
+     * at two channels). */
     size_t lo = p->band_lo, hi = p->band_hi, nb = hi - lo;
+    float *restrict rre = p->rre, *restrict rim = p->rim, *restrict rsre = p->rsre, *restrict rsim = p->rsim;
     memset(sr, 0, b * sizeof(float));
     memset(si, 0, b * sizeof(float));
     for (size_t c = 0; c < p->channels; c++) {
-        mx_window_rotated(x, in[c], p->window, n, start, cut);
-        float *re = f->re + c * b, *im = f->im + c * b;
-        mx_rfft_forward(p->analysis_fft, re, im, x);
+        mx_rect_rotated(x, in[c], n, start, cut);
+        mx_rfft_forward(p->analysis_fft, rre + 1, rim + 1, x);
+        mx_guard_bins(rre, rim, b);
+        if (c == 0) {
+            memcpy(rsre + lo, rre + lo, (nb + 2) * sizeof(float));
+            memcpy(rsim + lo, rim + lo, (nb + 2) * sizeof(float));
+        } else {
+            for (size_t k = lo; k < hi + 2; k++) { rsre[k] += rre[k]; rsim[k] += rim[k]; }
+        }
+        float *restrict re = f->re + c * b, *restrict im = f->im + c * b;
         for (size_t k = lo; k < hi; k++) {
+            re[k] = 0.5f * rre[k + 1] + 0.25f * (rre[k] + rre[k + 2]);
+            im[k] = 0.5f * rim[k + 1] + 0.25f * (rim[k] + rim[k + 2]);
             sr[k] += re[k];
             si[k] += im[k];
         }
@@ -628,13 +665,13 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
      * the hop: level on round-trip PESQ of ten espeak-ng voices, and a click at 0.95 keeps
      * its shape (pre-echo -56 dB; -26 dB through the phase difference, which smears an
      * impulse when the hop is near the output's). */
-    mx_window_rotated(x, mix, p->slope_window, n, start, cut);
-    mx_rfft_forward(p->analysis_fft, tr, ti, x);
     float *restrict omega = f->omega;
     float bin_step = (float)(2 * mx_pi / (double)n);
+    float slope = (float)(mx_pi / (2 * (double)n));
     for (size_t k = lo; k < hi; k++) {
+        float dr = slope * (rsim[k + 2] - rsim[k]), di = -slope * (rsre[k + 2] - rsre[k]);
         float m2 = sr[k] * sr[k] + si[k] * si[k];
-        float cross = ti[k] * sr[k] - tr[k] * si[k];
+        float cross = di * sr[k] - dr * si[k];
         omega[k] = bin_step * (float)k - (m2 > 1e-30f ? cross / m2 : 0);
     }
     /* Onset strength: how much of this frame's magnitude is new (0 steady, 1 after silence). */

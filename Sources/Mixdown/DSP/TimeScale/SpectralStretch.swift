@@ -69,13 +69,19 @@ public final class SpectralStretch: AudioNode {
         /// The inputs of the frames the helper analyses: a pointer per channel, per frame.
         var jobs: [(pointers: UnsafeMutablePointer<UnsafePointer<Float>?>, center: Int64)] = []
         var jobCount = 0
+        /// Where the next frame adds its output: `accumulator` from `base` on. The frames
+        /// before it left their tails in [base, base + size − hop); the rest is zero. The
+        /// accumulator holds `slack` hops past a frame, so the tails move to its start once
+        /// every `slack` frames, not a frame's length at every frame.
+        var base = 0
+        static let slack = 16
         var outPointers: [UnsafeMutablePointer<Float>?]
 
         init(size: Int, hop: Int, engine: OpaquePointer, format: AudioFormat, jobs: Int) {
             self.size = size
             self.hop = hop
             self.engine = engine
-            let accumulator = AudioBuffer(format: format, capacity: size + hop)
+            let accumulator = AudioBuffer(format: format, capacity: size + hop * Self.slack)
             self.accumulator = accumulator
             gain = Float(1 / mx_pvoc_window_gain(size, hop))
             nextAnalysed = -Int64(size / 2 / hop)
@@ -96,6 +102,19 @@ public final class SpectralStretch: AudioNode {
 
         /// The first output frame that frame i completes.
         func regionStart(_ i: Int64) -> Int64 { i * Int64(hop) - Int64(size / 2) }
+
+        /// After a frame's first hop of output is taken: the next frame starts a hop later,
+        /// and the tails move to the start when a frame would run past the end.
+        func advance() {
+            base += hop
+            guard base + size > accumulator.capacity else { return }
+            for ch in 0..<outPointers.count {
+                let a = accumulator[channel: ch]
+                a.update(from: a + base, count: size - hop)
+                (a + size - hop).update(repeating: 0, count: accumulator.capacity - (size - hop))
+            }
+            base = 0
+        }
     }
 
     private var lanes: [Lane] = []
@@ -279,13 +298,14 @@ public final class SpectralStretch: AudioNode {
         let out = staging!
         for ch in 0..<channels { out[channel: ch].update(repeating: 0, count: stepLength) }
         for (index, (lane, k)) in zip(lanes, counts).enumerated() {
-            let acc = lane.accumulator, h = lane.hop, size = lane.size
+            let acc = lane.accumulator, h = lane.hop
             for _ in 0..<k {
                 let i = lane.nextSynthesised
                 // The short frame centred where a long one was (every other one): its phases.
                 if index == 1, i % 2 == 0, leaderFrame[Self.leaderSlot(i / 2)] == i / 2 {
                     mx_pvoc_follow(lane.engine, leaderPhases[Self.leaderSlot(i / 2)], followBelow)
                 }
+                for ch in 0..<channels { lane.outPointers[ch] = acc[channel: ch] + lane.base }
                 lane.outPointers.withUnsafeBufferPointer { p in mx_pvoc_synthesise(lane.engine, p.baseAddress, 0) }
                 if index == 0, !leaderFrame.isEmpty {
                     let slot = Self.leaderSlot(i), phases = mx_pvoc_phases(lane.engine)!
@@ -294,11 +314,10 @@ public final class SpectralStretch: AudioNode {
                 }
                 let offset = Int(lane.regionStart(i) - stepStart)
                 for ch in 0..<channels {
-                    let a = acc[channel: ch], o = out[channel: ch] + offset
+                    let a = acc[channel: ch] + lane.base, o = out[channel: ch] + offset
                     for t in 0..<h { o[t] += a[t] * lane.gain }
-                    a.update(from: a + h, count: size - h)
-                    (a + size - h).update(repeating: 0, count: h)
                 }
+                lane.advance()
                 lane.nextSynthesised += 1
             }
         }
