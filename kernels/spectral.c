@@ -366,6 +366,7 @@ struct mx_pvoc {
     double onsets[MX_ONSETS_KEPT];   /* the last onsets found, input frames (a ring) */
     size_t onset_count;
     float *phase;            /* bins: the synthesis phase of the last synthesised frame */
+    float *shared;           /* bins: that phase where the bin had its own, NaN where it was too quiet (mx_pvoc_phases) */
     float *next_phase;       /* bins */
     /* Frame j lives in frames[j % MX_RING]. Synthesising frame s reads s - 1, s and s + 1,
      * so frame s + 2 may be analysed at the same time, on another thread: analysis and
@@ -411,7 +412,7 @@ void mx_pvoc_destroy(mx_pvoc *p) {
     mx_rfft_destroy(p->analysis_fft);
     free(p->ax); free(p->asr); free(p->asi); free(p->ascratch); free(p->atr); free(p->ati);
     free(p->rre); free(p->rim); free(p->rsre); free(p->rsim);
-    free(p->window); free(p->phase); free(p->next_phase);
+    free(p->window); free(p->phase); free(p->next_phase); free(p->shared);
     for (int i = 0; i < MX_RING; i++) mx_pv_frame_free(&p->frames[i]);
     free(p->head); free(p->next); free(p->done);
     free(p->time_window); free(p->mix); free(p->energy);
@@ -434,6 +435,8 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
     size_t b = p->bins, cb = channels * b;
     p->window = malloc(n * sizeof(float));
     p->phase = calloc(b, sizeof(float));
+    p->shared = malloc(b * sizeof(float));
+    if (p->shared) for (size_t k = 0; k < b; k++) p->shared[k] = NAN;
     p->next_phase = calloc(b, sizeof(float));
     p->head = malloc(MX_BUCKETS * sizeof(int32_t));
     p->next = malloc(2 * b * sizeof(int32_t));
@@ -448,7 +451,7 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
     p->rre = malloc((b + 2) * sizeof(float)); p->rim = malloc((b + 2) * sizeof(float));
     p->rsre = malloc((b + 2) * sizeof(float)); p->rsim = malloc((b + 2) * sizeof(float));
     p->re = malloc(b * sizeof(float)); p->im = malloc(b * sizeof(float)); p->key = malloc(b * sizeof(float));
-    int ok = p->rre && p->rim && p->rsre && p->rsim && p->ax && p->asr && p->asi && p->ascratch && p->atr && p->ati && p->y && p->time_window && p->mix && p->energy && p->sr && p->si && p->fgrad && p->re && p->im && p->key && p->window && p->phase && p->next_phase && p->head && p->next && p->done;
+    int ok = p->rre && p->rim && p->rsre && p->rsim && p->ax && p->asr && p->asi && p->ascratch && p->atr && p->ati && p->y && p->time_window && p->mix && p->energy && p->sr && p->si && p->fgrad && p->re && p->im && p->key && p->window && p->phase && p->shared && p->next_phase && p->head && p->next && p->done;
     for (int i = 0; i < MX_RING && ok; i++) {
         mx_pv_frame *f = &p->frames[i];
         f->re = calloc(cb, sizeof(float)); f->im = calloc(cb, sizeof(float));
@@ -479,23 +482,37 @@ void mx_pvoc_follow(mx_pvoc *p, const float *phases, size_t below) {
     memcpy(p->follow + p->band_lo, phases + p->band_lo, p->follow_count * sizeof(float));
 }
 
-const float *mx_pvoc_phases(const mx_pvoc *p) { return p->phase; }
+const float *mx_pvoc_phases(const mx_pvoc *p) { return p->shared; }
 
 int mx_pvoc_set_band(mx_pvoc *p, int above, double split, double width, double reach) {
     size_t n = p->n, b = p->bins;
     if (!(split > 0 && split < 0.5 && width >= 0 && reach >= 0 && split - width / 2 > 0 && split + width / 2 < 0.5)) return -1;
     float *g = malloc(b * sizeof(float));
-    if (!g) return -1;
-    size_t lo = b, hi = 0;
-    for (size_t k = 0; k < b; k++) {
+    double *raw = malloc((b + 2) * sizeof(double));
+    if (!g || !raw) { free(g); free(raw); return -1; }
+    for (size_t k = 0; k < b + 1; k++) {
         /* Below: 1 under the crossover, a raised cosine across it, 0 over it; above: 1 minus
          * that, so two engines split at the same place sum to the whole band. */
         double f = (double)k / (double)n, t = width > 0 ? (f - (split - width / 2)) / width : (f < split ? 0 : 1);
         t = t < 0 ? 0 : t > 1 ? 1 : t;
         double below = 0.5 * (1 + cos(mx_pi * t));
-        g[k] = (float)(above ? 1 - below : below);
-        if (g[k] > 0) { if (k < lo) lo = k; hi = k + 1; }
+        raw[k + 1] = above ? 1 - below : below;
     }
+    raw[0] = raw[2];   /* bin -1 mirrors bin 1 */
+    /* A partial's gain through an engine is not g at its frequency but g smoothed over its
+     * main lobe: with a Hann window for analysis and for synthesis, overlap-added, g plus
+     * g''/6 (g'' in the engine's own bins). A frame twice as long has bins half as wide, so
+     * the two sides of the crossover were smoothed differently and summed to more than 1
+     * where the raised cosine bends down and less where it bends up: +0.22 dB at 730 Hz and
+     * -0.24 dB at 870 Hz (a crossover at 800 Hz, 200 Hz wide). Each engine takes g minus
+     * its own bins' g''/6, so each sounds g, and the two sum to 1, to the fourth derivative. */
+    size_t lo = b, hi = 0;
+    for (size_t k = 0; k < b; k++) {
+        double curvature = raw[k] - 2 * raw[k + 1] + raw[k + 2];
+        g[k] = (float)(raw[k + 1] - curvature / 6);
+        if (g[k] != 0) { if (k < lo) lo = k; hi = k + 1; }
+    }
+    free(raw);
     free(p->band);
     p->band = g;
     p->band_lo = lo < hi ? lo : 0;
@@ -804,7 +821,8 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
         /* A phase reset: the analysis phases, as they are (a leader's where given). */
         memcpy(phase + lo_bin, f->sum_phase + lo_bin, (hi_bin - lo_bin) * sizeof(float));
         if (time_scale != 1.0f) mx_land(p, f, phase, time_scale);
-        memcpy(phase + lo_bin, p->follow + lo_bin, p->follow_count * sizeof(float));
+        for (size_t k = lo_bin; k < follow_hi; k++)
+            if (p->follow[k] == p->follow[k]) phase[k] = p->follow[k];
     } else {
         /* PGHI (heap integration): from the strongest bins outward, in time from the
          * previous frame's synthesis phase, in frequency from a neighbour already set. */
@@ -823,11 +841,19 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
         }
         for (size_t k = lo_bin; k < hi_bin; k++)
             if (prev_key[k] > floor_log) mx_queue_push(&q, (uint32_t)k, prev_key[k]);
-        /* A leader's phases are set first, and spread from like any bin set in this frame. */
+        /* A leader's phases are set first, and spread before anything else: the first bin
+         * past them takes its phase from them, not from its own past, so a partial whose
+         * main lobe straddles the last bin followed stays one partial. (Spread in their
+         * turn, the bins past them kept their own phases, set apart from the leader's by
+         * how each engine began, and a partial there lost up to 1.4 dB at R = 2.) */
+        /* A leader's bin too quiet to have a phase of its own (NaN: a sine centred on bin m
+         * of this engine leaves the leader's bins 2m +- 2 empty, and their random phases
+         * in this engine's main lobe cost it up to 1.7 dB) is left to this engine. */
         for (size_t k = lo_bin; k < follow_hi; k++) {
+            if (p->follow[k] != p->follow[k]) continue;
             phase[k] = p->follow[k];
             if (!p->done[k]) { p->done[k] = 1; remaining--; }
-            if (key[k] > floor_log) mx_queue_push(&q, (uint32_t)(b + k), key[k]);
+            if (key[k] > floor_log) mx_queue_push(&q, (uint32_t)(b + k), top_key);
         }
         while (remaining > 0) {
             if (q.count == 0) {
@@ -867,8 +893,8 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
             }
         }
         /* Bins too quiet to matter: a random phase (a fixed sequence: renders repeat). */
-        for (size_t k = follow_hi; k < hi_bin; k++)
-            if (!(key[k] > floor_log)) {
+        for (size_t k = lo_bin; k < hi_bin; k++)
+            if (!(key[k] > floor_log) && !(k < follow_hi && p->follow[k] == p->follow[k])) {
                 p->noise = p->noise * 1664525u + 1013904223u;
                 phase[k] = (float)(2 * mx_pi) * (float)(p->noise >> 8) / 16777216.0f;
             }
@@ -876,6 +902,8 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
     for (size_t k = lo_bin; k < hi_bin; k++) phase[k] = mx_princarg(phase[k]);
     /* princarg's rounding can leave a hair past pi: sincos folds [-pi, pi] only. */
     for (size_t k = lo_bin; k < hi_bin; k++) phase[k] = fminf(fmaxf(phase[k], -(float)mx_pi), (float)mx_pi);
+    /* What a follower takes: the phase where the bin had one of its own. */
+    for (size_t k = lo_bin; k < hi_bin; k++) p->shared[k] = key[k] > floor_log ? phase[k] : NAN;
 
     /* Each channel: its own magnitude, at the shared phase plus its own offset from the
      * sum's (so inter-channel phase, and with it the stereo image and mono sum, is kept). */

@@ -247,11 +247,13 @@ double mx_pvoc_window_gain(size_t n, size_t hop);
 int mx_pvoc_set_band(mx_pvoc *engine, int above, double split, double width, double reach);
 /* The next frame synthesised takes phases[k] for its bins k below `below` (one per bin: a
  * leader engine's synthesis phases at the same output centre and frequencies, so two
- * engines split at a crossover sum in phase across it), and spreads from them as from any
- * bin. */
+ * engines split at a crossover sum in phase across it), and spreads from them before
+ * anything else. A NaN phase (the leader's bin had none of its own) leaves that bin to
+ * this engine. */
 void mx_pvoc_follow(mx_pvoc *engine, const float *phases, size_t below);
-/* The synthesis phases of the last frame synthesised, one per bin (owned by the engine,
- * valid until the next synthesis). */
+/* The synthesis phases of the last frame synthesised, one per bin, NaN for a bin too
+ * quiet to have one of its own (given a random phase); owned by the engine, valid until
+ * the next synthesis. */
 const float *mx_pvoc_phases(const mx_pvoc *engine);
 
 #ifdef __cplusplus

@@ -157,13 +157,21 @@ import Testing
     }
 
     /// The two resolutions sum to the whole band: sines below, across and above the 800 Hz
-    /// crossover keep the input's level (within 0.5 dB) and a steady envelope (10 ms blocks
-    /// within 0.5 dB of each other: two engines out of phase in the crossover would beat),
-    /// and the pitch. With the long frame alone, the same.
+    /// crossover keep the input's level in every 10 ms block (within 0.25 dB, of which a
+    /// block's fraction of a cycle is up to 0.1; two engines out of phase in the crossover
+    /// would beat) and the pitch. With the long frame alone,
+    /// the same. Measured over 20 ms in the middle, 600 to 1000 Hz by 10 Hz and on the short
+    /// frame's bins: within 0.084 dB at 1/2, 4/5, 5/4 and 2; 10 ms blocks within 0.16 dB (before each engine took its
+    /// own bins' curvature off the crossover, +0.22 dB at 730 Hz and -0.24 at 870; before a
+    /// leader's empty bins were left to the follower, -1.7 dB at 937.5 Hz; before the bins
+    /// past the ones followed took the leader's phases first, -1.0 dB at 1010 Hz at 2).
     @Test(arguments: [StretchRatio(1, 2), StretchRatio(4, 5), StretchRatio(5, 4), StretchRatio(2, 1)])
     func sinesAcrossTheCrossoverKeepTheirLevel(ratio: StretchRatio) throws {
         let n = 96_000
-        for hz in [650.0, 760, 800, 840, 870, 900, 950] {
+        // Some on the short frame's bins (750, 843.75, 890.625, 937.5: the long frame's bins
+        // either side of them are empty), some above the crossover whose short main lobe
+        // reaches below its top (1010, 1030).
+        for hz in [650.0, 750, 760, 800, 840, 843.75, 870, 890.625, 900, 937.5, 950, 1010, 1030] {
             for crossover in [800.0, nil] {
                 let node = try SpectralStretch(input: ArraySource(planes: [Self.tone([hz], frames: n)]), ratio: ratio, crossoverHz: crossover)
                 #expect(node.crossoverHz == crossover)
@@ -174,7 +182,7 @@ import Testing
                     return 10 * log10(y[r].reduce(0.0) { $0 + Double($1) * Double($1) } / 480 / (0.3 * 0.3 / 2))
                 }
                 let label = "\(hz) Hz at \(ratio), crossover \(crossover.map { "\($0)" } ?? "none")"
-                #expect(blocks.allSatisfy { abs($0) < 0.5 }, "\(label): block levels \(blocks.map { String(format: "%.2f", $0) })")
+                #expect(blocks.allSatisfy { abs($0) < 0.25 }, "\(label): block levels \(blocks.map { String(format: "%.2f", $0) })")
                 let f = Self.peak(y[(mid - 8192)..<(mid + 8192)], near: hz, rate: 48_000)
                 #expect(abs(Self.cents(f, hz)) < 1, "\(label): \(f) Hz")
             }
