@@ -278,6 +278,6 @@ const mx_kernels mx_kernels_neon = {
     interleave_neon, deinterleave_neon, f32_to_s16_neon, f32_to_s24_neon, xcorr_neon, s16_deinterleave_neon,
     resample_neon, resample_lerp_neon,
     kweight_neon, peak_neon, peak_interp_neon,
-    mx_resample_positions_scalar, mx_cfft_pass4_v4,
+    mx_resample_positions_scalar, mx_cfft_pass4_v4, mx_rfft_unpack_auto, mx_rfft_pack_auto,
 };
 #endif

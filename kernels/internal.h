@@ -121,5 +121,37 @@ extern const mx_kernels mx_kernels_scalar;
  * NEON tables' cfft_pass4, bit-identical to mx_cfft_pass4_scalar. */
 void mx_cfft_pass4_v4(float *MX_RESTRICT yr, float *MX_RESTRICT yi, const float *MX_RESTRICT xr,
                       const float *MX_RESTRICT xi, const float *MX_RESTRICT tw, size_t n1, size_t s);
+/* The real FFT's unpack and pack (mx_kernels.rfft_unpack, rfft_pack), compiled for the
+ * baseline (spectral.c: the SSE2 and NEON tables'); the scalar reference and the AVX2 path
+ * compile the same loops (MX_RFFT_UNPACK, MX_RFFT_PACK), with vectorisation off and with
+ * AVX2 on. */
+void mx_rfft_unpack_auto(float *MX_RESTRICT re, float *MX_RESTRICT im, const float *MX_RESTRICT zr,
+                         const float *MX_RESTRICT zi, const float *MX_RESTRICT pr, const float *MX_RESTRICT pi, size_t h);
+void mx_rfft_pack_auto(float *MX_RESTRICT zr, float *MX_RESTRICT zi, const float *MX_RESTRICT re,
+                       const float *MX_RESTRICT im, const float *MX_RESTRICT pr, const float *MX_RESTRICT pi, size_t h);
+#define MX_RFFT_UNPACK(LOOP_PRAGMA)                                                           \
+    re[0] = zr[0] + zi[0];                                                                   \
+    im[0] = 0;                                                                               \
+    re[h] = zr[0] - zi[0];                                                                   \
+    im[h] = 0;                                                                               \
+    LOOP_PRAGMA                                                                              \
+    for (size_t k = 1; k < h; k++) {                                                         \
+        float ar = zr[k], ai = zi[k], br = zr[h - k], bi = -zi[h - k];                       \
+        float er = 0.5f * (ar + br), ei = 0.5f * (ai + bi);                                  \
+        float orr = 0.5f * (ai - bi), oi = -0.5f * (ar - br);                                \
+        re[k] = er + pr[k] * orr - pi[k] * oi;                                               \
+        im[k] = ei + pr[k] * oi + pi[k] * orr;                                               \
+    }
+#define MX_RFFT_PACK(LOOP_PRAGMA)                                                             \
+    LOOP_PRAGMA                                                                              \
+    for (size_t k = 0; k < h; k++) {                                                         \
+        float ar = re[k], ai = im[k], br = re[h - k], bi = -im[h - k];                       \
+        float er = 0.5f * (ar + br), ei = 0.5f * (ai + bi);                                  \
+        float dr = 0.5f * (ar - br), di = 0.5f * (ai - bi);                                  \
+        float wr = pr[k], wi = -pi[k];   /* e^(+2 pi i k/n) */                               \
+        float orr = dr * wr - di * wi, oi = dr * wi + di * wr;                               \
+        zr[k] = er - oi;                 /* E + i O, conjugated */                           \
+        zi[k] = -(ei + orr);                                                                 \
+    }
 
 #endif

@@ -173,11 +173,21 @@ void mx_cfft_pass4_scalar(float *restrict yr, float *restrict yi, const float *r
     }
 }
 
+void mx_rfft_unpack_scalar(float *restrict re, float *restrict im, const float *restrict zr, const float *restrict zi,
+                           const float *restrict pr, const float *restrict pi, size_t h) {
+    MX_RFFT_UNPACK(MX_NO_VECTORIZE)
+}
+
+void mx_rfft_pack_scalar(float *restrict zr, float *restrict zi, const float *restrict re, const float *restrict im,
+                         const float *restrict pr, const float *restrict pi, size_t h) {
+    MX_RFFT_PACK(MX_NO_VECTORIZE)
+}
+
 const mx_kernels mx_kernels_scalar = {
     mx_mix_ramp_scalar, mx_mix_gain_scalar, mx_apply_ramp_scalar, mx_apply_gain_scalar,
     mx_interleave_scalar, mx_deinterleave_scalar, mx_f32_to_s16_scalar, mx_f32_to_s24_scalar,
     mx_xcorr_scalar, mx_s16_deinterleave_scalar,
     mx_resample_scalar, mx_resample_lerp_scalar,
     mx_kweight_scalar, mx_peak_scalar, mx_peak_interp_scalar,
-    mx_resample_positions_scalar, mx_cfft_pass4_scalar,
+    mx_resample_positions_scalar, mx_cfft_pass4_scalar, mx_rfft_unpack_scalar, mx_rfft_pack_scalar,
 };

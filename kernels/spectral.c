@@ -49,6 +49,10 @@ struct mx_rfft {
     /* The radix-4 pass, from the kernel table the plan was made with. */
     void (*pass4)(float *MX_RESTRICT, float *MX_RESTRICT, const float *MX_RESTRICT, const float *MX_RESTRICT,
                   const float *MX_RESTRICT, size_t, size_t);
+    void (*unpack)(float *MX_RESTRICT, float *MX_RESTRICT, const float *MX_RESTRICT, const float *MX_RESTRICT,
+                   const float *MX_RESTRICT, const float *MX_RESTRICT, size_t);
+    void (*pack)(float *MX_RESTRICT, float *MX_RESTRICT, const float *MX_RESTRICT, const float *MX_RESTRICT,
+                 const float *MX_RESTRICT, const float *MX_RESTRICT, size_t);
 };
 
 mx_rfft *mx_rfft_create(size_t n) { return mx_rfft_create_with(n, mx_kernels_active()); }
@@ -58,6 +62,8 @@ mx_rfft *mx_rfft_create_with(size_t n, const mx_kernels *kernels) {
     mx_rfft *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->pass4 = kernels->cfft_pass4;
+    p->unpack = kernels->rfft_unpack;
+    p->pack = kernels->rfft_pack;
     p->n = n;
     p->half = n / 2;
     size_t h = p->half;
@@ -225,6 +231,16 @@ static void mx_cfft(const mx_rfft *p, float *restrict re, float *restrict im) {
     }
 }
 
+void mx_rfft_unpack_auto(float *restrict re, float *restrict im, const float *restrict zr, const float *restrict zi,
+                         const float *restrict pr, const float *restrict pi, size_t h) {
+    MX_RFFT_UNPACK()
+}
+
+void mx_rfft_pack_auto(float *restrict zr, float *restrict zi, const float *restrict re, const float *restrict im,
+                       const float *restrict pr, const float *restrict pi, size_t h) {
+    MX_RFFT_PACK()
+}
+
 void mx_rfft_forward(const mx_rfft *p, float *restrict re, float *restrict im, const float *restrict x) {
     size_t h = p->half;
     float *restrict zr = p->zr, *restrict zi = p->zi;
@@ -233,36 +249,15 @@ void mx_rfft_forward(const mx_rfft *p, float *restrict re, float *restrict im, c
         zi[j] = x[2 * j + 1];
     }
     mx_cfft(p, zr, zi);
-    /* X[k] = E[k] + w^k O[k], E = (Z[k] + conj Z[h-k]) / 2, O = (Z[k] - conj Z[h-k]) / 2i. */
-    re[0] = zr[0] + zi[0];
-    im[0] = 0;
-    re[h] = zr[0] - zi[0];
-    im[h] = 0;
-    const float *restrict pr = p->pr, *restrict pi = p->pi;
-    for (size_t k = 1; k < h; k++) {
-        float ar = zr[k], ai = zi[k], br = zr[h - k], bi = -zi[h - k];
-        float er = 0.5f * (ar + br), ei = 0.5f * (ai + bi);
-        float orr = 0.5f * (ai - bi), oi = -0.5f * (ar - br);
-        re[k] = er + pr[k] * orr - pi[k] * oi;
-        im[k] = ei + pr[k] * oi + pi[k] * orr;
-    }
+    p->unpack(re, im, zr, zi, p->pr, p->pi, h);
 }
 
 void mx_rfft_inverse(const mx_rfft *p, float *restrict x, const float *restrict re, const float *restrict im) {
     size_t h = p->half;
     float *restrict zr = p->zr, *restrict zi = p->zi;
-    const float *restrict pr = p->pr, *restrict pi = p->pi;
     /* Z[k] = E[k] + i O[k], E = (X[k] + conj X[h-k]) / 2, O = conj(w^k) (X[k] - conj X[h-k]) / 2;
      * transformed with the forward FFT of the conjugate, then conjugated: x = 2/n Re/Im. */
-    for (size_t k = 0; k < h; k++) {
-        float ar = re[k], ai = im[k], br = re[h - k], bi = -im[h - k];
-        float er = 0.5f * (ar + br), ei = 0.5f * (ai + bi);
-        float dr = 0.5f * (ar - br), di = 0.5f * (ai - bi);
-        float wr = pr[k], wi = -pi[k];   /* e^(+2 pi i k/n) */
-        float orr = dr * wr - di * wi, oi = dr * wi + di * wr;
-        zr[k] = er - oi;                 /* E + i O, conjugated */
-        zi[k] = -(ei + orr);
-    }
+    p->pack(zr, zi, re, im, p->pr, p->pi, h);
     mx_cfft(p, zr, zi);
     float scale = 2.0f / (float)p->n;
     for (size_t j = 0; j < h; j++) {
@@ -353,6 +348,7 @@ typedef struct {
     float *local_time;       /* bins: the sum's reassigned time, input frames from the centre */
     double position;         /* input frame of the frame's centre */
     float rise;              /* the share of its magnitude that is new since the previous frame */
+    float log_max;           /* the largest of sum_log over the band */
     int valid;
 } mx_pv_frame;
 
@@ -662,6 +658,9 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
     memcpy(f->sum_re + lo, sr + lo, nb * sizeof(float));
     memcpy(f->sum_im + lo, si + lo, nb * sizeof(float));
     mx_log_array(f->sum_log + lo, floored + lo, nb);
+    float log_max = -INFINITY;
+    for (size_t k = lo; k < hi; k++) log_max = f->sum_log[k] > log_max ? f->sum_log[k] : log_max;
+    f->log_max = log_max;
     mx_atan2_array(f->sum_phase + lo, si + lo, sr + lo, nb);
 
     /* Each bin's local time (Auger and Flandrin's reassignment): Re(X_tw / X) with the
@@ -791,7 +790,8 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
      * round-trip PESQ of 20 espeak-ng sentences: +0.19, +0.07, +0.07 and +0.10 at 0.5, 0.8,
      * 1.25 and 2 (the slope as analysed put an attack d from the centre (R - 1) d off). */
     float time_scale = span > 0 ? (float)((double)p->hop * hops / span) : 1.0f;
-    float largest = -INFINITY;
+    /* The largest key, found by the analysis (on the helper thread when there is one). */
+    float largest = f->log_max;
     /* Bins outside the band are not synthesised: their phases are not integrated. */
     size_t lo_bin = p->band_lo, hi_bin = p->band_hi;
     for (size_t k = 0; k < lo_bin; k++) key[k] = -INFINITY;
@@ -808,7 +808,6 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
         float magnitude_share = (1 - MX_LOCAL_TIME_SHARE) * (trust > 0 ? trust : 0);
         fgrad[k] = time_scale * (magnitude_share * from_magnitude + (1 - magnitude_share) * from_local_time);
         key[k] = f->sum_log[k];
-        if (key[k] > largest) largest = key[k];
     }
     float floor_log = largest + logf(p->tolerance);
 
@@ -830,8 +829,7 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
         /* Entries: k < b for the previous frame's bin k, b + k for this one's; keyed on
          * their log magnitude. */
         const float *prev_key = prev->sum_log;
-        float top_key = largest;
-        for (size_t k = lo_bin; k < hi_bin; k++) if (prev_key[k] > top_key) top_key = prev_key[k];
+        float top_key = largest > prev->log_max ? largest : prev->log_max;
         for (int i = 0; i < MX_BUCKETS; i++) p->head[i] = -1;
         mx_queue q = {p->head, p->next, floor_log, (float)(MX_BUCKETS - 1) / fmaxf(top_key - floor_log, 1e-6f), 0, 0};
         size_t remaining = 0;

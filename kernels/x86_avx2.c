@@ -523,6 +523,17 @@ static void cfft_pass4_avx2(float *restrict yr, float *restrict yi, const float 
     }
 }
 
+/* The real FFT's unpack and pack: the reference's loops, vectorised eight wide. */
+static void rfft_unpack_avx2(float *restrict re, float *restrict im, const float *restrict zr, const float *restrict zi,
+                             const float *restrict pr, const float *restrict pi, size_t h) {
+    MX_RFFT_UNPACK()
+}
+
+static void rfft_pack_avx2(float *restrict zr, float *restrict zi, const float *restrict re, const float *restrict im,
+                           const float *restrict pr, const float *restrict pi, size_t h) {
+    MX_RFFT_PACK()
+}
+
 #pragma clang attribute pop
 
 const mx_kernels mx_kernels_avx2 = {
@@ -530,6 +541,6 @@ const mx_kernels mx_kernels_avx2 = {
     interleave_avx2, deinterleave_avx2, f32_to_s16_avx2, f32_to_s24_avx2, xcorr_avx2, s16_deinterleave_avx2,
     resample_avx2, resample_lerp_avx2,
     kweight_avx2, peak_avx2, peak_interp_avx2,
-    resample_positions_avx2, cfft_pass4_avx2,
+    resample_positions_avx2, cfft_pass4_avx2, rfft_unpack_avx2, rfft_pack_avx2,
 };
 #endif

@@ -292,6 +292,6 @@ const mx_kernels mx_kernels_sse2 = {
     interleave_sse2, deinterleave_sse2, f32_to_s16_sse2, f32_to_s24_sse2, xcorr_sse2, s16_deinterleave_sse2,
     resample_sse2, resample_lerp_sse2,
     kweight_sse2, peak_sse2, peak_interp_sse2,
-    mx_resample_positions_scalar, mx_cfft_pass4_v4,
+    mx_resample_positions_scalar, mx_cfft_pass4_v4, mx_rfft_unpack_auto, mx_rfft_pack_auto,
 };
 #endif

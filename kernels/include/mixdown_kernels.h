@@ -143,6 +143,15 @@ typedef struct mx_kernels {
      * (unfused), in the same order on every path: every path is bit-identical. */
     void (*cfft_pass4)(float *MX_RESTRICT yr, float *MX_RESTRICT yi, const float *MX_RESTRICT xr,
                        const float *MX_RESTRICT xi, const float *MX_RESTRICT tw, size_t n1, size_t s);
+    /* The real FFT's step from the half-size complex transform Z (h values) to the bins of
+     * a real frame of 2h: X[k] = E[k] + w^k O[k] for k <= h, E = (Z[k] + conj Z[h-k]) / 2,
+     * O = (Z[k] - conj Z[h-k]) / 2i, w^k = pr[k] + i pi[k] (rfft_unpack); and back, the
+     * conjugated input of the inverse transform (rfft_pack). Element-wise, unfused: every
+     * path is bit-identical. */
+    void (*rfft_unpack)(float *MX_RESTRICT re, float *MX_RESTRICT im, const float *MX_RESTRICT zr,
+                        const float *MX_RESTRICT zi, const float *MX_RESTRICT pr, const float *MX_RESTRICT pi, size_t h);
+    void (*rfft_pack)(float *MX_RESTRICT zr, float *MX_RESTRICT zi, const float *MX_RESTRICT re,
+                      const float *MX_RESTRICT im, const float *MX_RESTRICT pr, const float *MX_RESTRICT pi, size_t h);
 } mx_kernels;
 
 /* The table for `isa`, or NULL when that path is not built for this architecture or
@@ -194,6 +203,10 @@ void mx_resample_positions_scalar(int32_t *MX_RESTRICT base, int32_t *MX_RESTRIC
                                   const mx_resample_step *MX_RESTRICT step);
 void mx_cfft_pass4_scalar(float *MX_RESTRICT yr, float *MX_RESTRICT yi, const float *MX_RESTRICT xr,
                           const float *MX_RESTRICT xi, const float *MX_RESTRICT tw, size_t n1, size_t s);
+void mx_rfft_unpack_scalar(float *MX_RESTRICT re, float *MX_RESTRICT im, const float *MX_RESTRICT zr,
+                           const float *MX_RESTRICT zi, const float *MX_RESTRICT pr, const float *MX_RESTRICT pi, size_t h);
+void mx_rfft_pack_scalar(float *MX_RESTRICT zr, float *MX_RESTRICT zi, const float *MX_RESTRICT re,
+                         const float *MX_RESTRICT im, const float *MX_RESTRICT pr, const float *MX_RESTRICT pi, size_t h);
 
 /* The discrete Fourier transform of n complex values in place (re, im: n doubles each),
  * n a power of two: X[k] = sum x[j] e^(-2 pi i jk/n), or with `inverse` e^(+2 pi i jk/n)
