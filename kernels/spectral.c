@@ -389,6 +389,7 @@ struct mx_pvoc {
     float *y;                /* scratch, n */
     float *sr, *si, *fgrad, *re, *im;   /* scratch, bins each */
     float *key;              /* scratch, bins: this frame's queue keys (its log magnitudes) */
+    float *steps;            /* scratch, 5 bins: each integration step's terms, made before the queue runs */
     float gamma;             /* the window's Gaussian time-frequency ratio, frames^2 */
     float tolerance;         /* bins below this fraction of the frame's largest are noise */
     uint32_t noise;          /* a deterministic generator for insignificant bins */
@@ -420,7 +421,7 @@ void mx_pvoc_destroy(mx_pvoc *p) {
     free(p->head); free(p->next); free(p->done);
     free(p->time_window); free(p->mix); free(p->energy);
     free(p->band); free(p->follow);
-    free(p->y); free(p->sr); free(p->si); free(p->fgrad); free(p->re); free(p->im); free(p->key);
+    free(p->y); free(p->sr); free(p->si); free(p->fgrad); free(p->re); free(p->im); free(p->key); free(p->steps);
     free(p);
 }
 
@@ -477,7 +478,8 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
     p->keep_lo = 0;
     p->keep_hi = b;
     p->follow = malloc(b * sizeof(float));
-    if (!p->follow) { mx_pvoc_destroy(p); return NULL; }
+    p->steps = malloc(5 * b * sizeof(float));
+    if (!p->follow || !p->steps) { mx_pvoc_destroy(p); return NULL; }
     return p;
 }
 
@@ -886,6 +888,24 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
             if (!p->done[k]) { p->done[k] = 1; remaining--; }
             if (key[k] > floor_log) mx_queue_push(&q, (uint32_t)(b + k), top_key);
         }
+        /* Each step's terms, per bin, in loops that vectorise (the queue's order does not
+         * change them): in time, hop_out w and the residual kept; up from k, the slope gu[k]
+         * and its residual ru[k]; down to j, the residual rd[j] (its slope is gu[j]). */
+        float *restrict tstep = p->steps, *restrict rt = p->steps + b, *restrict gu = p->steps + 2 * b;
+        float *restrict ru = p->steps + 3 * b, *restrict rd = p->steps + 4 * b;
+        for (size_t k = lo_bin; k < hi_bin; k++) {
+            float w = 0.5f * (prev->omega[k] + f->omega[k]);
+            tstep[k] = hop_out * w;
+            int kept = keep > 0 && k >= keep_lo && k < keep_hi;
+            rt[k] = kept ? keep * mx_princarg(f->sum_phase[k] - prev->sum_phase[k] - hop_in * w) : 0.0f;
+        }
+        for (size_t k = lo_bin; k + 1 < hi_bin; k++) {
+            float g = 0.5f * (fgrad[k] + fgrad[k + 1]);
+            gu[k] = g;
+            int up = keep > 0 && k + 1 >= keep_lo && k + 1 < keep_hi, down = keep > 0 && k >= keep_lo && k < keep_hi;
+            ru[k] = up ? keep * mx_princarg(f->sum_phase[k + 1] - f->sum_phase[k] - g / time_scale) : 0.0f;
+            rd[k] = down ? keep * mx_princarg(f->sum_phase[k] - f->sum_phase[k + 1] + g / time_scale) : 0.0f;
+        }
         while (remaining > 0) {
             if (q.count == 0) {
                 /* Nothing connects: start from the strongest unset bin, at its analysis phase. */
@@ -902,10 +922,8 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
             if (top < b) {
                 size_t k = top;
                 if (!p->done[k]) {
-                    float w = 0.5f * (prev->omega[k] + f->omega[k]);
-                    phase[k] = p->phase[k] + hop_out * w;
-                    if (keep > 0 && k >= keep_lo && k < keep_hi)
-                        phase[k] += keep * mx_princarg(f->sum_phase[k] - prev->sum_phase[k] - hop_in * w);
+                    phase[k] = p->phase[k] + tstep[k];
+                    phase[k] += rt[k];
                     p->done[k] = 1;
                     remaining--;
                     mx_queue_push(&q, (uint32_t)(b + k), key[k]);
@@ -913,19 +931,15 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
             } else {
                 size_t k = top - b;
                 if (k + 1 < hi_bin && !p->done[k + 1]) {
-                    float g = 0.5f * (fgrad[k] + fgrad[k + 1]);
-                    phase[k + 1] = phase[k] + g;
-                    if (keep > 0 && k + 1 >= keep_lo && k + 1 < keep_hi)
-                        phase[k + 1] += keep * mx_princarg(f->sum_phase[k + 1] - f->sum_phase[k] - g / time_scale);
+                    phase[k + 1] = phase[k] + gu[k];
+                    phase[k + 1] += ru[k];
                     p->done[k + 1] = 1;
                     remaining--;
                     mx_queue_push(&q, (uint32_t)(b + k + 1), key[k + 1]);
                 }
                 if (k > lo_bin && !p->done[k - 1]) {
-                    float g = 0.5f * (fgrad[k] + fgrad[k - 1]);
-                    phase[k - 1] = phase[k] - g;
-                    if (keep > 0 && k - 1 >= keep_lo && k - 1 < keep_hi)
-                        phase[k - 1] += keep * mx_princarg(f->sum_phase[k - 1] - f->sum_phase[k] + g / time_scale);
+                    phase[k - 1] = phase[k] - gu[k - 1];
+                    phase[k - 1] += rd[k - 1];
                     p->done[k - 1] = 1;
                     remaining--;
                     mx_queue_push(&q, (uint32_t)(b + k - 1), key[k - 1]);
