@@ -893,18 +893,30 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
          * and its residual ru[k]; down to j, the residual rd[j] (its slope is gu[j]). */
         float *restrict tstep = p->steps, *restrict rt = p->steps + b, *restrict gu = p->steps + 2 * b;
         float *restrict ru = p->steps + 3 * b, *restrict rd = p->steps + 4 * b;
+        const float *restrict sp = f->sum_phase, *restrict pp = prev->sum_phase;
+        const float *restrict wo = prev->omega, *restrict wn = f->omega;
         for (size_t k = lo_bin; k < hi_bin; k++) {
-            float w = 0.5f * (prev->omega[k] + f->omega[k]);
+            float w = 0.5f * (wo[k] + wn[k]);
             tstep[k] = hop_out * w;
-            int kept = keep > 0 && k >= keep_lo && k < keep_hi;
-            rt[k] = kept ? keep * mx_princarg(f->sum_phase[k] - prev->sum_phase[k] - hop_in * w) : 0.0f;
+            rt[k] = 0.0f;
         }
         for (size_t k = lo_bin; k + 1 < hi_bin; k++) {
-            float g = 0.5f * (fgrad[k] + fgrad[k + 1]);
-            gu[k] = g;
-            int up = keep > 0 && k + 1 >= keep_lo && k + 1 < keep_hi, down = keep > 0 && k >= keep_lo && k < keep_hi;
-            ru[k] = up ? keep * mx_princarg(f->sum_phase[k + 1] - f->sum_phase[k] - g / time_scale) : 0.0f;
-            rd[k] = down ? keep * mx_princarg(f->sum_phase[k] - f->sum_phase[k + 1] + g / time_scale) : 0.0f;
+            gu[k] = 0.5f * (fgrad[k] + fgrad[k + 1]);
+            ru[k] = 0.0f;
+            rd[k] = 0.0f;
+        }
+        /* The residuals, over the bins that keep them only. */
+        size_t klo = keep_lo > lo_bin ? keep_lo : lo_bin, khi = keep_hi < hi_bin ? keep_hi : hi_bin;
+        if (keep > 0 && klo < khi) {
+            for (size_t k = klo; k < khi; k++) {
+                float w = 0.5f * (wo[k] + wn[k]);
+                rt[k] = keep * mx_princarg(sp[k] - pp[k] - hop_in * w);
+            }
+            /* Up from k to k + 1 (k + 1 keeps), and down from k + 1 to k (k keeps). */
+            for (size_t k = klo > lo_bin ? klo - 1 : lo_bin; k + 1 < khi; k++)
+                ru[k] = keep * mx_princarg(sp[k + 1] - sp[k] - gu[k] / time_scale);
+            for (size_t k = klo; k < khi && k + 1 < hi_bin; k++)
+                rd[k] = keep * mx_princarg(sp[k] - sp[k + 1] + gu[k] / time_scale);
         }
         while (remaining > 0) {
             if (q.count == 0) {
