@@ -495,7 +495,7 @@ int mx_pvoc_set_band(mx_pvoc *p, int above, double split, double width, double r
     size_t n = p->n, b = p->bins;
     if (!(split > 0 && split < 0.5 && width >= 0 && reach >= 0 && split - width / 2 > 0 && split + width / 2 < 0.5)) return -1;
     float *g = malloc(b * sizeof(float));
-    double *raw = malloc((b + 2) * sizeof(double));
+    double *raw = calloc(b + 2, sizeof(double));
     if (!g || !raw) { free(g); free(raw); return -1; }
     for (size_t k = 0; k < b + 1; k++) {
         /* Below: 1 under the crossover, a raised cosine across it, 0 over it; above: 1 minus
