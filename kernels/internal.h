@@ -119,6 +119,18 @@ extern const mx_kernels mx_kernels_neon;
 extern const mx_kernels mx_kernels_scalar;
 /* The spectral FFT's radix-4 pass in generic vectors of four (spectral.c): the SSE2 and
  * NEON tables' cfft_pass4, bit-identical to mx_cfft_pass4_scalar. */
+/* One radix-4 butterfly of the spectral FFT (mx_kernels.cfft_pass4) on T (float or a
+ * vector of floats): declares o0r, o0i ... o3r, o3i, the outputs times their twiddles, in
+ * the one order of sums and products every path uses (so every path is bit-identical). */
+#define MX_RADIX4(T, ar, ai, br, bi, cr, ci, dr, di, w1r, w1i, w2r, w2i, w3r, w3i)                       \
+    T apcr = ar + cr, apci = ai + ci, amcr = ar - cr, amci = ai - ci;                                     \
+    T bpdr = br + dr, bpdi = bi + di, bmdr = br - dr, bmdi = bi - di;                                     \
+    T s1r = amcr + bmdi, s1i = amci - bmdr, s2r = apcr - bpdr, s2i = apci - bpdi;                         \
+    T s3r = amcr - bmdi, s3i = amci + bmdr;                                                              \
+    T o0r = apcr + bpdr, o0i = apci + bpdi;                                                              \
+    T o1r = s1r * w1r - s1i * w1i, o1i = s1r * w1i + s1i * w1r;                                          \
+    T o2r = s2r * w2r - s2i * w2i, o2i = s2r * w2i + s2i * w2r;                                          \
+    T o3r = s3r * w3r - s3i * w3i, o3i = s3r * w3i + s3i * w3r;
 void mx_cfft_pass4_v4(float *MX_RESTRICT yr, float *MX_RESTRICT yi, const float *MX_RESTRICT xr,
                       const float *MX_RESTRICT xi, const float *MX_RESTRICT tw, size_t n1, size_t s);
 /* The real FFT's unpack and pack (mx_kernels.rfft_unpack, rfft_pack), compiled for the

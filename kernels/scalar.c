@@ -159,16 +159,11 @@ void mx_cfft_pass4_scalar(float *restrict yr, float *restrict yi, const float *r
             float a_r = ar[q], a_i = ai[q], b_r = ar[quarter + q], b_i = ai[quarter + q];
             float c_r = ar[2 * quarter + q], c_i = ai[2 * quarter + q];
             float d_r = ar[3 * quarter + q], d_i = ai[3 * quarter + q];
-            float apcr = a_r + c_r, apci = a_i + c_i, amcr = a_r - c_r, amci = a_i - c_i;
-            float bpdr = b_r + d_r, bpdi = b_i + d_i, bmdr = b_r - d_r, bmdi = b_i - d_i;
-            /* -i (b - d) = (bmdi, -bmdr) */
-            float s1r = amcr + bmdi, s1i = amci - bmdr;
-            float s2r = apcr - bpdr, s2i = apci - bpdi;
-            float s3r = amcr - bmdi, s3i = amci + bmdr;
-            or_[q] = apcr + bpdr; oi[q] = apci + bpdi;
-            or_[s + q] = s1r * w1r - s1i * w1i; oi[s + q] = s1r * w1i + s1i * w1r;
-            or_[2 * s + q] = s2r * w2r - s2i * w2i; oi[2 * s + q] = s2r * w2i + s2i * w2r;
-            or_[3 * s + q] = s3r * w3r - s3i * w3i; oi[3 * s + q] = s3r * w3i + s3i * w3r;
+            MX_RADIX4(float, a_r, a_i, b_r, b_i, c_r, c_i, d_r, d_i, w1r, w1i, w2r, w2i, w3r, w3i)
+            or_[q] = o0r; oi[q] = o0i;
+            or_[s + q] = o1r; oi[s + q] = o1i;
+            or_[2 * s + q] = o2r; oi[2 * s + q] = o2i;
+            or_[3 * s + q] = o3r; oi[3 * s + q] = o3i;
         }
     }
 }

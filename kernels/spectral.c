@@ -116,6 +116,11 @@ void mx_cfft_pass4_v4(float *restrict yr, float *restrict yi, const float *restr
                       const float *restrict tw, size_t n1, size_t s) {
 #if defined(__clang__)
     typedef float v4 __attribute__((vector_size(16), aligned(4)));
+    if (s == 1 && n1 < 4) {
+        /* Transforms of 4 and 8: under one vector of butterflies. */
+        mx_cfft_pass4_scalar(yr, yi, xr, xi, tw, n1, s);
+        return;
+    }
     if (s == 1) {
         /* The first pass: four butterflies at once along p, then a 4 x 4 transpose for the
          * stores (row i is (o0[i], o1[i], o2[i], o3[i])). */
@@ -126,18 +131,10 @@ void mx_cfft_pass4_v4(float *restrict yr, float *restrict yi, const float *restr
             v4 br = *(const v4 *)(xr + p + n1), bi = *(const v4 *)(xi + p + n1);
             v4 cr = *(const v4 *)(xr + p + 2 * n1), ci = *(const v4 *)(xi + p + 2 * n1);
             v4 dr = *(const v4 *)(xr + p + 3 * n1), di = *(const v4 *)(xi + p + 3 * n1);
-            v4 apcr = ar + cr, apci = ai + ci, amcr = ar - cr, amci = ai - ci;
-            v4 bpdr = br + dr, bpdi = bi + di, bmdr = br - dr, bmdi = bi - di;
-            v4 s1r = amcr + bmdi, s1i = amci - bmdr;
-            v4 s2r = apcr - bpdr, s2i = apci - bpdi;
-            v4 s3r = amcr - bmdi, s3i = amci + bmdr;
             v4 W1r = *(const v4 *)(w1r + p), W1i = *(const v4 *)(w1i + p);
             v4 W2r = *(const v4 *)(w2r + p), W2i = *(const v4 *)(w2i + p);
             v4 W3r = *(const v4 *)(w3r + p), W3i = *(const v4 *)(w3i + p);
-            v4 o0r = apcr + bpdr, o0i = apci + bpdi;
-            v4 o1r = s1r * W1r - s1i * W1i, o1i = s1r * W1i + s1i * W1r;
-            v4 o2r = s2r * W2r - s2i * W2i, o2i = s2r * W2i + s2i * W2r;
-            v4 o3r = s3r * W3r - s3i * W3i, o3i = s3r * W3i + s3i * W3r;
+            MX_RADIX4(v4, ar, ai, br, bi, cr, ci, dr, di, W1r, W1i, W2r, W2i, W3r, W3i)
             v4 t0 = __builtin_shufflevector(o0r, o1r, 0, 4, 1, 5), t1 = __builtin_shufflevector(o2r, o3r, 0, 4, 1, 5);
             v4 t2 = __builtin_shufflevector(o0r, o1r, 2, 6, 3, 7), t3 = __builtin_shufflevector(o2r, o3r, 2, 6, 3, 7);
             *(v4 *)(yr + 4 * p) = __builtin_shufflevector(t0, t1, 0, 1, 4, 5);
@@ -150,20 +147,6 @@ void mx_cfft_pass4_v4(float *restrict yr, float *restrict yi, const float *restr
             *(v4 *)(yi + 4 * p + 4) = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
             *(v4 *)(yi + 4 * p + 8) = __builtin_shufflevector(t2, t3, 0, 1, 4, 5);
             *(v4 *)(yi + 4 * p + 12) = __builtin_shufflevector(t2, t3, 2, 3, 6, 7);
-        }
-        /* The tail (n1 under 4: transforms of 4 and 8): the reference's butterflies. */
-        for (; p < n1; p++) {
-            float a_r = xr[p], a_i = xi[p], b_r = xr[p + n1], b_i = xi[p + n1];
-            float c_r = xr[p + 2 * n1], c_i = xi[p + 2 * n1], d_r = xr[p + 3 * n1], d_i = xi[p + 3 * n1];
-            float apcr = a_r + c_r, apci = a_i + c_i, amcr = a_r - c_r, amci = a_i - c_i;
-            float bpdr = b_r + d_r, bpdi = b_i + d_i, bmdr = b_r - d_r, bmdi = b_i - d_i;
-            float s1r = amcr + bmdi, s1i = amci - bmdr;
-            float s2r = apcr - bpdr, s2i = apci - bpdi;
-            float s3r = amcr - bmdi, s3i = amci + bmdr;
-            yr[4 * p] = apcr + bpdr; yi[4 * p] = apci + bpdi;
-            yr[4 * p + 1] = s1r * w1r[p] - s1i * w1i[p]; yi[4 * p + 1] = s1r * w1i[p] + s1i * w1r[p];
-            yr[4 * p + 2] = s2r * w2r[p] - s2i * w2i[p]; yi[4 * p + 2] = s2r * w2i[p] + s2i * w2r[p];
-            yr[4 * p + 3] = s3r * w3r[p] - s3i * w3i[p]; yi[4 * p + 3] = s3r * w3i[p] + s3i * w3r[p];
         }
         return;
     }
@@ -183,15 +166,11 @@ void mx_cfft_pass4_v4(float *restrict yr, float *restrict yi, const float *restr
             v4 b_r = *(const v4 *)(ar + quarter + q), b_i = *(const v4 *)(ai + quarter + q);
             v4 c_r = *(const v4 *)(ar + 2 * quarter + q), c_i = *(const v4 *)(ai + 2 * quarter + q);
             v4 d_r = *(const v4 *)(ar + 3 * quarter + q), d_i = *(const v4 *)(ai + 3 * quarter + q);
-            v4 apcr = a_r + c_r, apci = a_i + c_i, amcr = a_r - c_r, amci = a_i - c_i;
-            v4 bpdr = b_r + d_r, bpdi = b_i + d_i, bmdr = b_r - d_r, bmdi = b_i - d_i;
-            v4 s1r = amcr + bmdi, s1i = amci - bmdr;
-            v4 s2r = apcr - bpdr, s2i = apci - bpdi;
-            v4 s3r = amcr - bmdi, s3i = amci + bmdr;
-            *(v4 *)(or_ + q) = apcr + bpdr; *(v4 *)(oi + q) = apci + bpdi;
-            *(v4 *)(or_ + s + q) = s1r * w1r - s1i * w1i; *(v4 *)(oi + s + q) = s1r * w1i + s1i * w1r;
-            *(v4 *)(or_ + 2 * s + q) = s2r * w2r - s2i * w2i; *(v4 *)(oi + 2 * s + q) = s2r * w2i + s2i * w2r;
-            *(v4 *)(or_ + 3 * s + q) = s3r * w3r - s3i * w3i; *(v4 *)(oi + 3 * s + q) = s3r * w3i + s3i * w3r;
+            MX_RADIX4(v4, a_r, a_i, b_r, b_i, c_r, c_i, d_r, d_i, w1r, w1i, w2r, w2i, w3r, w3i)
+            *(v4 *)(or_ + q) = o0r; *(v4 *)(oi + q) = o0i;
+            *(v4 *)(or_ + s + q) = o1r; *(v4 *)(oi + s + q) = o1i;
+            *(v4 *)(or_ + 2 * s + q) = o2r; *(v4 *)(oi + 2 * s + q) = o2i;
+            *(v4 *)(or_ + 3 * s + q) = o3r; *(v4 *)(oi + 3 * s + q) = o3i;
         }
     }
 #else

@@ -457,16 +457,6 @@ static void resample_positions_avx2(int32_t *restrict base, int32_t *restrict ph
  * go to the four-wide path. */
 typedef float mx_v8 __attribute__((vector_size(32), aligned(4)));
 typedef float mx_v4 __attribute__((vector_size(16), aligned(4)));
-#define MX_RADIX4(T, ar, ai, br, bi, cr, ci, dr, di, w1r, w1i, w2r, w2i, w3r, w3i)                       \
-    T apcr = ar + cr, apci = ai + ci, amcr = ar - cr, amci = ai - ci;                                     \
-    T bpdr = br + dr, bpdi = bi + di, bmdr = br - dr, bmdi = bi - di;                                     \
-    T s1r = amcr + bmdi, s1i = amci - bmdr, s2r = apcr - bpdr, s2i = apci - bpdi;                         \
-    T s3r = amcr - bmdi, s3i = amci + bmdr;                                                              \
-    T o0r = apcr + bpdr, o0i = apci + bpdi;                                                              \
-    T o1r = s1r * w1r - s1i * w1i, o1i = s1r * w1i + s1i * w1r;                                          \
-    T o2r = s2r * w2r - s2i * w2i, o2i = s2r * w2i + s2i * w2r;                                          \
-    T o3r = s3r * w3r - s3i * w3i, o3i = s3r * w3i + s3i * w3r;
-
 /* Stores (a[i], b[i], c[i], d[i]) for i < 4 as 16 consecutive floats. */
 static inline void mx_store_transposed4(float *y, mx_v4 a, mx_v4 b, mx_v4 c, mx_v4 d) {
     mx_v4 t0 = __builtin_shufflevector(a, b, 0, 4, 1, 5), t1 = __builtin_shufflevector(c, d, 0, 4, 1, 5);
