@@ -332,6 +332,7 @@ typedef struct {
     double position;         /* input frame of the frame's centre */
     float rise;              /* the share of its magnitude that is new since the previous frame */
     float log_max;           /* the largest of sum_log over the band */
+    float log_max_all;       /* and over every bin analysed */
     int valid;
 } mx_pv_frame;
 
@@ -376,12 +377,16 @@ struct mx_pvoc {
      * [band_lo, band_hi); NULL for all of it. */
     float *band;
     size_t band_lo, band_hi;
+    /* The analysis reads bins from analysis_lo (0 for an engine above a crossover: its frames
+     * near an onset may also make the band below it, mx_pvoc_synthesise_low), and the last
+     * frame synthesised had phases from prev_lo (a bin below has none to carry in time). */
+    size_t analysis_lo, prev_lo;
     /* The bins that keep the analysis phase's residual: all but the crossover's (there the
      * two engines' phases must agree, and each engine's residual is its own window's). */
     size_t keep_lo, keep_hi;
-    /* Phases given for the next frame's bins [band_lo, band_lo + follow_count), by bin (mx_pvoc_follow). */
+    /* Phases given for the next frame's bins below follow_hi, by bin (mx_pvoc_follow). */
     float *follow;
-    size_t follow_count;
+    size_t follow_hi;
 };
 
 static void mx_pv_frame_free(mx_pv_frame *f) {
@@ -464,8 +469,8 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
 
 void mx_pvoc_follow(mx_pvoc *p, const float *phases, size_t below) {
     below = below < p->band_hi ? below : p->band_hi;
-    p->follow_count = below > p->band_lo ? below - p->band_lo : 0;
-    memcpy(p->follow + p->band_lo, phases + p->band_lo, p->follow_count * sizeof(float));
+    p->follow_hi = below;
+    memcpy(p->follow, phases, below * sizeof(float));
 }
 
 const float *mx_pvoc_phases(const mx_pvoc *p) { return p->shared; }
@@ -502,6 +507,8 @@ int mx_pvoc_set_band(mx_pvoc *p, int above, double split, double width, double r
     free(p->band);
     p->band = g;
     p->band_lo = lo < hi ? lo : 0;
+    p->analysis_lo = above ? 0 : p->band_lo;
+    p->prev_lo = p->band_lo;
     /* Phases are kept `reach` past the band's top (a follower's bins there take them). */
     if (!above) {
         size_t top = (size_t)ceil((split + width / 2 + reach) * (double)n) + 1;
@@ -626,7 +633,8 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
      * exactly: the derivative window's transform of the channels' sum comes from the sum
      * of their R, without a transform of its own (a quarter of the analysis's transforms
      * at two channels). */
-    size_t lo = p->band_lo, hi = p->band_hi, nb = hi - lo;
+    size_t lo = p->analysis_lo, hi = p->band_hi, nb = hi - lo;
+    size_t sounding = p->band_lo;   /* the band's own bins, for the frame's largest and its rise */
     float *restrict rre = p->rre, *restrict rim = p->rim, *restrict rsre = p->rsre, *restrict rsim = p->rsim;
     memset(sr, 0, b * sizeof(float));
     memset(si, 0, b * sizeof(float));
@@ -657,9 +665,13 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
     memcpy(f->sum_re + lo, sr + lo, nb * sizeof(float));
     memcpy(f->sum_im + lo, si + lo, nb * sizeof(float));
     mx_log_array(f->sum_log + lo, floored + lo, nb);
-    float log_max = -INFINITY;
-    for (size_t k = lo; k < hi; k++) log_max = f->sum_log[k] > log_max ? f->sum_log[k] : log_max;
+    float log_max = -INFINITY, log_max_low = -INFINITY;
+    for (size_t k = lo; k < sounding; k++) log_max_low = f->sum_log[k] > log_max_low ? f->sum_log[k] : log_max_low;
+    for (size_t k = sounding; k < hi; k++) log_max = f->sum_log[k] > log_max ? f->sum_log[k] : log_max;
     f->log_max = log_max;
+    /* With the band below (mx_pvoc_synthesise_low): a key above the queue's top would
+     * land in its top bucket, out of order (a click's pre-echo -115 -> -40 dB). */
+    f->log_max_all = log_max_low > log_max ? log_max_low : log_max;
     mx_atan2_array(f->sum_phase + lo, si + lo, sr + lo, nb);
 
     /* Each bin's local time (Auger and Flandrin's reassignment): Re(X_tw / X) with the
@@ -694,12 +706,12 @@ void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double positio
     const float *restrict mag = f->sum_mag;
     if (prev && prev->valid) {
         const float *restrict was = prev->sum_mag;
-        for (size_t k = lo; k < hi; k++) {
+        for (size_t k = sounding; k < hi; k++) {
             grown += mag[k] > was[k] ? mag[k] - was[k] : 0;
             total += mag[k];
         }
     } else {
-        for (size_t k = lo; k < hi; k++) total += mag[k];
+        for (size_t k = sounding; k < hi; k++) total += mag[k];
         grown = total;
     }
     f->rise = total > 1e-20 ? (float)(grown / total) : 0;
@@ -746,26 +758,57 @@ static uint32_t mx_queue_pop(mx_queue *q) {
  * Measured: through the long frame alone, a click stretched by 2 lands on its frame with
  * nothing above -120 dB in the 20 ms either side; round-trip PESQ on 20 espeak-ng
  * sentences +0.06, +0.02, -0.01 and +0.10 at 0.5, 0.8, 1.25 and 2 over the slope alone. */
-static void mx_land(const mx_pvoc *restrict p, const mx_pv_frame *restrict f, float *restrict phase, float time_scale) {
-    size_t n = p->n, lo = p->band_lo, hi = p->band_hi;
+static void mx_land(const mx_pvoc *restrict p, const mx_pv_frame *restrict f, float *restrict phase, float time_scale,
+                    size_t lo, size_t hi) {
+    size_t n = p->n;
     double weighted = 0, energy = 0;
     for (size_t k = lo; k < hi; k++) {
         double m2 = (double)f->sum_mag[k] * (double)f->sum_mag[k];
         weighted += m2 * (double)f->local_time[k];
         energy += m2;
     }
-    /* Within the frame's output, whatever R: |R d| < n / 2. */
-    double limit = 0.45 * (double)n / (time_scale > 1.0f ? (double)time_scale : 1.0);
+    /* Within the frame's output: |R d| < n / 2. Compressing, every d in the frame lands in
+     * it (a clamp at 0.45 n put a click entering a frame's edge 10 frames off, and the
+     * frames after it, integrating from it, smeared it: -27 dB against -38 dB of a click's
+     * own frame outside 1 ms of it at 1/2). */
     double centre = energy > 0 ? weighted / energy : 0;
-    centre = centre < -limit ? -limit : (centre > limit ? limit : centre);
+    if (time_scale > 1.0f) {
+        double limit = 0.45 * (double)n / (double)time_scale;
+        centre = centre < -limit ? -limit : (centre > limit ? limit : centre);
+    }
     double shift = round(((double)time_scale - 1.0) * centre);   /* output frames, rounded to nearest */
     if (shift == 0) return;
     for (size_t k = lo; k < hi; k++)
         phase[k] = mx_princarg(phase[k] - (float)(2 * mx_pi * (double)k / (double)n * shift));
 }
 
-void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
+/* Adds channel c of frame f, rotated by u = (ur, ui) on bins [lo, hi) (0 elsewhere),
+ * inverse transformed and windowed, to out[0..n). */
+static void mx_add_frame(mx_pvoc *restrict p, const mx_pv_frame *restrict f, size_t c, const float *restrict ur,
+                         const float *restrict ui, size_t lo, size_t hi, float *restrict out) {
     size_t n = p->n, b = p->bins, half = n / 2;
+    const float *restrict xr = f->re + c * b, *restrict xi = f->im + c * b;
+    float *restrict re = p->re, *restrict im = p->im, *restrict y = p->y;
+    memset(re, 0, b * sizeof(float));
+    memset(im, 0, b * sizeof(float));
+    for (size_t k = lo; k < hi; k++) {
+        re[k] = xr[k] * ur[k] - xi[k] * ui[k];
+        im[k] = xr[k] * ui[k] + xi[k] * ur[k];
+    }
+    im[0] = 0;
+    im[b - 1] = 0;
+    mx_rfft_inverse(p->fft, y, re, im);
+    const float *restrict w = p->window;
+    for (size_t i = 0; i < half; i++) out[i] += y[i + half] * w[i];
+    for (size_t i = half; i < n; i++) out[i] += y[i - half] * w[i];
+}
+
+void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
+    mx_pvoc_synthesise_low(p, out, NULL, reset);
+}
+
+void mx_pvoc_synthesise_low(mx_pvoc *restrict p, float *const *out, float *const *low, int reset) {
+    size_t n = p->n, b = p->bins;
     /* Frame s, with one frame of look-ahead (s + 1 is analysed). */
     long long s = p->synthesised;   /* the caller has analysed up to s + 1 (p->analysed is not read: */
                                     /* the analysis of s + 2 may be writing it, on another thread) */
@@ -805,9 +848,9 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
                : (float)(log(MX_KEEP_NONE / (double)time_scale) / log(MX_KEEP_NONE / MX_KEEP_UNTIL));
     size_t keep_lo = p->keep_lo, keep_hi = p->keep_hi;
     /* The largest key, found by the analysis (on the helper thread when there is one). */
-    float largest = f->log_max;
+    float largest = low ? f->log_max_all : f->log_max;
     /* Bins outside the band are not synthesised: their phases are not integrated. */
-    size_t lo_bin = p->band_lo, hi_bin = p->band_hi;
+    size_t lo_bin = low ? p->analysis_lo : p->band_lo, hi_bin = p->band_hi;
     for (size_t k = 0; k < lo_bin; k++) key[k] = -INFINITY;
     for (size_t k = hi_bin; k < b; k++) key[k] = -INFINITY;
     for (size_t k = lo_bin; k < hi_bin; k++) {
@@ -829,11 +872,11 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
      * phases, so the attack keeps its shape instead of spreading over the frame. */
     if (prev && f->rise > MX_ONSET && f->rise > prev->rise) reset = 1;
     /* Bins whose phases a leader gave (mx_pvoc_follow). */
-    size_t follow_hi = lo_bin + p->follow_count;
+    size_t follow_hi = p->follow_hi;
     if (reset || !prev) {
         /* A phase reset: the analysis phases, as they are (a leader's where given). */
         memcpy(phase + lo_bin, f->sum_phase + lo_bin, (hi_bin - lo_bin) * sizeof(float));
-        if (time_scale != 1.0f) mx_land(p, f, phase, time_scale);
+        if (time_scale != 1.0f) mx_land(p, f, phase, time_scale, lo_bin, hi_bin);
         for (size_t k = lo_bin; k < follow_hi; k++)
             if (p->follow[k] == p->follow[k]) phase[k] = p->follow[k];
     } else {
@@ -843,7 +886,8 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
         /* Entries: k < b for the previous frame's bin k, b + k for this one's; keyed on
          * their log magnitude. */
         const float *prev_key = prev->sum_log;
-        float top_key = largest > prev->log_max ? largest : prev->log_max;
+        float prev_largest = low ? prev->log_max_all : prev->log_max;
+        float top_key = largest > prev_largest ? largest : prev_largest;
         for (int i = 0; i < MX_BUCKETS; i++) p->head[i] = -1;
         mx_queue q = {p->head, p->next, floor_log, (float)(MX_BUCKETS - 1) / fmaxf(top_key - floor_log, 1e-6f), 0, 0};
         size_t remaining = 0;
@@ -851,7 +895,8 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
             if (key[k] > floor_log) remaining++;
             else { p->done[k] = 1; }
         }
-        for (size_t k = lo_bin; k < hi_bin; k++)
+        /* In time only from bins the previous frame had phases for. */
+        for (size_t k = lo_bin > p->prev_lo ? lo_bin : p->prev_lo; k < hi_bin; k++)
             if (prev_key[k] > floor_log) mx_queue_push(&q, (uint32_t)k, prev_key[k]);
         /* A leader's phases are set first, and spread before anything else: the first bin
          * past them takes its phase from them, not from its own past, so a partial whose
@@ -952,7 +997,6 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
 
     /* Each channel: its own magnitude, at the shared phase plus its own offset from the
      * sum's (so inter-channel phase, and with it the stereo image and mono sum, is kept). */
-    float *y = p->y, *re = p->re, *im = p->im;
     /* The rotation from the sum's analysis phase to its synthesis phase, once per bin:
      * u = e^(i phase) conj(sum) / |sum|; channel c is then X_c u (its magnitude, and its
      * phase offset from the sum, kept). */
@@ -970,30 +1014,25 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
             ur[k] = cr * nr - ci * ni;
             ui[k] = cr * ni + ci * nr;
         }
-        if (p->band) {
-            const float *restrict g = p->band;
-            for (size_t k = lo_bin; k < hi_bin; k++) { ur[k] *= g[k]; ui[k] *= g[k]; }
-        }
     }
-    for (size_t c = 0; c < p->channels; c++) {
-        const float *xr = f->re + c * b, *xi = f->im + c * b;
-        memset(re, 0, b * sizeof(float));
-        memset(im, 0, b * sizeof(float));
-        for (size_t k = lo_bin; k < hi_bin; k++) {
-            re[k] = xr[k] * ur[k] - xi[k] * ui[k];
-            im[k] = xr[k] * ui[k] + xi[k] * ur[k];
-        }
-        im[0] = 0;
-        im[b - 1] = 0;
-        mx_rfft_inverse(p->fft, y, re, im);
-        float *restrict o = out[c];
-        const float *restrict w = p->window;
-        for (size_t i = 0; i < half; i++) o[i] += y[i + half] * w[i];
-        for (size_t i = half; i < n; i++) o[i] += y[i - half] * w[i];
+    if (low && p->band) {
+        /* The band below: the same phases, at 1 - g (zero from the crossover's top up). */
+        const float *restrict g = p->band;
+        float *restrict lr = p->fgrad, *restrict li = p->key;   /* free by now: scratch */
+        size_t top = lo_bin;
+        for (size_t k = lo_bin; k < hi_bin; k++) if (g[k] != 1.0f) top = k + 1;   /* g passes 1 where it bends */
+        for (size_t k = lo_bin; k < top; k++) { lr[k] = ur[k] * (1.0f - g[k]); li[k] = ui[k] * (1.0f - g[k]); }
+        for (size_t c = 0; c < p->channels; c++) mx_add_frame(p, f, c, lr, li, lo_bin, top, low[c]);
     }
+    if (p->band) {
+        const float *restrict g = p->band;
+        for (size_t k = lo_bin; k < hi_bin; k++) { ur[k] *= g[k]; ui[k] *= g[k]; }
+    }
+    for (size_t c = 0; c < p->channels; c++) mx_add_frame(p, f, c, ur, ui, lo_bin, hi_bin, out[c]);
     /* The phase just set is the previous one for the next frame. */
     float *t = p->phase; p->phase = p->next_phase; p->next_phase = t;
-    p->follow_count = 0;
+    p->follow_hi = 0;
+    p->prev_lo = lo_bin;
     p->synthesised++;
 }
 

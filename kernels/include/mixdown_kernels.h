@@ -250,6 +250,13 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels);
 void mx_pvoc_destroy(mx_pvoc *engine);
 void mx_pvoc_analyse(mx_pvoc *MX_RESTRICT engine, const float *const *in, double position);
 void mx_pvoc_synthesise(mx_pvoc *MX_RESTRICT engine, float *const *out, int reset);
+/* mx_pvoc_synthesise for an engine above a crossover (mx_pvoc_set_band) that also adds the
+ * band below it, at 1 minus its gains, to low[c][0..n) (overlap-added as `out`): out + low
+ * is the whole band, from this engine's frame alone. Its phases there come from a leader
+ * (mx_pvoc_follow) where given and from its own integration elsewhere; a run of such frames
+ * should begin at a frame that follows. Used near onsets, where two engines' crossovers
+ * would ring round a click unless both weighted it alike. */
+void mx_pvoc_synthesise_low(mx_pvoc *MX_RESTRICT engine, float *const *out, float *const *low, int reset);
 double mx_pvoc_window_gain(size_t n, size_t hop);
 /* Makes the engine synthesise one side of a crossover only: below `split` (above = 0) or
  * above it (above = 1), in cycles per frame (a fraction of the rate, 0 to 0.5), a raised

@@ -121,11 +121,11 @@ def material(work, quick):
 
 # ---- Stretchers: each returns the output (channels x frames) for ratio R = output/input.
 
-def mixdown(algorithm):
+def mixdown(algorithm, baseline=False):
     def run(x, r, work, frames):
         i, o = f"{work}/in.wav", f"{work}/out.wav"
         write(i, x)
-        subprocess.run([ARGS.mixdown, "stretch", i, o, "--to-frames", str(frames), "--algorithm", algorithm,
+        subprocess.run([ARGS.baseline if baseline else ARGS.mixdown, "stretch", i, o, "--to-frames", str(frames), "--algorithm", algorithm,
                         "--overwrite", "--quiet"], check=True)
         return read(o)
     return run
@@ -164,6 +164,8 @@ ENGINES = {
     "mixdown-spectral": mixdown("spectral"), "bungee": bungee, "signalsmith": signalsmith,
     "pedalboard-r3": pedalboard_r3, "rubberband-r2": rubberband_cli("--fast"), "rubberband-r3": rubberband_cli("--fine"),
     "mixdown-wsola": mixdown("wsola"),
+    # Another build's spectral stretch (--baseline PATH): a change measured against what it changes.
+    "mixdown-baseline": mixdown("spectral", baseline=True),
 }
 
 
@@ -317,7 +319,8 @@ def main():
     p.add_argument("--mixdown", required=True)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--out", default=None)
-    p.add_argument("--engines", default=",".join(ENGINES))
+    p.add_argument("--engines", default=",".join(e for e in ENGINES if e != "mixdown-baseline"))
+    p.add_argument("--baseline", default=None, help="another mixdown binary, as the engine mixdown-baseline")
     p.add_argument("--ratios", default=None, help="comma-separated (default: the issue's ten; --quick: four)")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     ARGS = p.parse_args()
