@@ -366,10 +366,15 @@ public final class SpectralStretch: AudioNode {
                 let x = window.pointer(0, at: scanned)
                 for i in 0..<Int(b) { energy += x[i] * x[i] }
             } else {
-                for i in 0..<Int(b) {
-                    var sum: Float = 0
-                    for ch in 0..<channels { sum += window.pointer(ch, at: scanned)[i] }
-                    energy += sum * sum
+                // The channels' sum, a block at a time (pointers taken once per block).
+                withUnsafeTemporaryAllocation(of: Float.self, capacity: Int(b)) { sum in
+                    let first = window.pointer(0, at: scanned)
+                    for i in 0..<Int(b) { sum[i] = first[i] }
+                    for ch in 1..<channels {
+                        let x = window.pointer(ch, at: scanned)
+                        for i in 0..<Int(b) { sum[i] += x[i] }
+                    }
+                    for i in 0..<Int(b) { energy += sum[i] * sum[i] }
                 }
             }
             let newest = scanned / b
