@@ -66,6 +66,11 @@ public final class SpectralStretch: AudioNode {
         /// The band below the crossover as this lane makes it near onsets (the short frame's
         /// lane only; `mx_pvoc_synthesise_low`), overlap-added as `accumulator`.
         let low: AudioBuffer?
+        /// The last frame that added to `low`, and whether `low` is all zero (it is moved with
+        /// `accumulator` only while a frame's tail may be in it: an onset is rare, and the
+        /// move cost the stretch 2 % of its instructions).
+        var lastLow = Int64.min
+        var lowClean = true
         let gain: Float
         var nextAnalysed: Int64
         var nextSynthesised: Int64
@@ -114,12 +119,24 @@ public final class SpectralStretch: AudioNode {
         func advance() {
             base += hop
             guard base + size > accumulator.capacity else { return }
-            for buffer in [accumulator] + (low.map { [$0] } ?? []) {
+            for ch in 0..<outPointers.count {
+                let a = accumulator[channel: ch]
+                a.update(from: a + base, count: size - hop)
+                (a + size - hop).update(repeating: 0, count: accumulator.capacity - (size - hop))
+            }
+            if let low, !lowClean {
+                // Past the last frame's tail (size / hop frames on), it holds nothing more to add.
+                let live = nextSynthesised - lastLow <= Int64(size / hop)
                 for ch in 0..<outPointers.count {
-                    let a = buffer[channel: ch]
-                    a.update(from: a + base, count: size - hop)
-                    (a + size - hop).update(repeating: 0, count: buffer.capacity - (size - hop))
+                    let a = low[channel: ch]
+                    if live {
+                        a.update(from: a + base, count: size - hop)
+                        (a + size - hop).update(repeating: 0, count: low.capacity - (size - hop))
+                    } else {
+                        a.update(repeating: 0, count: low.capacity)
+                    }
                 }
+                lowClean = !live
             }
             base = 0
         }
@@ -469,6 +486,8 @@ public final class SpectralStretch: AudioNode {
                 }
                 for ch in 0..<channels { lane.outPointers[ch] = acc[channel: ch] + lane.base }
                 if let low = lane.low, makesLow(i, lane) {
+                    lane.lastLow = i
+                    lane.lowClean = false
                     for ch in 0..<channels { lane.lowPointers[ch] = low[channel: ch] + lane.base }
                     lane.outPointers.withUnsafeBufferPointer { p in
                         lane.lowPointers.withUnsafeBufferPointer { l in mx_pvoc_synthesise_low(lane.engine, p.baseAddress, l.baseAddress, holds(i, lane)) }
