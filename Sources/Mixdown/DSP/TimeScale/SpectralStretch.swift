@@ -297,7 +297,10 @@ public final class SpectralStretch: AudioNode {
     /// first frame any lane has still to analyse (the window only moves forward).
     private func hold(through end: Int64) throws(MixdownError) {
         let low = lanes.map { center($0.nextAnalysed, $0) - Int64($0.size / 2) }.min()!
-        try inputWindow!.slide(from: low, to: max(end, inputWindow!.end))
+        let window = inputWindow!, high = max(end, window.end)
+        // Frames are dropped only when the window must make room: each drop moves all it
+        // holds, and the onsets' look-ahead made that a memmove per frame analysed.
+        try window.slide(from: high - window.start > Int64(window.capacity) ? low : window.start, to: high)
     }
 
     /// Points a lane's job `j` at the input of its frame `i` (held in the window).
