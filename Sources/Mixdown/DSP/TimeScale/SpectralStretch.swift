@@ -174,14 +174,13 @@ public final class SpectralStretch: AudioNode {
     private let handBefore: Int64
     private let handAfter: Int64
     private let handRamp: Int64
-    /// Onsets found in the input, as output frames (ascending): input blocks of
+    /// Onsets found in the input (ascending): where the time map puts each (`output`, an
+    /// output frame), its input frame, and whether it is an impulse. Input blocks of
     /// `onsetBlock` frames at multiples of it, the channels' sum holding `onsetJump` times the
-    /// mean energy of the eight blocks before (the engine's own test, kernels/spectral.c).
-    private var onsets: [Int64] = []
-    /// The same onsets as input frames, and whether each is an impulse: its first two
-    /// blocks hold 100 times the energy of each of the eight after them (a click; the
-    /// castanets' bursts hold 2 to 4 times).
-    private var onsetInputs: [(frame: Int64, impulse: Bool)] = []
+    /// mean energy of the eight blocks before (the engine's own test, kernels/spectral.c);
+    /// an impulse's first two blocks hold 100 times the energy of each of the eight after
+    /// them (a click; the castanets' bursts hold 2 to 4 times).
+    private var onsets: [(output: Int64, input: Int64, impulse: Bool)] = []
     private static let onsetBlock: Int64 = 32
     private static let onsetJump: Float = 1000
     /// The next input block to scan, and the last blocks' energies (a ring by block number).
@@ -407,8 +406,8 @@ public final class SpectralStretch: AudioNode {
             let after = (2..<judged).reduce(Float(0)) { $0 + e(q + $1) } / Float(judged - 2)
             guard (e(q) + e(q + 1)) / 2 >= 4 * after else { continue }
             // Input frame p plays at output frame p·R (to the nearest).
-            onsets.append(Int64(FrameRounding.standard.divide(Int128(q * b) * Int128(ratio.numerator), by: Int128(ratio.denominator))))
-            onsetInputs.append((q * b, (e(q) + e(q + 1)) / 2 >= 100 * after))
+            onsets.append((output: Int64(FrameRounding.standard.divide(Int128(q * b) * Int128(ratio.numerator), by: Int128(ratio.denominator))),
+                           input: q * b, impulse: (e(q) + e(q + 1)) / 2 >= 100 * after))
         }
     }
 
@@ -416,13 +415,10 @@ public final class SpectralStretch: AudioNode {
     /// `reach` before `start` on can touch.
     private func shapeEnvelope(from start: Int64, to end: Int64, reach: Int64) {
         let after = handAfter + handRamp, before = handBefore + handRamp
-        while let o = onsets.first, o + after < start - reach {
-            onsets.removeFirst()
-            onsetInputs.removeFirst()
-        }
+        onsets.removeAll { $0.output + after < start - reach }
         if handing { for t in envelope.indices { envelope[t] = 1 } }
         handing = false
-        for o in onsets where o - before < end && o + after > start {
+        for o in onsets.lazy.map(\.output) where o - before < end && o + after > start {
             handing = true
             let from = max(start, o - before), to = min(end, o + after)
             for t in from..<to {
@@ -448,7 +444,7 @@ public final class SpectralStretch: AudioNode {
         let pair = i & ~1
         let lo = lane.regionStart(pair), hi = lane.regionStart(pair + 1) + Int64(lane.size)
         let after = handAfter + handRamp, before = handBefore + handRamp
-        return onsets.contains { $0 - before < hi && $0 + after > lo }
+        return onsets.contains { $0.output - before < hi && $0.output + after > lo }
     }
 
     /// Whether the short frame i is centred within its half-length and a hop of an onset:
@@ -457,7 +453,7 @@ public final class SpectralStretch: AudioNode {
     /// E is 0 (`handBefore`, `handAfter`), so the long frame does not sound with it.
     private func nearOnset(_ i: Int64, _ lane: Lane) -> Bool {
         let c = i * Int64(lane.hop), reach = Int64(lane.size / 2 + lane.hop)
-        return onsets.contains { abs($0 - c) <= reach }
+        return onsets.contains { abs($0.output - c) <= reach }
     }
 
     /// Compressing, 1 (a phase reset) for a lane's frame i whose input holds an impulse.
@@ -472,7 +468,7 @@ public final class SpectralStretch: AudioNode {
     private func holds(_ i: Int64, _ lane: Lane) -> Int32 {
         guard ratio.numerator < ratio.denominator else { return 0 }
         let c = center(i, lane), half = Int64(lane.size / 2)
-        return onsetInputs.contains { $0.impulse && $0.frame > c - half && $0.frame < c + half } ? 1 : 0
+        return onsets.contains { $0.impulse && $0.input > c - half && $0.input < c + half } ? 1 : 0
     }
 
     /// Each lane's `counts` frames into the step's frames (from output frame `stepStart`).
