@@ -232,6 +232,20 @@ size_t mx_rfft_size(const mx_rfft *plan);
 void mx_rfft_forward(const mx_rfft *plan, float *MX_RESTRICT re, float *MX_RESTRICT im, const float *MX_RESTRICT x);
 void mx_rfft_inverse(const mx_rfft *plan, float *MX_RESTRICT x, const float *MX_RESTRICT re, const float *MX_RESTRICT im);
 
+/* Onsets, one test for the frame engine (an onset ahead of a frame's centre is cut from
+ * it) and for SpectralStretch (the hand-over to the short frame; docs/spectral.md,
+ * "Onsets"): blocks of MX_ONSET_BLOCK frames, and a block is an onset when its energy is
+ * over MX_ONSET_JUMP times the mean of the eight blocks before it (30 dB: a click or an
+ * attack out of quiet) and over the floor of rounding (1e-12 a frame, -120 dB).
+ * - mx_block_energy: dst[q] = the energy of the channels' sum over frames
+ *   [q MX_ONSET_BLOCK, (q + 1) MX_ONSET_BLOCK) of src[0..channels), for q < blocks.
+ * - mx_onset_block: whether a block of energy `block` is an onset after eight blocks whose
+ *   energies sum to `before`. */
+#define MX_ONSET_BLOCK 32
+#define MX_ONSET_JUMP 1000.0f
+void mx_block_energy(float *MX_RESTRICT dst, const float *const *src, size_t channels, size_t blocks);
+int mx_onset_block(float block, float before);
+
 /* The spectral stretcher's frame engine (docs/spectral.md): frames of n input frames
  * (periodic Hann), synthesised at a fixed output hop, phases from the phase gradient
  * (PGHI), one phase field for all channels.

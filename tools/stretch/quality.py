@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The stretch quality benchmark (run by tools/bench-stretch-quality; see its header)."""
 import argparse
+import hashlib
+import json
 import multiprocessing
 import os
 import subprocess
@@ -96,14 +98,14 @@ def material(work, quick):
     for i, s in enumerate(sentences):
         raw, out = f"{work}/s{i}-raw.wav", f"{work}/speech-{i}.wav"
         subprocess.run(["espeak-ng", "-v", VOICES[i % len(VOICES)], "-w", raw, s], check=True)
-        subprocess.run(["sox", raw, "-r", str(RATE), "-c", "2", out, "norm", "-3"], check=True)
+        subprocess.run(["sox", "-R", raw, "-r", str(RATE), "-c", "2", out, "norm", "-3"], check=True)
         clips.append(("speech", out))
     sf2 = "/usr/share/sounds/sf2/FluidR3_GM.sf2"
     for name, tracks in (pieces()[:2] if quick else pieces()):
         mid, raw, out = f"{work}/{name}.mid", f"{work}/{name}-raw.wav", f"{work}/music-{name}.wav"
         midi(mid, tracks)
         subprocess.run(["fluidsynth", "-ni", "-q", "-F", raw, "-r", str(RATE), sf2, mid], check=True, capture_output=True)
-        subprocess.run(["sox", raw, out, "trim", "0", "4", "norm", "-3"], check=True)
+        subprocess.run(["sox", "-R", raw, out, "trim", "0", "4", "norm", "-3"], check=True)
         clips.append(("music", out))
     t = np.arange(4 * RATE) / RATE
     synth = {
@@ -286,35 +288,67 @@ METRICS = ["PESQ-WB round trip", "ViSQOL round trip", "pitch error (cents)", "pr
            "inter-channel phase error (deg)", "mono sum level error (dB)", "length error (frames)"]
 
 
+def engine_id(e):
+    """What an engine's results depend on besides the clip and the ratio: a mixdown engine's
+    binary (its SHA-256), or a peer's name (its version is pinned in tools/bench-stretch-quality)."""
+    if e.startswith("mixdown-"):
+        binary = ARGS.baseline if e == "mixdown-baseline" else ARGS.mixdown
+        with open(binary, "rb") as f:
+            return f"{e}-{hashlib.sha256(f.read()).hexdigest()[:16]}"
+    return e
+
+
+def run_engine(e, kind, name, x, r, work):
+    """[(metric, item, value)] for one engine on one clip or signal at one ratio."""
+    n = x.shape[1]
+    frames = int(round(n * r))
+    item = os.path.basename(name)
+    y = ENGINES[e](x, r, work, frames)
+    rows = [("length error (frames)", item, abs(np.atleast_2d(y).shape[1] - frames))]
+    if kind == "single":
+        rows += single_metrics(name, x, fit(y, frames), r)
+    else:
+        back = fit(ENGINES[e](fit(y, frames), 1 / r, work, n), n)
+        if kind == "speech":
+            rows.append(("PESQ-WB round trip", item, pesq_wb(x, back)))
+        rows.append(("ViSQOL round trip", item, visqol_audio(x, back, work)))
+    return rows
+
+
 def task(job):
-    """One clip (or single-pass signal) at one ratio through every engine: [(metric, r, engine, item, value)]."""
+    """One clip (or single-pass signal) at one ratio through every engine: [(metric, r, engine, item, value)].
+    With --cache, each engine's rows are kept under a key of the engine (a mixdown binary's hash),
+    the input's samples and the ratio, so a later run recomputes only what changed."""
     kind, name, r = job
     work = tempfile.mkdtemp(dir=WORK)
     x = SIGNALS[name] if kind == "single" else read(name)
-    n = x.shape[1]
-    frames = int(round(n * r))
+    content = hashlib.sha256(x.tobytes()).hexdigest()[:16]
     rows = []
     for e in ENGINE_LIST:
-        try:
-            y = ENGINES[e](x, r, work, frames)
-            length_error = abs(np.atleast_2d(y).shape[1] - frames)
-            if kind == "single":
-                rows += [(m, r, e, item, v) for m, item, v in single_metrics(name, x, fit(y, frames), r)]
-            else:
-                back = fit(ENGINES[e](fit(y, frames), 1 / r, work, n), n)
-                if kind == "speech":
-                    rows.append(("PESQ-WB round trip", r, e, name, pesq_wb(x, back)))
-                rows.append(("ViSQOL round trip", r, e, name, visqol_audio(x, back, work)))
-        except Exception as error:   # a peer that fails is reported, not fatal
-            print(f"{e} failed on {os.path.basename(name)} at {r}: {error}", file=sys.stderr)
-            continue
-        rows.append(("length error (frames)", r, e, name, length_error))
+        path = None
+        if ARGS.cache:
+            key = f"{ENGINE_IDS[e]}-{os.path.basename(name)}-{content}-{r:g}"
+            path = os.path.join(ARGS.cache, key + ".json")
+        if path and os.path.exists(path):
+            with open(path) as f:
+                found = json.load(f)
+        else:
+            try:
+                found = run_engine(e, kind, name, x, r, work)
+            except Exception as error:   # a peer that fails is reported, not fatal (nor cached)
+                print(f"{e} failed on {os.path.basename(name)} at {r}: {error}", file=sys.stderr)
+                continue
+            if path:
+                with open(path + ".part", "w") as f:
+                    json.dump([[m, item, float(v)] for m, item, v in found], f)
+                os.replace(path + ".part", path)
+        rows += [(m, r, e, item, v) for m, item, v in found]
     print(f"{os.path.basename(name)} at {r} done", file=sys.stderr, flush=True)
     return rows
 
 
 def main():
-    global ARGS, WORK, SIGNALS, ENGINE_LIST
+    global ARGS, WORK, SIGNALS, ENGINE_LIST, ENGINE_IDS
     p = argparse.ArgumentParser()
     p.add_argument("--mixdown", required=True)
     p.add_argument("--quick", action="store_true")
@@ -323,12 +357,16 @@ def main():
     p.add_argument("--baseline", default=None, help="another mixdown binary, as the engine mixdown-baseline")
     p.add_argument("--ratios", default=None, help="comma-separated (default: the issue's ten; --quick: four)")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--cache", default=None, help="a directory of results kept between runs (peers once; mixdown per binary)")
     ARGS = p.parse_args()
     if ARGS.ratios:
         ratios = [float(v) for v in ARGS.ratios.split(",")]
     else:
         ratios = [0.5, 0.8, 1.25, 2.0] if ARGS.quick else [0.5, 0.67, 0.8, 0.9, 0.95, 1.05, 1.1, 1.25, 1.5, 2.0]
     ENGINE_LIST = ARGS.engines.split(",")
+    ENGINE_IDS = {e: engine_id(e) for e in ENGINE_LIST}
+    if ARGS.cache:
+        os.makedirs(ARGS.cache, exist_ok=True)
     WORK = ARGS.out or tempfile.mkdtemp(prefix="stretch-quality-")
     os.makedirs(WORK, exist_ok=True)
     clips = material(WORK, ARGS.quick)

@@ -165,27 +165,26 @@ public final class SpectralStretch: AudioNode {
 
     /// Near an onset the short frame makes the whole band (docs/spectral.md, "Onsets"): the
     /// long frame's output is weighted by E(t) and the short frame's band below the crossover
-    /// by 1 − E(t), E falling to 0 from `handBefore` before to `handAfter` after where the
-    /// time map puts the onset, over raised-cosine ramps `handRamp` long (output frames).
+    /// by 1 − E(t), E 0 within `handHold` of where the time map puts the onset and rising to 1
+    /// either side over raised-cosine ramps `handRamp` long (output frames).
     /// Each lane's band is exact on its own, so any E sums to the whole band; where E is 0 a
     /// click is one engine's, and the two crossovers' ringing round it (-35 dB of pre-echo at
     /// a stretch of 2, the long frame weighting a click cut at its onset unlike the short
     /// one) is gone.
-    private let handBefore: Int64
-    private let handAfter: Int64
+    private let handHold: Int64
     private let handRamp: Int64
     /// Onsets found in the input (ascending): where the time map puts each (`output`, an
     /// output frame), its input frame, and whether it is an impulse. Input blocks of
-    /// `onsetBlock` frames at multiples of it, the channels' sum holding `onsetJump` times the
-    /// mean energy of the eight blocks before (the engine's own test, kernels/spectral.c);
-    /// an impulse's first two blocks hold 100 times the energy of each of the eight after
+    /// `onsetBlock` frames at multiples of it that the engine's own test takes for onsets
+    /// (mx_onset_block: the channels' sum 30 dB over the eight blocks before); an impulse's first two blocks hold 100 times the energy of each of the eight after
     /// them (a click; the castanets' bursts hold 2 to 4 times).
     private var onsets: [(output: Int64, input: Int64, impulse: Bool)] = []
-    private static let onsetBlock: Int64 = 32
-    private static let onsetJump: Float = 1000
-    /// The next input block to scan, and the last blocks' energies (a ring by block number).
+    private static let onsetBlock = Int64(MX_ONSET_BLOCK)
+    /// The next input block to scan, and the last blocks' energies (a ring by block number);
+    /// the energies of up to 32 blocks scanned at once.
     private var scanned: Int64 = 0
     private var blockEnergy = [Float](repeating: 0, count: 32)
+    private var scanEnergy = [Float](repeating: 0, count: 32)
     /// E(t) over the step's output frames; `handing` when some is below 1.
     private var envelope: [Float] = []
     private var handing = false
@@ -217,8 +216,7 @@ public final class SpectralStretch: AudioNode {
         self.threads = max(1, min(2, threads))
         // E is 0 over the output of the short frames that keep their own phases (nearOnset).
         let short = Int64(frameSize / 2 + frameSize / 16)
-        handBefore = short
-        handAfter = short
+        handHold = short
         handRamp = Int64((20 * Double(format.sampleRate) / 1000).rounded())
     }
 
@@ -269,8 +267,8 @@ public final class SpectralStretch: AudioNode {
         // any lane still needs (their centres lie within a few hops of input of each other).
         let advance = Int((Double(hop) / ratio.doubleValue).rounded(.up)) + 2
         // The onsets are scanned ahead of the frames: their hand-over reaches a short frame's
-        // length, a hop and handBefore + handRamp of output past a step's end.
-        let scanAhead = Int((Double(frameSize / 2 + hop / 2 + Int(handBefore + handRamp)) / ratio.doubleValue).rounded(.up)) + 12 * Int(Self.onsetBlock)
+        // length, a hop and handHold + handRamp of output past a step's end.
+        let scanAhead = Int((Double(frameSize / 2 + hop / 2 + Int(handHold + handRamp)) / ratio.doubleValue).rounded(.up)) + 12 * Int(Self.onsetBlock)
         let capacity = 2 * frameSize + 8 * advance * Self.stepHops + 16 + (crossoverHz != nil ? scanAhead : 0)
         stepStart = lanes.map { $0.regionStart($0.nextSynthesised) }.min()!
         inputWindow = InputWindow(input: input, length: inputFrames, capacity: capacity, maximumPull: maximumFrames,
@@ -323,7 +321,7 @@ public final class SpectralStretch: AudioNode {
         let stepEnd = stepStart + Int64(stepLength)
         if lanes.count > 1 {
             let short = lanes[1]
-            try scanOnsets(through: stepEnd + Int64(short.size / 2 + short.hop) + handBefore + handRamp)
+            try scanOnsets(through: stepEnd + Int64(short.size / 2 + short.hop) + handHold + handRamp)
             shapeEnvelope(from: stepStart, to: stepEnd, reach: Int64(frameSize))
         }
         // Frames each lane synthesises in this step, with one frame of look-ahead analysed.
@@ -380,57 +378,41 @@ public final class SpectralStretch: AudioNode {
         let window = inputWindow!
         func e(_ block: Int64) -> Float { block < 0 ? 0 : blockEnergy[Int(block & 31)] }
         while scanned < target {
-            var energy: Float = 0
-            if channels == 1 {
-                let x = window.pointer(0, at: scanned)
-                for i in 0..<Int(b) { energy += x[i] * x[i] }
-            } else {
-                // The channels' sum, a block at a time (pointers taken once per block).
-                withUnsafeTemporaryAllocation(of: Float.self, capacity: Int(b)) { sum in
-                    let first = window.pointer(0, at: scanned)
-                    for i in 0..<Int(b) { sum[i] = first[i] }
-                    for ch in 1..<channels {
-                        let x = window.pointer(ch, at: scanned)
-                        for i in 0..<Int(b) { sum[i] += x[i] }
-                    }
-                    for i in 0..<Int(b) { energy += sum[i] * sum[i] }
-                }
+            let count = Int(min(Int64(scanEnergy.count), (target - scanned) / b))
+            withUnsafeTemporaryAllocation(of: UnsafePointer<Float>?.self, capacity: channels) { src in
+                for c in 0..<channels { src[c] = UnsafePointer(window.pointer(c, at: scanned)) }
+                scanEnergy.withUnsafeMutableBufferPointer { mx_block_energy($0.baseAddress, src.baseAddress, channels, count) }
             }
-            let newest = scanned / b
-            blockEnergy[Int(newest & 31)] = energy
-            scanned += b
-            // The block judged now: `judged - 1` blocks before the newest.
-            let q = newest - (judged - 1)
-            let before = (1...8).reduce(Float(0)) { $0 + e(q - Int64($1)) }
-            guard e(q) > Self.onsetJump * (before / 8), e(q) > 1e-12 * Float(b) else { continue }
-            let after = (2..<judged).reduce(Float(0)) { $0 + e(q + $1) } / Float(judged - 2)
-            guard (e(q) + e(q + 1)) / 2 >= 4 * after else { continue }
-            // Input frame p plays at output frame p·R (to the nearest).
-            onsets.append((output: Int64(FrameRounding.standard.divide(Int128(q * b) * Int128(ratio.numerator), by: Int128(ratio.denominator))),
-                           input: q * b, impulse: (e(q) + e(q + 1)) / 2 >= 100 * after))
+            for k in 0..<count {
+                let newest = scanned / b
+                blockEnergy[Int(newest & 31)] = scanEnergy[k]
+                scanned += b
+                // The block judged now: `judged - 1` blocks before the newest.
+                let q = newest - (judged - 1)
+                let before = (1...8).reduce(Float(0)) { $0 + e(q - Int64($1)) }
+                guard mx_onset_block(e(q), before) != 0 else { continue }
+                let after = (2..<judged).reduce(Float(0)) { $0 + e(q + $1) } / Float(judged - 2)
+                guard (e(q) + e(q + 1)) / 2 >= 4 * after else { continue }
+                // Input frame p plays at output frame p·R (to the nearest).
+                onsets.append((output: Int64(FrameRounding.standard.divide(Int128(q * b) * Int128(ratio.numerator), by: Int128(ratio.denominator))),
+                               input: q * b, impulse: (e(q) + e(q + 1)) / 2 >= 100 * after))
+            }
         }
     }
 
     /// E(t) for output frames [start, end) into `envelope`; drops the onsets no frame from
     /// `reach` before `start` on can touch.
     private func shapeEnvelope(from start: Int64, to end: Int64, reach: Int64) {
-        let after = handAfter + handRamp, before = handBefore + handRamp
-        onsets.removeAll { $0.output + after < start - reach }
+        let reachOfOne = handHold + handRamp
+        onsets.removeAll { $0.output + reachOfOne < start - reach }
         if handing { for t in envelope.indices { envelope[t] = 1 } }
         handing = false
-        for o in onsets.lazy.map(\.output) where o - before < end && o + after > start {
+        for o in onsets.lazy.map(\.output) where o - reachOfOne < end && o + reachOfOne > start {
             handing = true
-            let from = max(start, o - before), to = min(end, o + after)
+            let from = max(start, o - reachOfOne), to = min(end, o + reachOfOne)
             for t in from..<to {
-                let u = t - o
-                let e: Float
-                if u < -handBefore {
-                    e = Float(0.5 + 0.5 * cos(Double.pi * Double(-handBefore - u) / Double(handRamp)))
-                } else if u > handAfter {
-                    e = Float(0.5 + 0.5 * cos(Double.pi * Double(u - handAfter) / Double(handRamp)))
-                } else {
-                    e = 0
-                }
+                let u = abs(t - o)
+                let e = u > handHold ? Float(0.5 + 0.5 * cos(Double.pi * Double(u - handHold) / Double(handRamp))) : 0
                 let i = Int(t - start)
                 envelope[i] = min(envelope[i], e)
             }
@@ -443,14 +425,14 @@ public final class SpectralStretch: AudioNode {
     private func makesLow(_ i: Int64, _ lane: Lane) -> Bool {
         let pair = i & ~1
         let lo = lane.regionStart(pair), hi = lane.regionStart(pair + 1) + Int64(lane.size)
-        let after = handAfter + handRamp, before = handBefore + handRamp
-        return onsets.contains { $0.output - before < hi && $0.output + after > lo }
+        let reach = handHold + handRamp
+        return onsets.contains { $0.output - reach < hi && $0.output + reach > lo }
     }
 
     /// Whether the short frame i is centred within its half-length and a hop of an onset:
     /// it keeps its own phases (the long frame's, taken there, put a click's low band
     /// elsewhere: pre-echo -40 dB at 2, against -114 dB with its own). Its output lies where
-    /// E is 0 (`handBefore`, `handAfter`), so the long frame does not sound with it.
+    /// E is 0 (`handHold`), so the long frame does not sound with it.
     private func nearOnset(_ i: Int64, _ lane: Lane) -> Bool {
         let c = i * Int64(lane.hop), reach = Int64(lane.size / 2 + lane.hop)
         return onsets.contains { abs($0.output - c) <= reach }

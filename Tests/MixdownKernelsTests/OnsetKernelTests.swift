@@ -1,0 +1,68 @@
+import Foundation
+import MixdownKernels
+import Testing
+
+/// The onset test shared by the frame engine and SpectralStretch (kernels/spectral.c):
+/// block energies of the channels' sum, and the 30 dB jump over the eight blocks before.
+@Suite struct OnsetKernelTests {
+    static let block = Int(MX_ONSET_BLOCK)
+
+    static func data(_ n: Int, seed: UInt64) -> [Float] {
+        var s = seed
+        return (0..<n).map { _ in
+            s = s &* 6364136223846793005 &+ 1442695040888963407
+            return Float(Int64(bitPattern: s >> 11) % 2000) / 1000 - 1
+        }
+    }
+
+    /// Each block's energy is that of the channels' sum (not the sum of the channels'
+    /// energies: a channel and its inverse sum to silence), against a Double reference.
+    @Test(arguments: [1, 2, 3, 8])
+    func blockEnergyIsTheEnergyOfTheChannelsSum(channels: Int) {
+        let blocks = 5
+        let x = (0..<channels).map { Self.data(blocks * Self.block, seed: UInt64(7 + $0)) }
+        var energy = [Float](repeating: -1, count: blocks + 1)
+        x.withPointers { mx_block_energy(&energy, $0, channels, blocks) }
+        for q in 0..<blocks {
+            var reference = 0.0
+            for i in q * Self.block..<(q + 1) * Self.block {
+                let sum = x.reduce(0.0) { $0 + Double($1[i]) }
+                reference += sum * sum
+            }
+            #expect(abs(Double(energy[q]) - reference) <= 1e-5 * reference, "block \(q)")
+        }
+        #expect(energy[blocks] == -1, "nothing written past the last block")
+
+        let cancelled = [x[0], x[0].map { -$0 }]
+        var silent = [Float](repeating: -1, count: blocks)
+        cancelled.withPointers { mx_block_energy(&silent, $0, 2, blocks) }
+        #expect(silent == [Float](repeating: 0, count: blocks))
+    }
+
+    /// Over 1000 times the mean of the eight blocks before, and over -120 dB a frame.
+    @Test func onsetIsAThirtyDecibelJumpOverTheFloor() {
+        let before: Float = 8 * 1e-6   // a mean of 1e-6 a block
+        #expect(mx_onset_block(1.001e-3, before) == 1)
+        #expect(mx_onset_block(0.999e-3, before) == 0)
+        // Out of digital silence, anything over the floor of rounding.
+        #expect(mx_onset_block(1e-10, 0) == 1)
+        #expect(mx_onset_block(1e-12 * Float(Self.block), 0) == 0)
+        // NaN compares false: no onset.
+        #expect(mx_onset_block(.nan, 0) == 0)
+    }
+}
+
+private extension Array where Element == [Float] {
+    /// The channels as the kernels take them (`const float *const *`), valid inside `body`.
+    func withPointers<R>(_ body: (UnsafePointer<UnsafePointer<Float>?>) -> R) -> R {
+        var pointers: [UnsafePointer<Float>?] = []
+        func nest(_ c: Int) -> R {
+            if c == count { return pointers.withUnsafeBufferPointer { body($0.baseAddress!) } }
+            return self[c].withUnsafeBufferPointer {
+                pointers.append($0.baseAddress)
+                return nest(c + 1)
+            }
+        }
+        return nest(0)
+    }
+}
