@@ -4,7 +4,8 @@ input in the same run (the venv of tools/bench-stretch-quality). Usage:
     tools/stretch/.venv/bin/python tools/stretch/speed.py MIXDOWN [RATIO] [ROUNDS]
 Mixdown and the rubberband CLI are timed as child processes (user + system, whole runs,
 decoding and encoding WAV included); the Python peers in process (time.process_time, the
-call alone). The median of ROUNDS (3) is printed.
+call alone). The engines run in turn within each round; the median of ROUNDS (3) is printed,
+and each engine's per-round ratio to Bungee's time (median, lowest, highest).
 """
 import os
 import resource
@@ -92,9 +93,17 @@ ENGINES = [("Mixdown spectral", mixdown("spectral")), ("Bungee", bungee), ("Sign
            ("pedalboard R3", pedalboard_r3), ("rubberband CLI R3", rubberband("--fine")),
            ("Mixdown WSOLA", mixdown("wsola"))]
 only = os.environ.get("ENGINES")
-print(f"{SECONDS} s stereo {RATE} Hz by {RATIO}, CPU seconds, median of {ROUNDS}:")
-for name, run in ENGINES:
-    if only and name not in only.split(","):
-        continue
-    times = sorted(run() for _ in range(ROUNDS))
-    print(f"| {name} | {times[len(times) // 2]:.2f} |", flush=True)
+chosen = [(name, run) for name, run in ENGINES if not only or name in only.split(",")]
+print(f"{SECONDS} s stereo {RATE} Hz by {RATIO}, CPU seconds, median of {ROUNDS} rounds (the engines in turn "
+      f"within each round, so a machine that slows down slows them alike); against Bungee: each round's "
+      f"ratio, median [lowest, highest]:")
+times = {name: [] for name, _ in chosen}
+for _ in range(ROUNDS):
+    for name, run in chosen:
+        times[name].append(run())
+for name, _ in chosen:
+    cell = f"| {name} | {sorted(times[name])[ROUNDS // 2]:.2f} |"
+    if "Bungee" in times and name != "Bungee":
+        ratios = sorted(a / b for a, b in zip(times[name], times["Bungee"]))
+        cell += f" {ratios[ROUNDS // 2]:.2f} [{ratios[0]:.2f}, {ratios[-1]:.2f}] |"
+    print(cell, flush=True)
