@@ -472,6 +472,27 @@ void mx_pvoc_follow(mx_pvoc *p, const float *phases, size_t below) {
 
 const float *mx_pvoc_phases(const mx_pvoc *p) { return p->shared; }
 
+void mx_pvoc_phases_halved(const mx_pvoc *p, float *restrict dst, size_t count) {
+    const mx_pv_frame *f = &p->frames[(p->synthesised - 1) % MX_RING];
+    /* A Hann kernel at half-bin steps: D(x) = sinc(x) / (1 - x^2) at x = d / 2. */
+    static const float weight[4] = {1.0f, 0.84882636f, 0.5f, 0.16976527f};
+    /* Above its band (and reach) the engine sets no phases. */
+    size_t top = p->band ? p->band_hi : p->bins;
+    for (size_t m = 0; m < count; m++) {
+        float re = 0, im = 0;
+        for (int d = -3; d <= 3; d++) {
+            long j = 2 * (long)m + d;
+            if (j < 0 || (size_t)j >= top) continue;
+            float ph = p->shared[j];
+            if (ph != ph) continue;
+            float w = weight[d < 0 ? -d : d] * f->sum_mag[j];
+            re += w * cosf(ph);
+            im += w * sinf(ph);
+        }
+        dst[m] = re == 0 && im == 0 ? NAN : atan2f(im, re);
+    }
+}
+
 /* The crossover's gain below it at frequency f (cycles per frame): 1 under it, 0 over it,
  * and across it 1 minus a quintic smoothstep, whose first and second derivatives are 0 at
  * both ends (a raised cosine's second derivative jumps there, and a partial at its knee

@@ -289,6 +289,10 @@ void mx_pvoc_follow(mx_pvoc *engine, const float *phases, size_t below);
  * quiet to have one of its own (given a random phase); owned by the engine, valid until
  * the next synthesis. */
 const float *mx_pvoc_phases(const mx_pvoc *engine);
+/* The last frame synthesised as a frame half as long sees it: dst[m], m < count, the phase
+ * of bins 2m - 3 to 2m + 3 summed at their magnitudes and phases, weighted by a Hann
+ * kernel at half-bin steps (NaN where none has a phase of its own). */
+void mx_pvoc_phases_halved(const mx_pvoc *engine, float *MX_RESTRICT dst, size_t count);
 
 #ifdef __cplusplus
 }
