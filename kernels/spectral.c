@@ -343,7 +343,7 @@ struct mx_pvoc {
     double onsets[MX_ONSETS_KEPT];   /* the last onsets found, input frames (a ring) */
     size_t onset_count;
     float *phase;            /* bins: the synthesis phase of the last synthesised frame */
-    float *shared;           /* bins: that phase where the bin had its own, NaN where it was too quiet (mx_pvoc_phases) */
+    float *shared;           /* bins: that phase where the bin had its own, NaN where it was too quiet (mx_pvoc_phases_halved) */
     float *next_phase;       /* bins */
     /* Frame j lives in frames[j % MX_RING]. Synthesising frame s reads s - 1, s and s + 1,
      * so frame s + 2 may be analysed at the same time, on another thread: analysis and
@@ -469,8 +469,6 @@ void mx_pvoc_follow(mx_pvoc *p, const float *phases, size_t below) {
     p->follow_hi = below;
     memcpy(p->follow, phases, below * sizeof(float));
 }
-
-const float *mx_pvoc_phases(const mx_pvoc *p) { return p->shared; }
 
 void mx_pvoc_phases_halved(const mx_pvoc *p, float *restrict dst, size_t count) {
     const mx_pv_frame *f = &p->frames[(p->synthesised - 1) % MX_RING];

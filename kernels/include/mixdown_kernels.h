@@ -285,13 +285,11 @@ int mx_pvoc_set_band(mx_pvoc *engine, int above, double split, double width, dou
  * anything else. A NaN phase (the leader's bin had none of its own) leaves that bin to
  * this engine. */
 void mx_pvoc_follow(mx_pvoc *engine, const float *phases, size_t below);
-/* The synthesis phases of the last frame synthesised, one per bin, NaN for a bin too
- * quiet to have one of its own (given a random phase); owned by the engine, valid until
- * the next synthesis. */
-const float *mx_pvoc_phases(const mx_pvoc *engine);
-/* The last frame synthesised as a frame half as long sees it: dst[m], m < count, the phase
- * of bins 2m - 3 to 2m + 3 summed at their magnitudes and phases, weighted by a Hann
- * kernel at half-bin steps (NaN where none has a phase of its own). */
+/* The synthesis phases of the last frame synthesised as a frame half as long sees them:
+ * dst[m], m < count, the phase of bins 2m - 3 to 2m + 3 summed at their magnitudes and
+ * phases, weighted by a Hann kernel at half-bin steps. A bin too quiet to have a phase of
+ * its own (given a random one) is left out; NaN where none has one. For a follower half
+ * as long (mx_pvoc_follow); valid until the next synthesis. */
 void mx_pvoc_phases_halved(const mx_pvoc *engine, float *MX_RESTRICT dst, size_t count);
 
 #ifdef __cplusplus

@@ -66,11 +66,10 @@ public final class SpectralStretch: AudioNode {
         /// The band below the crossover as this lane makes it near onsets (the short frame's
         /// lane only; `mx_pvoc_synthesise_low`), overlap-added as `accumulator`.
         let low: AudioBuffer?
-        /// The last frame that added to `low`, and whether `low` is all zero (it is moved with
-        /// `accumulator` only while a frame's tail may be in it: an onset is rare, and the
-        /// move cost the stretch 2 % of its instructions).
+        /// The last frame that added to `low`; Int64.min once `low` is all zero again (it is
+        /// moved with `accumulator` only while a frame's tail may be in it: an onset is rare,
+        /// and the move cost the stretch 2 % of its instructions).
         var lastLow = Int64.min
-        var lowClean = true
         let gain: Float
         var nextAnalysed: Int64
         var nextSynthesised: Int64
@@ -119,26 +118,26 @@ public final class SpectralStretch: AudioNode {
         func advance() {
             base += hop
             guard base + size > accumulator.capacity else { return }
-            for ch in 0..<outPointers.count {
-                let a = accumulator[channel: ch]
-                a.update(from: a + base, count: size - hop)
-                (a + size - hop).update(repeating: 0, count: accumulator.capacity - (size - hop))
-            }
-            if let low, !lowClean {
+            shift(accumulator)
+            if let low, lastLow != .min {
                 // Past the last frame's tail (size / hop frames on), it holds nothing more to add.
-                let live = nextSynthesised - lastLow <= Int64(size / hop)
-                for ch in 0..<outPointers.count {
-                    let a = low[channel: ch]
-                    if live {
-                        a.update(from: a + base, count: size - hop)
-                        (a + size - hop).update(repeating: 0, count: low.capacity - (size - hop))
-                    } else {
-                        a.update(repeating: 0, count: low.capacity)
-                    }
+                if nextSynthesised - lastLow <= Int64(size / hop) {
+                    shift(low)
+                } else {
+                    for ch in 0..<outPointers.count { low[channel: ch].update(repeating: 0, count: low.capacity) }
+                    lastLow = .min
                 }
-                lowClean = !live
             }
             base = 0
+        }
+
+        /// Moves the tails (from `base`) to the start of `buffer` and clears the rest.
+        private func shift(_ buffer: AudioBuffer) {
+            for ch in 0..<outPointers.count {
+                let a = buffer[channel: ch]
+                a.update(from: a + base, count: size - hop)
+                (a + size - hop).update(repeating: 0, count: buffer.capacity - (size - hop))
+            }
         }
     }
 
@@ -500,7 +499,6 @@ public final class SpectralStretch: AudioNode {
                 for ch in 0..<channels { lane.outPointers[ch] = acc[channel: ch] + lane.base }
                 if let low = lane.low, makesLow(i, lane) {
                     lane.lastLow = i
-                    lane.lowClean = false
                     for ch in 0..<channels { lane.lowPointers[ch] = low[channel: ch] + lane.base }
                     lane.outPointers.withUnsafeBufferPointer { p in
                         lane.lowPointers.withUnsafeBufferPointer { l in mx_pvoc_synthesise_low(lane.engine, p.baseAddress, l.baseAddress, holds(i, lane)) }
