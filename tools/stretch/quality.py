@@ -298,6 +298,16 @@ def engine_id(e):
     return e
 
 
+def back_again(e, y, r, n, work):
+    """y, engine e's stretch by r of n frames, stretched back to n frames by the same engine."""
+    return fit(ENGINES[e](fit(y, int(round(n * r))), 1 / r, work, n), n)
+
+
+def round_trip(e, x, r, work):
+    """x stretched by r with engine e, then back to its length with the same engine."""
+    return back_again(e, ENGINES[e](x, r, work, int(round(x.shape[1] * r))), r, x.shape[1], work)
+
+
 def run_engine(e, kind, name, x, r, work):
     """[(metric, item, value)] for one engine on one clip or signal at one ratio."""
     n = x.shape[1]
@@ -308,7 +318,7 @@ def run_engine(e, kind, name, x, r, work):
     if kind == "single":
         rows += single_metrics(name, x, fit(y, frames), r)
     else:
-        back = fit(ENGINES[e](fit(y, frames), 1 / r, work, n), n)
+        back = back_again(e, y, r, n, work)
         if kind == "speech":
             rows.append(("PESQ-WB round trip", item, pesq_wb(x, back)))
         rows.append(("ViSQOL round trip", item, visqol_audio(x, back, work)))

@@ -23,19 +23,12 @@ q.ARGS = SimpleNamespace(mixdown=sys.argv[1], baseline=None)
 DIR = sys.argv[2]
 
 
-def round_trip(engine, x, r, work):
-    n = x.shape[1]
-    frames = int(round(n * r))
-    y = q.ENGINES[engine](x, r, work, frames)
-    return q.fit(q.ENGINES[engine](q.fit(y, frames), 1 / r, work, n), n)
-
-
 def job(args):
     clip, r = args
     work = f"{DIR}/sweep-{os.getpid()}"
     os.makedirs(work, exist_ok=True)
     x = q.read(f"{DIR}/{clip}.wav")
-    back = round_trip("mixdown-spectral", x, r, work)
+    back = q.round_trip("mixdown-spectral", x, r, work)
     return clip, r, q.visqol_audio(x, back, work), q.pesq_wb(x, back) if clip.startswith("speech") else np.nan
 
 
@@ -57,7 +50,7 @@ def bands(r, clip, lo, hi):
     edges = list(range(lo, hi + 1, 50))
     f, _, X = stft(x.mean(axis=0), q.RATE, nperseg=2048)
     for engine in ("mixdown-spectral", "bungee"):
-        _, _, B = stft(round_trip(engine, x, r, work).mean(axis=0), q.RATE, nperseg=2048)
+        _, _, B = stft(q.round_trip(engine, x, r, work).mean(axis=0), q.RATE, nperseg=2048)
         cells = []
         for a, b in zip(edges[:-1], edges[1:]):
             m = (f >= a) & (f < b)
