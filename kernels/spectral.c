@@ -1009,10 +1009,9 @@ void mx_pvoc_synthesise_low(mx_pvoc *restrict p, float *const *out, float *const
     if (prev && f->rise > MX_ONSET && f->rise > prev->rise) reset = 1;
     /* Bins whose phases a leader gave (mx_pvoc_follow). */
     size_t follow_hi = p->follow_hi;
-    if (reset || !prev) p->since_reset = 0;
-    else p->since_reset++;
     if (reset || !prev) {
         /* A phase reset: the analysis phases, as they are (a leader's where given). */
+        p->since_reset = 0;
         memcpy(phase + lo_bin, f->sum_phase + lo_bin, (hi_bin - lo_bin) * sizeof(float));
         if (time_scale != 1.0f) mx_land(p, f, phase, time_scale, lo_bin, hi_bin);
         for (size_t k = lo_bin; k < follow_hi; k++)
@@ -1020,6 +1019,7 @@ void mx_pvoc_synthesise_low(mx_pvoc *restrict p, float *const *out, float *const
     } else {
         /* PGHI (heap integration): from the strongest bins outward, in time from the
          * previous frame's synthesis phase, in frequency from a neighbour already set. */
+        p->since_reset++;
         memset(p->done, 0, b);
         /* Entries: k < b for the previous frame's bin k, b + k for this one's; keyed on
          * their log magnitude. */
@@ -1051,7 +1051,7 @@ void mx_pvoc_synthesise_low(mx_pvoc *restrict p, float *const *out, float *const
         float decay_share = p->since_reset < (long long)(n / p->hop) ? 0.0f : keep;
         for (size_t k = lo_bin > p->prev_lo ? lo_bin : p->prev_lo; k < hi_bin; k++)
             if (prev_key[k] > floor_log)
-                mx_queue_push(&q, (uint32_t)k, fminf(key[k], prev_key[k]) + (1 - decay_share) * fmaxf(prev_key[k] - key[k], 0));
+                mx_queue_push(&q, (uint32_t)k, prev_key[k] - decay_share * fmaxf(prev_key[k] - key[k], 0));
         /* A leader's phases are set first, and spread before anything else: the first bin
          * past them takes its phase from them, not from its own past, so a partial whose
          * main lobe straddles the last bin followed stays one partial. (Spread in their
