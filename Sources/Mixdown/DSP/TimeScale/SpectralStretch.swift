@@ -474,8 +474,11 @@ public final class SpectralStretch: AudioNode {
         if i & 1 == 0 { return a }
         guard leaderFrame[Self.leaderSlot(m + 1)] == m + 1 else { return nil }
         let b = leaderPhases[Self.leaderSlot(m + 1)]
+        // A long hop turns the short frame's bin k by 2π k (long hop) / (short size): π/2 a bin
+        // with every hop an eighth of its frame (exactly, in Float: the ratio is a power of two).
+        let turnPerBin = 2 * Float.pi * Float(lanes[0].hop) / Float(lanes[1].size)
         for k in 0..<followBelow {
-            let turn = Float.pi / 2 * Float(k)
+            let turn = turnPerBin * Float(k)
             var rest = b[k] - a[k] - turn
             rest -= 2 * Float.pi * (rest / (2 * Float.pi)).rounded()
             midPhases[k] = a[k] + 0.5 * (turn + rest)
