@@ -249,8 +249,10 @@ int mx_onset_block(float block, float before);
 /* The spectral stretcher's frame engine (docs/spectral.md): frames of n input frames
  * (periodic Hann), synthesised at a fixed output hop, phases from the phase gradient
  * (PGHI), one phase field for all channels.
- * - mx_pvoc_analyse: the next frame's input, in[c] = n frames of channel c; `position` is
- *   the input frame at its centre (frames may advance by any amount, also fractional).
+ * - mx_pvoc_analyse: the next frame's input, in[c] = n frames of channel c centred on input
+ *   frame floor(position + 1/2); `position` is where the frame is centred, which may lie
+ *   between frames (on an input decimated by D: a full-rate frame over D), the phases
+ *   measured from there. Frames may advance by any amount.
  * - mx_pvoc_synthesise: adds frame s (the number synthesised before it), windowed, to
  *   out[c][0..n); frames up to s + 1 must be analysed (one frame of look-ahead). The caller
  *   overlap-adds at `hop` and divides by mx_pvoc_window_gain. `reset` takes the analysis
@@ -263,6 +265,18 @@ typedef struct mx_pvoc mx_pvoc;
 mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels);
 void mx_pvoc_destroy(mx_pvoc *engine);
 void mx_pvoc_analyse(mx_pvoc *MX_RESTRICT engine, const float *const *in, double position);
+/* mx_pvoc_analyse with the first onset at or after the frame's centre given: `onset` input
+ * frames (of the engine's rate; fractional allowed) from the frame's first, n or more for
+ * none; NaN: the engine finds it in `in`. For an engine on a decimated input, whose onsets
+ * are found on the full rate (the decimating filter's pre-ringing starts a sound 1 ms
+ * early), with mx_onset_ahead_of. */
+void mx_pvoc_analyse_onset(mx_pvoc *MX_RESTRICT engine, const float *const *in, double position, double onset);
+/* The first onset at or after the centre of a frame of n frames of channels in[c]
+ * (1 to 64): its offset from the frame's first frame, a multiple of MX_ONSET_BLOCK from
+ * n/2 on, or n for none; mx_onset_block on the channels' sum by blocks of MX_ONSET_BLOCK,
+ * the eight before each as its history (what mx_pvoc_analyse does when stretching).
+ * scratch: n / MX_ONSET_BLOCK floats. */
+size_t mx_onset_ahead_of(float *MX_RESTRICT scratch, const float *const *in, size_t channels, size_t n);
 void mx_pvoc_synthesise(mx_pvoc *MX_RESTRICT engine, float *const *out, int reset);
 /* mx_pvoc_synthesise for an engine above a crossover (mx_pvoc_set_band) that also adds the
  * band below it, at 1 minus its gains, to low[c][0..n) (overlap-added as `out`): out + low
@@ -291,6 +305,11 @@ void mx_pvoc_follow(mx_pvoc *engine, const float *phases, size_t below);
  * its own (given a random one) is left out; NaN where none has one. For a follower half
  * as long (mx_pvoc_follow); valid until the next synthesis. */
 void mx_pvoc_phases_halved(const mx_pvoc *engine, float *MX_RESTRICT dst, size_t count);
+/* For an engine whose input is a signal decimated by `factor` (a power of two up to
+ * MX_ONSET_BLOCK): its onset blocks are MX_ONSET_BLOCK / factor frames (the same time as
+ * the full rate's), and a phase reset's landing is rounded to 1 / factor of a frame (a
+ * whole frame of the full rate). Call before the first frame; -1 for a bad factor. */
+int mx_pvoc_set_decimation(mx_pvoc *engine, size_t factor);
 
 #ifdef __cplusplus
 }

@@ -51,16 +51,31 @@ public final class SpectralStretch: AudioNode {
     private var stepLength: Int { hop * Self.stepHops }
     /// Where the long and short frames' engines cross over, Hz; nil for the long frame alone.
     public let crossoverHz: Double?
+    /// The long frame's engine runs on the input decimated by this factor (1: at the full
+    /// rate). With a crossover it sounds only the band below it, so it can: 8 at 44.1 and
+    /// 48 kHz, where it costs an eighth of its transforms (docs/spectral.md, "The long frame
+    /// at a lower rate").
+    public let longFrameDecimation: Int
+    private let decimationFilters: DecimationFilters?
+    private var decimatedInput: DecimatedInput?
+    private var decimatedOutput: DecimatedOutput?
+    private var onsetScratch: [Float] = []
 
     private let input: AudioNode
     private let inputFrames: Int64
     private let channels: Int
 
     /// One engine at one frame size: frame i is centred on output frame i·hop and on input
-    /// frame round(i·hop / R); it completes output frames [i·hop − size/2, +hop).
+    /// frame round(i·hop / R); it completes output frames [i·hop − size/2, +hop). `size`
+    /// and `hop` are in frames of the full rate; a lane decimated by D runs its engine on
+    /// the input decimated by D (`DecimatedInput`), at size / D and hop / D, and its
+    /// accumulator holds decimated frames.
     private final class Lane {
         let size: Int
         let hop: Int
+        let decimation: Int
+        var engineSize: Int { size / decimation }
+        var engineHop: Int { hop / decimation }
         let engine: OpaquePointer
         let accumulator: AudioBuffer
         /// The band below the crossover as this lane makes it near onsets (the short frame's
@@ -73,8 +88,11 @@ public final class SpectralStretch: AudioNode {
         let gain: Float
         var nextAnalysed: Int64
         var nextSynthesised: Int64
-        /// The inputs of the frames the helper analyses: a pointer per channel, per frame.
-        var jobs: [(pointers: UnsafeMutablePointer<UnsafePointer<Float>?>, center: Int64)] = []
+        /// The inputs of the frames the helper analyses: a pointer per channel, per frame, the
+        /// frame's centre in the engine's input frames, and its first onset ahead of the
+        /// centre from its first frame (a decimated lane's, found on the full rate; NaN: the
+        /// engine finds it).
+        var jobs: [(pointers: UnsafeMutablePointer<UnsafePointer<Float>?>, position: Double, onset: Double)] = []
         var jobCount = 0
         /// Where the next frame adds its output: `accumulator` from `base` on. The frames
         /// before it left their tails in [base, base + size − hop); the rest is zero. The
@@ -85,14 +103,15 @@ public final class SpectralStretch: AudioNode {
         var outPointers: [UnsafeMutablePointer<Float>?]
         var lowPointers: [UnsafeMutablePointer<Float>?]
 
-        init(size: Int, hop: Int, engine: OpaquePointer, format: AudioFormat, jobs: Int, low: Bool) {
+        init(size: Int, hop: Int, decimation: Int, engine: OpaquePointer, format: AudioFormat, jobs: Int, low: Bool) {
             self.size = size
             self.hop = hop
+            self.decimation = decimation
             self.engine = engine
-            let accumulator = AudioBuffer(format: format, capacity: size + hop * Self.slack)
+            let accumulator = AudioBuffer(format: format, capacity: (size + hop * Self.slack) / decimation)
             self.accumulator = accumulator
             self.low = low ? AudioBuffer(format: format, capacity: accumulator.capacity) : nil
-            gain = Float(1 / mx_pvoc_window_gain(size, hop))
+            gain = Float(1 / mx_pvoc_window_gain(size / decimation, hop / decimation))
             nextAnalysed = -Int64(size / 2 / hop)
             nextSynthesised = nextAnalysed
             let channels = format.channelCount
@@ -101,7 +120,7 @@ public final class SpectralStretch: AudioNode {
             for _ in 0..<jobs {
                 let p = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: channels)
                 p.initialize(repeating: nil, count: channels)
-                self.jobs.append((p, 0))
+                self.jobs.append((p, 0, .nan))
             }
         }
 
@@ -116,8 +135,8 @@ public final class SpectralStretch: AudioNode {
         /// After a frame's first hop of output is taken: the next frame starts a hop later,
         /// and the tails move to the start when a frame would run past the end.
         func advance() {
-            base += hop
-            guard base + size > accumulator.capacity else { return }
+            base += engineHop
+            guard base + engineSize > accumulator.capacity else { return }
             shift(accumulator)
             if let low, lastLow != .min {
                 // Past the last frame's tail (size / hop frames on), it holds nothing more to add.
@@ -134,9 +153,9 @@ public final class SpectralStretch: AudioNode {
         /// Moves the tails (from `base`) to the start of `buffer` and clears the rest.
         private func shift(_ buffer: AudioBuffer) {
             for ch in 0..<outPointers.count {
-                let a = buffer[channel: ch]
-                a.update(from: a + base, count: size - hop)
-                (a + size - hop).update(repeating: 0, count: buffer.capacity - (size - hop))
+                let a = buffer[channel: ch], tail = engineSize - engineHop
+                a.update(from: a + base, count: tail)
+                (a + tail).update(repeating: 0, count: buffer.capacity - tail)
             }
         }
     }
@@ -193,8 +212,9 @@ public final class SpectralStretch: AudioNode {
     /// `frameSeconds`: the long frame's length, rounded to a power of two of frames.
     /// `crossoverHz`: where a frame half as long takes over (nil: the long frame alone).
     /// `threads`: 1, or 2 for the analysis on a helper thread (more are taken as 2).
+    /// `decimate`: whether the long frame may run at a lower rate (`longFrameDecimation`).
     public init(input: AudioNode, ratio: StretchRatio, outputFrames: Int64? = nil, frameSeconds: Double = 0.0427,
-                crossoverHz: Double? = 800, threads: Int = 1) throws(MixdownError) {
+                crossoverHz: Double? = 800, threads: Int = 1, decimate: Bool = true) throws(MixdownError) {
         let (n, total) = try ratio.lengths(of: input, outputFrames: outputFrames, node: "spectral stretch")
         self.input = ContractCheck.wrap(input)
         self.ratio = ratio
@@ -214,6 +234,18 @@ public final class SpectralStretch: AudioNode {
         } else {
             self.crossoverHz = nil
         }
+        if decimate, let c = self.crossoverHz {
+            // The long frame analyses its band (to the crossover's top), its phases' reach
+            // (four short bins more) and the two bins its Hann and derivative windows take from
+            // the rectangular one; it sounds to the crossover's top. Flat 24 of its bins past
+            // what it analyses, and 4 past what it sounds (its windows' main lobes).
+            let rate = Double(format.sampleRate), bin = rate / Double(size)
+            decimationFilters = DecimationFilters(rate: rate, analysed: c * 1.125 + 8 * bin + 2 * bin, margin: 24 * bin,
+                                                  sounded: c * 1.125, spread: 4 * bin, maximum: min(size / 128, Int(MX_ONSET_BLOCK)))
+        } else {
+            decimationFilters = nil
+        }
+        longFrameDecimation = decimationFilters?.factor ?? 1
         self.threads = max(1, min(2, threads))
         // E is 0 over the output of the short frames that keep their own phases (nearOnset).
         let short = Int64(frameSize / 2 + frameSize / 16)
@@ -238,13 +270,16 @@ public final class SpectralStretch: AudioNode {
         var sizes = [frameSize]
         if crossoverHz != nil { sizes.append(frameSize / 2) }
         for (k, size) in sizes.enumerated() {
-            guard let e = mx_pvoc_create(size, size / 8, channels) else {
+            let d = k == 0 ? longFrameDecimation : 1
+            guard let e = mx_pvoc_create(size / d, size / 8 / d, channels) else {
                 throw .invalidParameter(name: "spectral stretch", value: "\(size) frames, \(channels) channels", reason: "cannot be made (1 to 64 channels)")
             }
             if let c = crossoverHz {
-                let rate = Double(format.sampleRate)
+                // In cycles per frame of the engine's own rate (the rate / d).
+                let rate = Double(format.sampleRate) / Double(d)
                 // The long frame's phases reach four short-frame bins past the crossover's top.
-                guard mx_pvoc_set_band(e, Int32(k), c / rate, c / 4 / rate, 4 / Double(frameSize / 2)) == 0 else {
+                guard mx_pvoc_set_band(e, Int32(k), c / rate, c / 4 / rate, 4 * Double(d) / Double(frameSize / 2)) == 0,
+                      mx_pvoc_set_decimation(e, d) == 0 else {
                     mx_pvoc_destroy(e)
                     throw .invalidParameter(name: "spectral stretch", value: "a crossover at \(c) Hz", reason: "must lie below the Nyquist frequency")
                 }
@@ -263,7 +298,9 @@ public final class SpectralStretch: AudioNode {
             }
             // A step is stepHops of the long frame's hops: the lane of frames half as long makes
             // twice as many.
-            lanes.append(Lane(size: size, hop: size / 8, engine: e, format: format, jobs: stepLength / (size / 8), low: k == 1))
+            // (The long frame's lane synthesises ahead of the step by the interpolator's reach:
+            // one frame more in the first step.)
+            lanes.append(Lane(size: size, hop: size / 8, decimation: d, engine: e, format: format, jobs: stepLength / (size / 8) + 1, low: k == 1))
         }
         // Held at once: the frames of every lane that a step analyses, from the first one
         // any lane still needs (their centres lie within a few hops of input of each other).
@@ -271,10 +308,19 @@ public final class SpectralStretch: AudioNode {
         // The onsets are scanned ahead of the frames: their hand-over reaches a short frame's
         // length, a hop and handHold + handRamp of output past a step's end.
         let scanAhead = Int((Double(frameSize / 2 + hop / 2 + Int(handHold + handRamp)) / ratio.doubleValue).rounded(.up)) + 12 * Int(Self.onsetBlock)
-        let capacity = 2 * frameSize + 8 * advance * Self.stepHops + 16 + (crossoverHz != nil ? scanAhead : 0)
+        let filterReach = decimationFilters.map { 2 * $0.decimator.taps } ?? 0
+        let capacity = 2 * frameSize + 8 * advance * Self.stepHops + 16 + (crossoverHz != nil ? scanAhead : 0) + filterReach
         stepStart = lanes.map { $0.regionStart($0.nextSynthesised) }.min()!
+        if let filters = decimationFilters {
+            let long = lanes[0]
+            onsetScratch = [Float](repeating: 0, count: frameSize / Int(MX_ONSET_BLOCK) + 1)
+            decimatedInput = DecimatedInput(channels: channels, capacity: capacity / filters.factor + long.engineSize + 16,
+                                            filter: filters.decimator, factor: filters.factor, start: dataStart(long.nextAnalysed, long))
+            decimatedOutput = DecimatedOutput(channels: channels, outputs: stepLength, filter: filters.interpolator, factor: filters.factor,
+                                              first: long.regionStart(long.nextSynthesised) / Int64(filters.factor))
+        }
         inputWindow = InputWindow(input: input, length: inputFrames, capacity: capacity, maximumPull: maximumFrames,
-                                  start: lanes.map { center($0.nextAnalysed, $0) - Int64($0.size / 2) }.min()!, label: "spectral stretch input")
+                                  start: lanes.map { firstInput($0.nextAnalysed, $0) }.min()!, label: "spectral stretch input")
         staging = AudioBuffer(format: format, capacity: stepLength)
         envelope = [Float](repeating: 1, count: stepLength)
         pending = PlanarFIFO(channelCount: channels, capacity: maximumFrames + stepLength + frameSize)
@@ -282,7 +328,7 @@ public final class SpectralStretch: AudioNode {
             let lanes = self.lanes
             helper = HelperThread(name: "mixdown.spectral", spins: 2_000) {
                 for lane in lanes {
-                    for j in 0..<lane.jobCount { mx_pvoc_analyse(lane.engine, lane.jobs[j].pointers, Double(lane.jobs[j].center)) }
+                    for j in 0..<lane.jobCount { mx_pvoc_analyse_onset(lane.engine, lane.jobs[j].pointers, lane.jobs[j].position, lane.jobs[j].onset) }
                 }
             }
         }
@@ -292,28 +338,75 @@ public final class SpectralStretch: AudioNode {
         try pending.renderHops(into: buffer, frames: frames, produced: &produced, total: outputFrames, step: step)
     }
 
+    /// The first frame of a lane's frame i's input, in the engine's input frames: the full
+    /// rate's, or a decimated lane's (its frame centred on floor(c / D + 1/2), c the
+    /// full-rate centre, as mx_pvoc_analyse takes it).
+    private func dataStart(_ i: Int64, _ lane: Lane) -> Int64 {
+        let c = center(i, lane)
+        guard lane.decimation > 1 else { return c - Int64(lane.size / 2) }
+        let d = Int64(lane.decimation), twice = 2 * c + d
+        let floored = twice >= 0 ? twice / (2 * d) : -((-twice + 2 * d - 1) / (2 * d))
+        return floored - Int64(lane.engineSize / 2)
+    }
+
+    /// The first full-rate input frame that a lane's frame i reads (a decimated lane: that
+    /// its first decimated frame reads), and one past the last.
+    private func firstInput(_ i: Int64, _ lane: Lane) -> Int64 {
+        lane.decimation > 1 ? decimatedInput!.firstInput(of: dataStart(i, lane)) : dataStart(i, lane)
+    }
+    private func endInput(_ i: Int64, _ lane: Lane) -> Int64 {
+        lane.decimation > 1 ? decimatedInput!.endInput(of: dataStart(i, lane) + Int64(lane.engineSize) - 1) : dataStart(i, lane) + Int64(lane.size)
+    }
+
     /// Makes the window hold the input of lane frames up to input frame `end`, from the
-    /// first frame any lane has still to analyse (the window only moves forward).
+    /// first frame any lane has still to read (the window only moves forward).
     private func hold(through end: Int64) throws(MixdownError) {
-        let low = lanes.map { center($0.nextAnalysed, $0) - Int64($0.size / 2) }.min()!
+        let low = lanes.map { $0.decimation > 1 ? min(decimatedInput!.nextInput, firstInput($0.nextAnalysed, $0)) : firstInput($0.nextAnalysed, $0) }.min()!
         let window = inputWindow!, high = max(end, window.end)
         // Frames are dropped only when the window must make room: each drop moves all it
         // holds, and the onsets' look-ahead made that a memmove per frame analysed.
         try window.slide(from: high - window.start > Int64(window.capacity) ? low : window.start, to: high)
     }
 
-    /// Points a lane's job `j` at the input of its frame `i` (held in the window).
+    /// A decimated lane's input, computed through its frame i (the window holds what it reads).
+    private func decimate(_ lane: Lane, through i: Int64) {
+        guard lane.decimation > 1 else { return }
+        decimatedInput!.fill(through: dataStart(i, lane) + Int64(lane.engineSize) - 1, keeping: dataStart(lane.nextAnalysed, lane), from: inputWindow!)
+    }
+
+    /// Points a lane's job `j` at the input of its frame `i` (held in the window, or
+    /// decimated).
     private func aim(_ lane: Lane, job j: Int, frame i: Int64) {
-        let c = center(i, lane), start = c - Int64(lane.size / 2)
-        for ch in 0..<channels { lane.jobs[j].pointers[ch] = UnsafePointer(inputWindow!.pointer(ch, at: start)) }
-        lane.jobs[j].center = c
+        let start = dataStart(i, lane)
+        for ch in 0..<channels {
+            lane.jobs[j].pointers[ch] = UnsafePointer(lane.decimation > 1 ? decimatedInput!.pointer(ch, at: start) : inputWindow!.pointer(ch, at: start))
+        }
+        lane.jobs[j].position = Double(center(i, lane)) / Double(lane.decimation)
+        lane.jobs[j].onset = lane.decimation > 1 ? fullRateOnset(i, lane) : .nan
+    }
+
+    /// A decimated lane's frame i: its first onset at or after its centre, found as a frame
+    /// of the full rate would (mx_onset_ahead_of: the decimating filter's pre-ringing starts
+    /// a sound after silence a millisecond early), in decimated frames from the frame's
+    /// first; the engine's length for none. Only stretching (the engine cuts at onsets only
+    /// then).
+    private func fullRateOnset(_ i: Int64, _ lane: Lane) -> Double {
+        guard ratio.numerator > ratio.denominator else { return Double(lane.engineSize) }
+        let first = center(i, lane) - Int64(lane.size / 2)
+        let cut = withUnsafeTemporaryAllocation(of: UnsafePointer<Float>?.self, capacity: channels) { src in
+            for c in 0..<channels { src[c] = UnsafePointer(inputWindow!.pointer(c, at: first)) }
+            return onsetScratch.withUnsafeMutableBufferPointer { mx_onset_ahead_of($0.baseAddress, src.baseAddress, channels, lane.size) }
+        }
+        guard cut < lane.size else { return Double(lane.engineSize) }
+        return Double(first + Int64(cut)) / Double(lane.decimation) - Double(dataStart(i, lane))
     }
 
     /// Analyses a lane's next frame, on this thread.
     private func analyse(_ lane: Lane) throws(MixdownError) {
-        try hold(through: center(lane.nextAnalysed, lane) - Int64(lane.size / 2) + Int64(lane.size))
+        try hold(through: endInput(lane.nextAnalysed, lane))
+        decimate(lane, through: lane.nextAnalysed)
         aim(lane, job: 0, frame: lane.nextAnalysed)
-        mx_pvoc_analyse(lane.engine, lane.jobs[0].pointers, Double(lane.jobs[0].center))
+        mx_pvoc_analyse_onset(lane.engine, lane.jobs[0].pointers, lane.jobs[0].position, lane.jobs[0].onset)
         lane.nextAnalysed += 1
     }
 
@@ -327,7 +420,11 @@ public final class SpectralStretch: AudioNode {
             shapeEnvelope(from: stepStart, to: stepEnd, reach: Int64(frameSize))
         }
         // Frames each lane synthesises in this step, with one frame of look-ahead analysed.
-        let counts = lanes.map { lane in Int(max(0, (stepEnd - lane.regionStart(lane.nextSynthesised) + Int64(lane.hop) - 1) / Int64(lane.hop))) }
+        // A decimated lane makes its output as far past the step as the interpolator reads.
+        let counts = lanes.map { lane in
+            let end = stepEnd + (lane.decimation > 1 ? decimatedOutput!.lookahead : 0)
+            return Int(max(0, (end - lane.regionStart(lane.nextSynthesised) + Int64(lane.hop) - 1) / Int64(lane.hop)))
+        }
         for (lane, k) in zip(lanes, counts) {
             while lane.nextAnalysed < lane.nextSynthesised + Int64(k) + 1 { try analyse(lane) }
         }
@@ -336,10 +433,11 @@ public final class SpectralStretch: AudioNode {
             var end = Int64.min
             for (lane, k) in zip(lanes, counts) {
                 lane.jobCount = k
-                if k > 0 { end = max(end, center(lane.nextAnalysed + Int64(k) - 1, lane) + Int64(lane.size / 2)) }
+                if k > 0 { end = max(end, endInput(lane.nextAnalysed + Int64(k) - 1, lane)) }
             }
             if end > Int64.min { try hold(through: end) }
             for (lane, k) in zip(lanes, counts) {
+                if k > 0 { decimate(lane, through: lane.nextAnalysed + Int64(k) - 1) }
                 for j in 0..<k { aim(lane, job: j, frame: lane.nextAnalysed + Int64(j)) }
             }
             helper.start()
@@ -514,6 +612,13 @@ public final class SpectralStretch: AudioNode {
                     leaderPhases[slot].withUnsafeMutableBufferPointer { mx_pvoc_phases_halved(lane.engine, $0.baseAddress, followBelow) }
                     leaderFrame[slot] = i
                 }
+                if lane.decimation > 1, let decimated = decimatedOutput {
+                    // At the decimated rate: interpolated into the step below.
+                    decimated.append({ acc[channel: $0] + lane.base }, count: lane.engineHop, gain: lane.gain, keeping: decimated.firstRead(from: stepStart))
+                    lane.advance()
+                    lane.nextSynthesised += 1
+                    continue
+                }
                 let offset = Int(lane.regionStart(i) - stepStart)
                 for ch in 0..<channels {
                     let a = acc[channel: ch] + lane.base, o = out[channel: ch] + offset
@@ -528,6 +633,13 @@ public final class SpectralStretch: AudioNode {
                 }
                 lane.advance()
                 lane.nextSynthesised += 1
+            }
+            if lane.decimation > 1, let decimated = decimatedOutput {
+                if handing {
+                    envelope.withUnsafeBufferPointer { decimated.interpolate(from: stepStart, into: out, envelope: $0.baseAddress) }
+                } else {
+                    decimated.interpolate(from: stepStart, into: out, envelope: nil)
+                }
             }
         }
     }
