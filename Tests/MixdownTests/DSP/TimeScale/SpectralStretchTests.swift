@@ -96,25 +96,33 @@ import MixdownKernels
 
     /// A voice-like tone (110 Hz harmonics, a 3 % vibrato) that stops dead stops in the
     /// output too: the energy from 12 to 18 ms after where the time map puts its end, against
-    /// its last 10 ms. Keyed on the previous frame's magnitudes, the steps in time carried
-    /// each bin's own offset through the decay and smeared the end over the frame: -30 to
-    /// -36 dB from 4/5 to 3/2. Keyed on the weaker frame: -44 to -48 dB from 4/5 to 5/4,
-    /// -38 at 3/2 (at 1/2 and 2, where it does not apply, -43 and -31).
+    /// its last 10 ms, averaged in dB over six starting phases of the tone. One start alone
+    /// says little: the level swings by up to 15 dB with it (at 4/5: -46, -41, -31, -34,
+    /// -37, -46), through every engine (Bungee at 4/5: -47 to -62). Keyed on the previous
+    /// frame's magnitudes, the steps in time carried each bin's own offset through the decay
+    /// and smeared the end over the frame: means of -31.7, -30.6, -29.8, -37.0 and -31.4 dB
+    /// at the ratios below (checked by reverting that line). Keyed on the weaker frame, -39.3,
+    /// -39.2, -39.1, -44.4 and -39.0 dB at 4/5, 19/20, 21/20, 5/4 and 3/2 (Bungee -48.7,
+    /// -43.8, -44.0 and -43.6 at 4/5, 21/20, 5/4 and 3/2: it still rings on less,
+    /// docs/spectral.md).
     @Test(arguments: [StretchRatio(4, 5), StretchRatio(19, 20), StretchRatio(21, 20), StretchRatio(5, 4), StretchRatio(3, 2)])
     func aSoundThatStopsDoesNotRingOn(ratio: StretchRatio) throws {
-        let bound = ratio == StretchRatio(3, 2) ? -35.0 : -40
         let n = 48_000, end = 30_000
-        var phase = 0.0
-        var x = [Float](repeating: 0, count: n)
-        for i in 0..<end {
-            phase += 2 * Double.pi * 110 * (1 + 0.03 * sin(2 * Double.pi * 3 * Double(i) / 48_000)) / 48_000
-            x[i] = Float((1..<30).reduce(0.0) { $0 + sin(Double($1) * phase) / Double($1) } * 0.1)
+        var levels: [Double] = []
+        for start in [0.0, 0.7, 1.9, 3.1, 4.4, 5.5] {
+            var phase = start
+            var x = [Float](repeating: 0, count: n)
+            for i in 0..<end {
+                phase += 2 * Double.pi * 110 * (1 + 0.03 * sin(2 * Double.pi * 3 * Double(i) / 48_000)) / 48_000
+                x[i] = Float((1..<30).reduce(0.0) { $0 + sin(Double($1) * phase) / Double($1) } * 0.1)
+            }
+            let y = try renderAll(SpectralStretch(input: ArraySource(planes: [x]), ratio: ratio), blockSizes: [4096])[0]
+            let stop = Int((Double(end) * ratio.doubleValue).rounded())
+            func power(_ s: ArraySlice<Float>) -> Double { s.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(s.count) }
+            levels.append(10 * log10(power(y[(stop + 576)..<(stop + 864)]) / power(x[(end - 480)..<end]) + 1e-30))
         }
-        let y = try renderAll(SpectralStretch(input: ArraySource(planes: [x]), ratio: ratio), blockSizes: [4096])[0]
-        let stop = Int((Double(end) * ratio.doubleValue).rounded())
-        func power(_ s: ArraySlice<Float>) -> Double { s.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(s.count) }
-        let level = 10 * log10(power(y[(stop + 576)..<(stop + 864)]) / power(x[(end - 480)..<end]) + 1e-30)
-        #expect(level < bound, "\(ratio): \(String(format: "%.1f", level)) dB from 12 to 18 ms after the end")
+        let mean = levels.reduce(0, +) / Double(levels.count)
+        #expect(mean < -37, "\(ratio): \(levels.map { String(format: "%.1f", $0) }) dB from 12 to 18 ms after the end")
     }
 
     /// A click on a quiet held sine (40 dB below it: a percussive onset) hands the band below
