@@ -923,21 +923,23 @@ void mx_pvoc_analyse_onset(mx_pvoc *restrict p, const float *const *in, double p
     float *restrict omega = f->omega;
     float bin_step = (float)(2 * mx_pi / (double)n);
     float slope = (float)(mx_pi / (2 * (double)n));
-    for (size_t k = lo; k < hi; k++) {
-        float dr, di;
-        if (frac == 0) {
-            dr = slope * (rsim[k + 2] - rsim[k]);
-            di = -slope * (rsre[k + 2] - rsre[k]);
-        } else {
-            /* Centred at frac: (i pi / 2n)(e^(-i theta) S[k-1] - e^(i theta) S[k+1]). */
+    if (frac == 0) {
+        for (size_t k = lo; k < hi; k++) {
+            float dr = slope * (rsim[k + 2] - rsim[k]), di = -slope * (rsre[k + 2] - rsre[k]);
+            float m2 = sr[k] * sr[k] + si[k] * si[k];
+            float cross = di * sr[k] - dr * si[k];
+            omega[k] = bin_step * (float)k - (m2 > 1e-30f ? cross / m2 : 0);
+        }
+    } else {
+        /* Centred at frac: (i pi / 2n)(e^(-i theta) S[k-1] - e^(i theta) S[k+1]). */
+        for (size_t k = lo; k < hi; k++) {
             float ar = shift_re * (rsre[k] - rsre[k + 2]) + shift_im * (rsim[k] + rsim[k + 2]);
             float ai = shift_re * (rsim[k] - rsim[k + 2]) - shift_im * (rsre[k] + rsre[k + 2]);
-            dr = -slope * ai;
-            di = slope * ar;
+            float dr = -slope * ai, di = slope * ar;
+            float m2 = sr[k] * sr[k] + si[k] * si[k];
+            float cross = di * sr[k] - dr * si[k];
+            omega[k] = bin_step * (float)k - (m2 > 1e-30f ? cross / m2 : 0);
         }
-        float m2 = sr[k] * sr[k] + si[k] * si[k];
-        float cross = di * sr[k] - dr * si[k];
-        omega[k] = bin_step * (float)k - (m2 > 1e-30f ? cross / m2 : 0);
     }
     /* Onset strength: how much of this frame's magnitude is new (0 steady, 1 after silence). */
     float grown = 0, total = 0;
