@@ -849,8 +849,8 @@ void mx_pvoc_analyse_onset(mx_pvoc *restrict p, const float *const *in, double p
     size_t lo = p->analysis_lo, hi = p->band_hi, nb = hi - lo;
     size_t sounding = p->band_lo;   /* the band's own bins, for the frame's largest and its rise */
     float *restrict rre = p->rre, *restrict rim = p->rim, *restrict rsre = p->rsre, *restrict rsim = p->rsim;
-    memset(sr, 0, b * sizeof(float));
-    memset(si, 0, b * sizeof(float));
+    memset(sr + lo, 0, nb * sizeof(float));   /* only [lo, hi) is read */
+    memset(si + lo, 0, nb * sizeof(float));
     for (size_t c = 0; c < p->channels; c++) {
         mx_rect_rotated(x, in[c], n, start, cut);
         mx_rfft_forward(p->analysis_fft, rre + 1, rim + 1, x);
@@ -1032,8 +1032,11 @@ static void mx_add_frame(mx_pvoc *restrict p, const mx_pv_frame *restrict f, siz
     size_t n = p->n, b = p->bins, half = n / 2;
     const float *restrict xr = f->re + c * b, *restrict xi = f->im + c * b;
     float *restrict re = p->re, *restrict im = p->im, *restrict y = p->y;
-    memset(re, 0, b * sizeof(float));
-    memset(im, 0, b * sizeof(float));
+    /* Zero outside [lo, hi), written below. */
+    memset(re, 0, lo * sizeof(float));
+    memset(im, 0, lo * sizeof(float));
+    memset(re + hi, 0, (b - hi) * sizeof(float));
+    memset(im + hi, 0, (b - hi) * sizeof(float));
     for (size_t k = lo; k < hi; k++) {
         re[k] = xr[k] * ur[k] - xi[k] * ui[k];
         im[k] = xr[k] * ui[k] + xi[k] * ur[k];
