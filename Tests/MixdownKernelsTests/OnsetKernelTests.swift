@@ -50,6 +50,31 @@ import Testing
         // NaN compares false: no onset.
         #expect(mx_onset_block(.nan, 0) == 0)
     }
+
+    /// The first onset at or after a frame's centre, as the stretch's engine finds it
+    /// (mx_onset_ahead_of, which the long frame at a lower rate takes from the full rate):
+    /// the start of the block where noise begins after silence, on the channels' sum; none
+    /// (n) for a sound that began before the centre, for silence, or for two channels that
+    /// cancel; a sound that begins at the centre begins there.
+    @Test func theFirstOnsetAheadOfAFrameCentreIsTheBlockWhereTheSoundBegins() {
+        let n = 2048
+        func frame(_ begin: Int, _ channels: Int = 1, cancel: Bool = false) -> [[Float]] {
+            let noise = Self.data(n, seed: 3)
+            return (0..<channels).map { c in
+                (0..<n).map { i in i < begin ? 0 : (cancel && c == 1 ? -noise[i] : noise[i]) }
+            }
+        }
+        func onset(_ x: [[Float]]) -> Int {
+            var scratch = [Float](repeating: 0, count: n / Self.block)
+            return x.withPointers { mx_onset_ahead_of(&scratch, $0, x.count, n) }
+        }
+        #expect(onset(frame(1500)) == 1472)   // block 46 holds frames 1472 to 1503
+        #expect(onset(frame(1024)) == 1024)
+        #expect(onset(frame(1500, 2)) == 1472)
+        #expect(onset(frame(1500, 2, cancel: true)) == n)
+        #expect(onset(frame(500)) == n)
+        #expect(onset(frame(n)) == n)
+    }
 }
 
 private extension Array where Element == [Float] {
