@@ -747,8 +747,9 @@ static size_t mx_onset_ahead_in(float *restrict e, const float *const *in, size_
     return n;
 }
 
-static size_t mx_onset_ahead(const mx_pvoc *restrict p, const float *restrict mix) {
-    return mx_onset_ahead_in(p->energy, &mix, 1, p->n, p->onset_block);
+static size_t mx_onset_ahead(const mx_pvoc *restrict p, const float *mix) {
+    const float *const in[1] = {mix};
+    return mx_onset_ahead_in(p->energy, in, 1, p->n, p->onset_block);
 }
 
 size_t mx_onset_ahead_of(float *scratch, const float *const *in, size_t channels, size_t n) {
