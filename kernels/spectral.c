@@ -476,7 +476,8 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
     p->shifted_f = NAN;
     p->follow = malloc(b * sizeof(float));
     p->steps = malloc(5 * b * sizeof(float));
-    if (!p->follow || !p->steps) { mx_pvoc_destroy(p); return NULL; }
+    p->shifted = malloc(n * sizeof(float));
+    if (!p->follow || !p->steps || !p->shifted) { mx_pvoc_destroy(p); return NULL; }
     return p;
 }
 
@@ -714,15 +715,14 @@ int mx_pvoc_set_decimation(mx_pvoc *p, size_t factor) {
     return 0;
 }
 
-/* The time-weighted window centred f frames after the frame's centre (f != 0). */
+/* The time-weighted window centred f frames after the frame's centre (f != 0): one of the
+ * decimation's, or made in `shifted` (allocated with the engine) for any other f. */
 static const float *mx_time_window_at(mx_pvoc *p, double f) {
     if (p->shifted_count > 0) {
         double j = (f + 0.5) * (double)p->shifted_count;
         if (j == floor(j) && j >= 0 && j < (double)p->shifted_count) return p->shifted_windows + (size_t)j * p->n;
     }
     if (!(f == p->shifted_f)) {
-        if (!p->shifted) p->shifted = malloc(p->n * sizeof(float));
-        if (!p->shifted) return p->time_window;   /* no memory: the centred window (off by f) */
         mx_shifted_time_window(p->shifted, p->n, f);
         p->shifted_f = f;
     }
@@ -822,7 +822,8 @@ void mx_pvoc_analyse_onset(mx_pvoc *restrict p, const float *const *in, double p
      * stationary partial's main lobe took the offset as a slope across its bins, which the
      * synthesis moved off its window: a tone that stops rang on 7 dB longer at 5/4. */
     double centre = floor(position + 0.5), frac = position - centre;
-    float shift_re = (float)cos(2 * mx_pi * frac / (double)n), shift_im = (float)sin(2 * mx_pi * frac / (double)n);
+    float shift_re = 1, shift_im = 0;
+    if (frac != 0) { shift_re = (float)cos(2 * mx_pi * frac / (double)n); shift_im = (float)sin(2 * mx_pi * frac / (double)n); }
     size_t start = 0, cut = n;
     if (stretching) {
         double first = centre - (double)(n / 2);   /* the input frame at the frame's start */

@@ -103,7 +103,7 @@ private func zeroedPlanes(_ channels: Int, _ capacity: Int) -> [UnsafeMutablePoi
 /// A node's input decimated by D, for the long frame's lane: frame m is the input's frame
 /// D·m through `DecimationFilters.decimator` (frames before the input's start and past its
 /// end are silence, as the input window reads them). Computed as the lane needs it, from an
-/// `InputWindow` that must still hold the full-rate frames it reads (`nextInput` on).
+/// `InputWindow` that must still hold the full-rate frames it reads (`firstInput(of: end)` on).
 /// Memory is allocated once.
 final class DecimatedInput {
     let factor: Int
@@ -135,8 +135,6 @@ final class DecimatedInput {
     func firstInput(of m: Int64) -> Int64 { m * Int64(factor) - Int64(filter.taps / 2 - 1) }
     /// One past the last full-rate frame that decimated frame `m` reads.
     func endInput(of m: Int64) -> Int64 { m * Int64(factor) + Int64(filter.taps / 2 + 1) }
-    /// The first full-rate frame still to be read.
-    var nextInput: Int64 { firstInput(of: end) }
 
     /// Channel `c` at decimated frame `m` (which must be held).
     func pointer(_ c: Int, at m: Int64) -> UnsafeMutablePointer<Float> { channels[c] + Int(m - start) }

@@ -344,9 +344,8 @@ public final class SpectralStretch: AudioNode {
     private func dataStart(_ i: Int64, _ lane: Lane) -> Int64 {
         let c = center(i, lane)
         guard lane.decimation > 1 else { return c - Int64(lane.size / 2) }
-        let d = Int64(lane.decimation), twice = 2 * c + d
-        let floored = twice >= 0 ? twice / (2 * d) : -((-twice + 2 * d - 1) / (2 * d))
-        return floored - Int64(lane.engineSize / 2)
+        let d = Int128(lane.decimation)
+        return Int64(FrameRounding.down.divide(2 * Int128(c) + d, by: 2 * d)) - Int64(lane.engineSize / 2)
     }
 
     /// The first full-rate input frame that a lane's frame i reads (a decimated lane: that
@@ -361,7 +360,9 @@ public final class SpectralStretch: AudioNode {
     /// Makes the window hold the input of lane frames up to input frame `end`, from the
     /// first frame any lane has still to read (the window only moves forward).
     private func hold(through end: Int64) throws(MixdownError) {
-        let low = lanes.map { $0.decimation > 1 ? min(decimatedInput!.nextInput, firstInput($0.nextAnalysed, $0)) : firstInput($0.nextAnalysed, $0) }.min()!
+        // (A decimated lane has decimated past its next frame's start, so that frame's first
+        // input is also the first its decimation and its full-rate onset search read.)
+        let low = lanes.map { firstInput($0.nextAnalysed, $0) }.min()!
         let window = inputWindow!, high = max(end, window.end)
         // Frames are dropped only when the window must make room: each drop moves all it
         // holds, and the onsets' look-ahead made that a memmove per frame analysed.
