@@ -32,11 +32,14 @@ struct Render: ParsableCommand {
     var media: [String] = []
     @Option(name: .customLong("relink"), parsing: .singleValue, help: "OLD_PREFIX=NEW_PREFIX: a timeline's media path that starts with OLD_PREFIX is looked for under NEW_PREFIX (repeatable).")
     var relink: [String] = []
+    @Option(name: .customLong("from"), parsing: .unconditional, help: "An editor's timeline starts its render at this timecode (HH:MM:SS:FF, HH:MM:SS;FF drop-frame) on the sequence's clock, instead of the sequence's own start (docs/otio.md).")
+    var from: String?
+
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var common: RenderOptions
 
     func run() throws {
-        let doc = try CompositionDocument(contentsOf: document, relinking: relinking())
+        let doc = try CompositionDocument(contentsOf: document, relinking: relinking(), from: from)
         if otioRate != nil && otio == nil { throw UsageError(message: "--otio-rate: only with --otio") }
         if let otio {
             guard !explain else { throw UsageError(message: "--explain and --otio: give one") }
@@ -118,7 +121,7 @@ struct Render: ParsableCommand {
             }
             let target = "\(s.targetStart.clockDescription)-\(s.targetEnd.clockDescription) frames \(s.targetStartFrame)..<\(s.targetEndFrame)"
             if let file = s.file, let a = s.sourceStart, let b = s.sourceEnd, let fa = s.sourceStartFrame, let fb = s.sourceEndFrame {
-                out += "  [\(s.index)] \(target)  <- '\(file)' \(a.clockDescription)-\(b.clockDescription) frames \(fa)..<\(fb) @ \(s.sourceSampleRate ?? 0) Hz"
+                out += "  [\(s.index)] \(target)  <- '\(file)' \(a.clockDescription)-\(b.clockDescription) frames \(fa)..<\(fb) @ \(s.sourceSampleRate ?? 0) Hz\(s.route.map { ", \($0.description)" } ?? "")"
                 if let scale = s.scale { out += String(format: "  scaled x%.9g", scale) }
                 out += "\n"
             } else {

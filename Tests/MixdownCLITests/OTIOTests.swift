@@ -300,6 +300,25 @@ import Testing
         #expect(checked.code == 0 && checked.output.hasSuffix("ok\n"), "\(checked.output)")
     }
 
+    /// The CMX 3600 `AA` event of a stereo source, with an `AUD 3` line (as the adapter's
+    /// multi_audio.edl), recorded at 00:59:53:11 and converted by the real adapter: A1 plays
+    /// channel 1 on the left and A2 channel 2 on the right, every 16-bit sample the source's
+    /// (summed whole they were twice it, and clipped); the render starts at the event, not
+    /// 59 min 53 s of silence after 00:00:00:00 (checked by tools/otio/edl.py).
+    @Test func anEDLStereoEventRendersAsItsSourceFromTheEvent() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
+        let dir = ScratchDir()
+        let made = try Self.runPython("tools/otio/edl.py", ["make", dir.path])
+        #expect(made.code == 0, "\(made.output)")
+        let r = try CLI.run(["render", "stereo.otio", "stereo.wav.out.wav", "--format", "s16", "-q"], in: dir.path)
+        #expect(r.code == 0, "\(r.stderr)")
+        let checked = try Self.runPython("tools/otio/edl.py", ["check-stereo", dir.path])
+        #expect(checked.code == 0 && checked.output.hasSuffix("ok\n"), "\(checked.output)")
+        let explained = try CLI.run(["render", "stereo.otio", "--explain"], in: dir.path)
+        #expect(explained.stdout.contains("channel 1 of the file") && explained.stdout.contains("channel 2 of the file")
+                && explained.stderr.contains("starts at the first record in, 00:59:53:11"), "\(explained.stdout)\(explained.stderr)")
+    }
+
     /// Avid's clip gain and fades: AAFs written with pyaaf2 as Media Composer writes them
     /// (Audio Gain operations: a constant Amplitude, linear and held keyframes, beside Filler;
     /// a clip between Filler with a Mono Audio Dissolve into and out of it), read by

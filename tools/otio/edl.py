@@ -12,9 +12,13 @@ Usage: edl.py make DIR         writes, for each EDL in EDLS (sound: 23.976 fps, 
                                fractions)
        edl.py check DIR [NAME] checks DIR/NAME.wav (rendered by mixdown; default sound)
                                against NAME.json
+       edl.py check-stereo DIR checks DIR/stereo.wav.out.wav (mixdown's render of stereo.otio,
+                               16-bit: an AA event of a stereo source at 00:59:53:11): no
+                               lead, channel 1 left and 2 right exactly, nothing clipped
 The source is index.wav (make_timelines.material writes it: 8 kHz, frame k holds (k mod 65536) - 32768).
 """
 import json
+import wave
 import os
 import sys
 from fractions import Fraction
@@ -58,8 +62,60 @@ EDLS = {
 
 
 def hour_start(frame):
-    """The timecode hour at or before a record frame: where Mixdown starts the render."""
-    return frame // HOUR * HOUR
+    """Where Mixdown starts the render: the timecode hour at or before the first record
+    frame when it lies within a minute of it, else the first record frame itself."""
+    hour = frame // HOUR * HOUR
+    return hour if frame - hour <= 60 * 24 else frame
+
+
+# stereo: one `AA` event (A1 and A2 hold it: channels 1 and 2 of the source) with an
+# `AUD 3` line, as otio-cmx3600-adapter's multi_audio.edl, recorded at 00:59:53:11: the
+# render starts there (no hour of silence), channel 1 of the source on the left and 2 on
+# the right, each at its own level.
+STEREO_RECORD = (59 * 60 + 53) * 24 + 11
+
+
+def stereo_sample(k, channel):
+    """Frame k of stereo.wav's channel (1 or 2): 0.25 and 0.125 of full scale plus a ramp."""
+    return (8192 + k % 4096) if channel == 1 else -(4096 + k % 2048)
+
+
+def make_stereo(work):
+    n = 60 * SR
+    with wave.open(os.path.join(work, "stereo.wav"), "wb") as w:
+        w.setnchannels(2)
+        w.setsampwidth(2)
+        w.setframerate(SR)
+        w.writeframes(np.array([[stereo_sample(k, 1), stereo_sample(k, 2)] for k in range(n)], dtype="<i2").tobytes())
+    src, dur = 240, 96
+    lines = ["TITLE: STEREO", "FCM: NON-DROP FRAME", "",
+             f"001  AX       AA    C        {tc(src)} {tc(src + dur)} {tc(STEREO_RECORD)} {tc(STEREO_RECORD + dur)}",
+             "* FROM CLIP NAME: stereo.wav", "* FROM CLIP: stereo.wav", "AUD  3", ""]
+    open(os.path.join(work, "stereo.edl"), "w").write("\n".join(lines))
+    timeline = otio.adapters.read_from_file(os.path.join(work, "stereo.edl"), rate=24000 / 1001)
+    otio.adapters.write_to_file(timeline, os.path.join(work, "stereo.otio"))
+    json.dump({"frames": frames(Fraction(dur) / RATE, SR), "source_start": frames(Fraction(src) / RATE, SR)},
+              open(os.path.join(work, "stereo.json"), "w"))
+
+
+def check_stereo(work):
+    with wave.open(os.path.join(work, "stereo.wav.out.wav")) as w:
+        x = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.int64).reshape(-1, w.getnchannels())
+    e = json.load(open(os.path.join(work, "stereo.json")))
+    failures = []
+    if x.shape[1] != 2:
+        failures.append(f"{x.shape[1]} channels, not 2")
+    if len(x) != e["frames"]:
+        failures.append(f"{len(x)} frames, the event {e['frames']} (a lead of silence?)")
+    k = np.arange(min(len(x), e["frames"])) + e["source_start"]
+    for c in (1, 2):
+        want = np.array([stereo_sample(i, c) for i in k])
+        bad = int((x[:len(k), c - 1] != want).sum()) if x.shape[1] >= c else len(k)
+        if bad:
+            failures.append(f"channel {c}: {bad} of {len(k)} frames are not the source's channel {c}")
+    if (np.abs(x) >= 32767).any():
+        failures.append("clipped samples")
+    finish(failures, f"stereo: {len(x)} frames, peaks {np.abs(x).max(axis=0).tolist()}")
 
 
 def make(work):
@@ -131,5 +187,8 @@ def check(work, name="sound"):
 if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(sys.argv[2])
+        make_stereo(sys.argv[2])
+    elif sys.argv[1] == "check-stereo":
+        check_stereo(sys.argv[2])
     else:
         check(sys.argv[2], *sys.argv[3:])

@@ -7,6 +7,14 @@ public struct CompositionSegment: Sendable, Equatable {
         public let asset: AudioAsset
         /// The part of the file, in the file's own time.
         public let range: MediaTimeRange
+        /// The one channel of the file it plays, and where; nil: the whole file.
+        public let route: ChannelRoute?
+
+        public init(asset: AudioAsset, range: MediaTimeRange, route: ChannelRoute? = nil) {
+            self.asset = asset
+            self.range = range
+            self.route = route
+        }
     }
 
     /// Nil for an empty edit.
@@ -42,7 +50,7 @@ public struct CompositionSegment: Sendable, Equatable {
         guard let source else { return (.init(source: nil, target: head), .init(source: nil, target: tail)) }
         guard let offset = (t - target.start).scaled(by: source.range.duration, over: target.duration) else { return nil }
         let cut = source.range.start + offset
-        return (.init(source: .init(asset: source.asset, range: MediaTimeRange(start: source.range.start, end: cut)), target: head),
-                .init(source: .init(asset: source.asset, range: MediaTimeRange(start: cut, end: source.range.end)), target: tail))
+        return (.init(source: .init(asset: source.asset, range: MediaTimeRange(start: source.range.start, end: cut), route: source.route), target: head),
+                .init(source: .init(asset: source.asset, range: MediaTimeRange(start: cut, end: source.range.end), route: source.route), target: tail))
     }
 }

@@ -46,8 +46,11 @@ public struct CompositionTrack: Sendable, Equatable {
     /// Places `range` of `asset` at timeline time `time`, moving nothing. Throws
     /// `invalidEdit` for a bad range or time and `overlappingSegments` when it would cover
     /// part of another segment.
-    public mutating func addSegment(_ range: MediaTimeRange, of asset: AudioAsset, at time: MediaTime) throws(MixdownError) {
-        let segment = try checkedSegment(range, of: asset, at: time)
+    /// `route`: the one channel of the file the segment plays, and where (nil: the whole
+    /// file); a channel the file does not have is an `invalidEdit` naming the track and file.
+    public mutating func addSegment(_ range: MediaTimeRange, of asset: AudioAsset, at time: MediaTime,
+                                    route: ChannelRoute? = nil) throws(MixdownError) {
+        let segment = try checkedSegment(range, of: asset, at: time, route: route)
         try place(segment)
     }
 
@@ -56,8 +59,8 @@ public struct CompositionTrack: Sendable, Equatable {
     /// (`time`, `duration`): unlike `scaleTimeRange`, no arithmetic rounds it, so a document
     /// or timeline that gives a scaled segment's place reproduces it exactly.
     public mutating func addSegment(_ range: MediaTimeRange, of asset: AudioAsset, at time: MediaTime,
-                                    duration: MediaTime) throws(MixdownError) {
-        let segment = try checkedSegment(range, of: asset, at: time)
+                                    duration: MediaTime, route: ChannelRoute? = nil) throws(MixdownError) {
+        let segment = try checkedSegment(range, of: asset, at: time, route: route)
         guard duration.isNumeric, duration > .zero, duration.isWithinAcceptedRange else {
             throw .invalidEdit(track: label, reason: "placing \(Self.describe(range)) of '\(asset.path)' at \(time.clockDescription) for \(duration.clockDescription): the duration must be longer than 0 and within the accepted range")
         }
@@ -171,7 +174,8 @@ public struct CompositionTrack: Sendable, Equatable {
 
     // MARK: Checks
 
-    private func checkedSegment(_ range: MediaTimeRange, of asset: AudioAsset, at time: MediaTime) throws(MixdownError) -> CompositionSegment {
+    private func checkedSegment(_ range: MediaTimeRange, of asset: AudioAsset, at time: MediaTime,
+                                route: ChannelRoute? = nil) throws(MixdownError) -> CompositionSegment {
         // Built only for a message: documents check 100,000s of segments here.
         var what: String { "inserting \(Self.describe(range)) of '\(asset.path)' at \(time.clockDescription)" }
         guard range.start.isNumeric, range.duration.isNumeric, time.isNumeric else {
@@ -189,7 +193,16 @@ public struct CompositionTrack: Sendable, Equatable {
         guard time >= .zero else {
             throw .invalidEdit(track: label, reason: "\(what): the timeline time must not be negative")
         }
-        return CompositionSegment(source: .init(asset: asset, range: range), target: MediaTimeRange(start: time, duration: range.duration))
+        if let route {
+            let ch = asset.info.channelCount
+            guard route.sourceChannel >= 0, route.outputChannel.map({ $0 >= 0 }) ?? true else {
+                throw .invalidEdit(track: label, reason: "\(what): channels count from 1")
+            }
+            guard route.channel(inFileOf: ch) != nil else {
+                throw .invalidEdit(track: label, reason: "\(what): the track plays channel \(route.sourceChannel + 1) of '\(asset.path)', which has \(ch) channels")
+            }
+        }
+        return CompositionSegment(source: .init(asset: asset, range: range, route: route), target: MediaTimeRange(start: time, duration: range.duration))
     }
 
     private func checkTimelineRange(_ range: MediaTimeRange, _ what: String) throws(MixdownError) {

@@ -21,6 +21,8 @@ public struct SegmentMapping: Sendable, Equatable, Codable {
     public let targetEndFrame: Int64
     /// Target duration / source duration, when it is not 1.
     public let scale: Double?
+    /// The one channel of the file played, and where (nil: the whole file).
+    public let route: ChannelRoute?
 }
 
 extension CompositionTrack {
@@ -37,7 +39,8 @@ extension CompositionTrack {
                 sourceStartFrame: sourceFrames?.lowerBound, sourceEndFrame: sourceFrames?.upperBound,
                 targetStart: s.target.start, targetEnd: s.target.end, outputSampleRate: outputRate,
                 targetStartFrame: target.lowerBound, targetEndFrame: target.upperBound,
-                scale: s.isScaled ? s.target.duration.approximateSeconds / src!.range.duration.approximateSeconds : nil)
+                scale: s.isScaled ? s.target.duration.approximateSeconds / src!.range.duration.approximateSeconds : nil,
+                route: src?.route)
         }
     }
 }

@@ -186,7 +186,11 @@ public struct CompositionRender: Sendable {
             for s in track.placedSegments {
                 guard let src = s.source else { continue }
                 let ch = src.asset.info.channelCount
-                guard ch == format.channelCount || ch == 1 || format.channelCount == 1 else {
+                if let route = src.route {
+                    guard route.channel(inFileOf: ch) != nil else {
+                        throw .invalidEdit(track: track.label, reason: "\(CompositionTrack.describe(s)) plays channel \(route.sourceChannel + 1) of '\(src.asset.path)', which has \(ch) channels")
+                    }
+                } else if !(ch == format.channelCount || ch == 1 || format.channelCount == 1) {
                     throw .invalidEdit(track: track.label, reason: "'\(src.asset.path)' has \(ch) channels: no mapping to \(format.channelCount) (supported: mono to any, any to mono, equal counts)")
                 }
                 if s.isScaled {
@@ -383,14 +387,26 @@ public struct CompositionRender: Sendable {
         let n = Int64(t.count), m = Int64(s.count)
         guard m > 0 else { return nil }
         let quality = self.quality
-        // Fewer channels out: map first, so the resampler does less work; more: map last.
-        let mapFirst = info.channelCount > channels
+        // A route picks its one channel first and places it last; otherwise fewer channels
+        // out: map first, so the resampler does less work; more: map last.
+        let route = source.route
+        let mapFirst = route == nil && info.channelCount > channels
         func decoder(_ range: Range<Int64>) throws(MixdownError) -> AudioNode {
             let f = try shelf.source(path: path, range: range, stream: stream)
+            if let route {
+                guard let c = route.channel(inFileOf: info.channelCount) else {
+                    throw .invalidEdit(track: "", reason: "'\(path)' has \(info.channelCount) channels: no channel \(route.sourceChannel + 1)")
+                }
+                return try ChannelPicker(input: f, channel: c)
+            }
             return mapFirst ? try ChannelMapper(input: f, channelCount: channels) : f
         }
         func mapped(_ node: AudioNode) throws(MixdownError) -> AudioNode {
-            mapFirst || node.format.channelCount == channels ? node : try ChannelMapper(input: node, channelCount: channels)
+            if let route {
+                let (to, gain) = route.placement(fileChannels: info.channelCount, outputChannels: channels)
+                return try ChannelPlacer(input: node, channelCount: channels, channel: to, gain: gain)
+            }
+            return mapFirst || node.format.channelCount == channels ? node : try ChannelMapper(input: node, channelCount: channels)
         }
         if !scaled && info.sampleRate == rate {
             // Same rate, same speed: source frames map one to one, so a late start cuts exactly.

@@ -51,7 +51,11 @@ public struct CompositionDocument: Sendable {
     /// Reads and checks the document at `path`; the files it names must exist. An
     /// OpenTimelineIO timeline's media that is not where it says is looked for with
     /// `relinking` (`--media`, `--relink`).
-    public init(contentsOf path: String, relinking: MediaRelinking = MediaRelinking()) throws(MixdownError) {
+    ///
+    /// `from` (`--from`): a timecode on an OpenTimelineIO timeline's sequence clock (its
+    /// record timecode or `global_start_time`) where the render starts, instead of the
+    /// sequence's own start (docs/otio.md); it must not lie after the first event.
+    public init(contentsOf path: String, relinking: MediaRelinking = MediaRelinking(), from: String? = nil) throws(MixdownError) {
         var st = stat()
         guard stat(path, &st) == 0 else {
             throw errno == ENOENT || errno == ENOTDIR ? .fileNotFound(path: path) : .unreadableFile(path: path, reason: String(cString: strerror(errno)))
@@ -73,7 +77,7 @@ public struct CompositionDocument: Sendable {
             if n == 0 { break }
             bytes.append(contentsOf: chunk[..<n])
         }
-        try self.init(bytes: bytes, path: path, relinking: relinking)
+        try self.init(bytes: bytes, path: path, relinking: relinking, from: from)
     }
 
     /// Reads a document from `data`; `path` names it in messages and anchors relative paths.
@@ -85,10 +89,13 @@ public struct CompositionDocument: Sendable {
     /// they were rounded, tracks and effects ignored (`--explain` prints them).
     public internal(set) var translationNotes: [String] = []
 
-    init(bytes: [UInt8], path: String, relinking: MediaRelinking = MediaRelinking()) throws(MixdownError) {
+    init(bytes: [UInt8], path: String, relinking: MediaRelinking = MediaRelinking(), from: String? = nil) throws(MixdownError) {
         if OTIOTimeline.isOTIO(bytes) {
-            self = try OTIOTimeline.document(bytes: bytes, path: path, relinking: relinking)
+            self = try OTIOTimeline.document(bytes: bytes, path: path, relinking: relinking, from: from)
             return
+        }
+        if let from {
+            throw .invalidParameter(name: "--from", value: from, reason: "'\(path)' is a composition document, which has no sequence clock (--from starts an editor's timeline at a timecode)")
         }
         let root: JSONValue
         do { root = try JSONParser.parse(bytes) } catch {
@@ -108,7 +115,7 @@ public struct CompositionDocument: Sendable {
         // Tracks: first the files (their rates decide the default output rate), then times.
         let trackList = try top.required("tracks", in: m).array()
         guard !trackList.isEmpty else { throw top.fail("has no tracks", at: "tracks") }
-        struct Pending { let cursor: JSONCursor; let members: JSONObject; let asset: AudioAsset? }
+        struct Pending { let cursor: JSONCursor; let members: JSONObject; let asset: AudioAsset?; let route: ChannelRoute? }
         var pending: [[Pending]] = []
         var trackMembers: [JSONObject] = []
         var names: [String] = []
@@ -121,7 +128,7 @@ public struct CompositionDocument: Sendable {
             names.append(name)
             var segs: [Pending] = []
             for s in try t.required("segments", in: o).array() {
-                let so = try s.object(allowed: ["file", "stream", "source", "at", "duration", "empty"])
+                let so = try s.object(allowed: ["file", "stream", "source", "at", "duration", "empty", "channel", "output_channel"])
                 var asset: AudioAsset?
                 if let f = s.member("file", in: so) {
                     let given = try f.string()
@@ -138,11 +145,11 @@ public struct CompositionDocument: Sendable {
                 } else if s.member("empty", in: so) == nil {
                     throw s.fail("needs 'file' (a part of a file) or 'empty' (an empty edit)")
                 }
-                segs.append(Pending(cursor: s, members: so, asset: asset))
+                segs.append(Pending(cursor: s, members: so, asset: asset, route: try Self.route(s, so, asset: asset)))
             }
             pending.append(segs)
         }
-        try settle(request, media: pending.flatMap { $0.compactMap { p in p.asset.map { ($0, DocumentOrigin(p.cursor)) } } })
+        try settle(request, media: pending.flatMap { $0.compactMap { p in p.asset.map { ($0, DocumentOrigin(p.cursor), p.route != nil) } } })
         let rate = outputFormat?.sampleRate
 
         // Times, now that frames have a rate.
@@ -163,9 +170,9 @@ public struct CompositionDocument: Sendable {
                         ?? MediaTimeRange(start: .zero, duration: asset.duration)
                     let at = try s.required("at", in: seg.members).time(frameRate: rate)
                     let duration = try s.member("duration", in: seg.members)?.time(frameRate: rate)
-                    track.segments.append(.init(content: .media(asset, source: source, at: at, duration: duration), origin: DocumentOrigin(s)))
+                    track.segments.append(.init(content: .media(asset, source: source, at: at, duration: duration), origin: DocumentOrigin(s), route: seg.route))
                 } else {
-                    if ["source", "at", "duration"].contains(where: { s.member($0, in: seg.members) != nil }) {
+                    if ["source", "at", "duration", "channel", "output_channel"].contains(where: { s.member($0, in: seg.members) != nil }) {
                         throw s.fail("an empty edit takes only 'empty': {\"start\", \"duration\"}")
                     }
                     let range = try s.required("empty", in: seg.members).timeRange(frameRate: rate)
@@ -313,11 +320,35 @@ public struct CompositionDocument: Sendable {
         return request
     }
 
+    /// A segment's `channel` (the file's channel it plays, from 1) and `output_channel`
+    /// (where it lands, from 1; without it, the channel's own place in the file): nil when
+    /// neither is given. A channel the file does not have is refused at `channel`.
+    static func route(_ s: JSONCursor, _ o: JSONObject, asset: AudioAsset?) throws(MixdownError) -> ChannelRoute? {
+        let c = s.member("channel", in: o), out = s.member("output_channel", in: o)
+        guard c != nil || out != nil else { return nil }
+        guard let c else { throw s.fail("an output_channel needs the channel it places", at: "channel") }
+        let v = try c.integer()
+        guard v >= 1, v <= 64 else { throw c.fail("must be a channel from 1 to 64, not \(v)") }
+        var k: Int?
+        if let out {
+            let w = try out.integer()
+            guard w >= 1, w <= 64 else { throw out.fail("must be a channel from 1 to 64, not \(w)") }
+            k = Int(w) - 1
+        }
+        let route = ChannelRoute(sourceChannel: Int(v) - 1, outputChannel: k)
+        if let asset, route.channel(inFileOf: asset.info.channelCount) == nil {
+            throw c.fail("channel \(v) of '\(asset.path)', which has \(asset.info.channelCount) channels")
+        }
+        return route
+    }
+
     /// Settles the output format: the rate and channels `request` gives, else the media's
     /// (the highest rate; stereo if any file has two or more channels). Every file must
     /// convert to them: refused here, at the key that asks for it (else at the segment),
     /// not at render time.
-    mutating func settle(_ request: OutputRequest, media: [(asset: AudioAsset, origin: DocumentOrigin)]) throws(MixdownError) {
+    /// `routed`: the segment plays one channel of its file (`ChannelRoute`), which any
+    /// output takes.
+    mutating func settle(_ request: OutputRequest, media: [(asset: AudioAsset, origin: DocumentOrigin, routed: Bool)]) throws(MixdownError) {
         var rate = request.rate, channels = request.channels
         if rate == nil || channels == nil {
             let d = Composition().defaultFormat(of: media.map(\.asset))
@@ -328,13 +359,13 @@ public struct CompositionDocument: Sendable {
         guard let rate, let channels else { return }
         outputFormat = AudioFormat(sampleRate: rate, channelCount: channels)
         var checked = Set<String>()
-        for (asset, origin) in media where checked.insert("\(asset.stream):\(asset.path)").inserted {
+        for (asset, origin, routed) in media where checked.insert("\(asset.stream):\(asset.path):\(routed)").inserted {
             let ratio = Double(rate) / Double(asset.info.sampleRate)
             if !(1.0 / 256...256).contains(ratio) {
                 throw (request.rateOrigin ?? origin).fail("\(rate) Hz cannot be made from '\(asset.path)' at \(asset.info.sampleRate) Hz: a rate conversion goes at most 256 times up or down")
             }
             let ch = asset.info.channelCount
-            if !(ch == channels || ch == 1 || channels == 1) {
+            if !routed, !(ch == channels || ch == 1 || channels == 1) {
                 throw (request.channelsOrigin ?? origin).fail("\(channels) channels cannot be made from '\(asset.path)', which has \(ch) (supported: mono to any, any to mono, equal counts)")
             }
         }

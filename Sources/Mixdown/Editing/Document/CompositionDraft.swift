@@ -38,6 +38,8 @@ struct CompositionDraft {
         }
         var content: Content
         let origin: DocumentOrigin
+        /// The one channel of the file the segment plays, and where (nil: the whole file).
+        var route: ChannelRoute? = nil
     }
 
     /// A volume event of a track's automation (linear gains).
@@ -109,10 +111,10 @@ extension CompositionDocument {
                         }
                         duration = given
                     }
-                    placed.append(Placed(range: MediaTimeRange(start: at, duration: duration), index: index, source: source, asset: asset))
+                    placed.append(Placed(range: MediaTimeRange(start: at, duration: duration), index: index, source: source, asset: asset, route: seg.route))
                 case .empty(let range):
                     guard range.start >= .zero, range.duration > .zero else { throw s.fail("must start at or after 0 and last longer than 0", at: "empty") }
-                    placed.append(Placed(range: range, index: index, source: nil, asset: nil))
+                    placed.append(Placed(range: range, index: index, source: nil, asset: nil, route: nil))
                 }
             }
             placed.sort { ($0.range.start, $0.index) < ($1.range.start, $1.index) }
@@ -126,7 +128,7 @@ extension CompositionDocument {
                     if let asset = p.asset, let source = p.source {
                         // Exactly the place given: a scaled segment's own duration is not
                         // rounded through scaleTimeRange's arithmetic.
-                        try composition[trackID: ids[ti]].addSegment(source, of: asset, at: p.range.start, duration: p.range.duration)
+                        try composition[trackID: ids[ti]].addSegment(source, of: asset, at: p.range.start, duration: p.range.duration, route: p.route)
                     } else {
                         try composition[trackID: ids[ti]].addEmptySegment(p.range)
                     }
@@ -174,5 +176,6 @@ extension CompositionDocument {
         let index: Int
         let source: MediaTimeRange?
         let asset: AudioAsset?
+        let route: ChannelRoute?
     }
 }

@@ -63,7 +63,7 @@ extension OTIOTimeline.Reader {
 
     /// The clip as placed media; nil for a generator (bars and tone, a countdown leader),
     /// which renders as silence of its length, noted.
-    mutating func clip(_ c: JSONCursor, _ o: JSONObject, duration: Rational) throws(MixdownError) -> Placed? {
+    mutating func clip(_ c: JSONCursor, _ o: JSONObject, duration: Rational, track: OTIOTimeline.TrackContext) throws(MixdownError) -> Placed? {
         guard let ref = try reference(c, o) else { throw c.fail("has no media reference", at: "media_reference") }
         let kind = try schema(ref.cursor, ref.members)
         if kind == "GeneratorReference" {
@@ -196,6 +196,12 @@ extension OTIOTimeline.Reader {
             placed.placeTolerance = unit.approximateSeconds / 2
         }
         placed.overrun = overrun
+        if let request = try channelRequest(c, o, track: track) {
+            placed.channelKnown = true
+            if case .channel(let source, let output) = request {
+                placed.route = ChannelRoute(sourceChannel: source, outputChannel: output)
+            }
+        }
         if !gainKeys.isEmpty {
             // Key times are fractions of the clip, to the microsecond of its length.
             for (t, g) in gainKeys {
@@ -205,6 +211,73 @@ extension OTIOTimeline.Reader {
             notes.lines.append("\(c.path): keyframed clip gain, \(gainKeys.count) keys (\(steps ? "held" : "linear ramps") between them)")
         }
         return placed
+    }
+
+    /// What of its file a clip plays: Mixdown's own `metadata.mixdown.channel` (from 1, or
+    /// "all") and `output_channel`, else the first dialect that says; nil when none does.
+    func channelRequest(_ c: JSONCursor, _ o: JSONObject, track: OTIOTimeline.TrackContext) throws(MixdownError) -> OTIOTimeline.ChannelRequest? {
+        if let ch = mixdownMember("channel", c, o) {
+            if case .string("all") = ch.value { return .whole }
+            let n = try ch.integer()
+            guard n >= 1, n <= 64 else { throw ch.fail("must be a channel from 1 to 64, or \"all\"") }
+            var output: Int?
+            if let out = mixdownMember("output_channel", c, o) {
+                let k = try out.integer()
+                guard k >= 1, k <= 64 else { throw out.fail("must be a channel from 1 to 64") }
+                output = Int(k) - 1
+            }
+            return .channel(source: Int(n) - 1, output: output)
+        }
+        for dialect in OTIOTimeline.dialects {
+            if let r = try dialect.clipChannel(c, o, track: track) { return r }
+        }
+        return nil
+    }
+
+    /// Tracks that split a file among them where the conversion lost which channel each
+    /// plays (otio-aaf-adapter's default conversion keeps only the timeline track): clips
+    /// of one multi-channel file on different tracks, in sync (the same file time at the
+    /// same timeline time) and overlapping, whose channel nothing gave. Summed whole they
+    /// would play the file N times over; instead each plays its channel in track order
+    /// (the first track channel 1, the next channel 2), at that channel's place, and a
+    /// note names them. More such tracks than the file has channels is refused.
+    mutating func routeSplitTracks() throws(MixdownError) {
+        struct Candidate { let lane: Int; let clip: Int; let start: Rational; let end: Rational }
+        var groups: [String: [Candidate]] = [:]
+        var order: [String] = []
+        for (li, lane) in lanes.enumerated() {
+            for (ci, clip) in lane.clips.enumerated() where !clip.channelKnown {
+                guard let info = header(clip.file), info.channelCount >= 2 else { continue }
+                // In sync: the file's time 0 lies at the same timeline time (a warped clip is not).
+                guard !clip.scaled else { continue }
+                let key = "\(clip.file)|\(try clip.at.subtracting(clip.sourceStart).description)"
+                if groups[key] == nil { order.append(key) }
+                groups[key, default: []].append(Candidate(lane: li, clip: ci, start: clip.at, end: try clip.at.adding(clip.duration)))
+            }
+        }
+        for key in order {
+            let group = groups[key]!
+            guard Set(group.map { lanes[$0.lane].family }).count >= 2 else { continue }
+            var named: [Int: [String]] = [:]   // channel -> tracks, for the note
+            for a in group {
+                let overlapping = group.filter { $0.start < a.end && a.start < $0.end }
+                let families = Set(overlapping.map { lanes[$0.lane].family }).sorted()
+                guard families.count >= 2 else { continue }
+                let file = lanes[a.lane].clips[a.clip].file
+                let channels = header(file)?.channelCount ?? 0
+                guard families.count <= channels else {
+                    let names = families.map { "'\(lanes[$0].name)'" }.joined(separator: ", ")
+                    throw lanes[a.lane].clips[a.clip].origin.fail("\(families.count) tracks (\(names)) play '\(file)', which has \(channels) channels, over the same source range at the same time, and nothing says which channel each plays (an AAF converted with otio-aaf-adapter's simplify=False keeps the master clip's channels)")
+                }
+                let rank = families.firstIndex(of: lanes[a.lane].family)!
+                lanes[a.lane].clips[a.clip].route = ChannelRoute(sourceChannel: rank)
+                named[rank, default: []].append(lanes[lanes[a.lane].family].name)
+            }
+            guard !named.isEmpty, let first = group.first else { continue }
+            let file = lanes[first.lane].clips[first.clip].file
+            let parts = named.keys.sorted().map { k in "\(Array(Set(named[k]!)).sorted().map { "'\($0)'" }.joined(separator: ", ")) channel \(k + 1)" }
+            notes.lines.append("tracks play '\(file)' (\(header(file)?.channelCount ?? 0) channels) over the same source range at the same time, and nothing says which channel each plays: each plays its channel in track order (\(parts.joined(separator: "; "))), at its place in the file (an AAF converted with simplify=False keeps the master clip's channels)")
+        }
     }
 
     /// What an ignored effect is called: its `effect_name` ("Reverb"); a Resolve effect's

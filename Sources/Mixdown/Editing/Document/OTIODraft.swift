@@ -30,7 +30,7 @@ extension OTIOTimeline.Reader {
                 do { asset = try assets.asset(c.file) } catch { throw origin.fail("\(error)") }
                 let source = MediaTimeRange(start: try Self.time(c.sourceStart, origin), duration: try Self.time(c.sourceDuration, origin))
                 let at = try Self.time(c.at, origin), duration = c.scaled ? try Self.time(c.duration, origin) : nil
-                track.segments.append(.init(content: .media(asset, source: source, at: at, duration: duration), origin: origin))
+                track.segments.append(.init(content: .media(asset, source: source, at: at, duration: duration), origin: origin, route: c.route))
                 clipsEnd = max(clipsEnd, try c.at.adding(c.duration))
             }
             // The track's trailing gap, as an empty edit to its end (more than a microsecond,

@@ -30,9 +30,11 @@ public enum OTIOTimeline {
 
     /// Reads the timeline in `bytes`; `path` names it in messages and anchors relative
     /// paths. Its notes are the document's `translationNotes`.
-    public static func document(bytes: [UInt8], path: String, relinking: MediaRelinking = MediaRelinking()) throws(MixdownError) -> CompositionDocument {
+    public static func document(bytes: [UInt8], path: String, relinking: MediaRelinking = MediaRelinking(),
+                                from: String? = nil) throws(MixdownError) -> CompositionDocument {
         var reader = Reader(file: path)
         reader.relinking = relinking
+        reader.from = from
         var document = CompositionDocument(emptyAt: path)
         try reader.read(bytes, into: &document)
         document.translationNotes = reader.notes.lines
@@ -67,6 +69,11 @@ public enum OTIOTimeline {
         /// of ramping to it.
         var gainKeys: [(Rational, Double)] = []
         var steps = false
+        /// The one channel of its file it plays (nil: the whole file, or not known yet).
+        var route: ChannelRoute?
+        /// Whether Mixdown's metadata or a dialect said what it plays (else the split rule
+        /// may give it a channel).
+        var channelKnown = false
         var scaled: Bool { sourceDuration != duration }
     }
 
@@ -84,6 +91,9 @@ public enum OTIOTimeline {
         var clips: [Placed] = []
         var end: Rational
         let origin: JSONCursor
+        /// The OTIO track it comes from, as the index of that track's first lane (a
+        /// dissolve's second lane shares it).
+        var family = 0
     }
 
     /// An item of a track: its object, schema, and place in the track's time (transitions take none).
@@ -103,6 +113,8 @@ public enum OTIOTimeline {
         var ignoredKinds: [String: Int] = [:]
         /// Each top-level audio track's record start, when a dialect gave one.
         var recordStarts: [OTIOTimeline.RecordStart] = []
+        /// `--from`: the timecode the render starts at, on the sequence's clock.
+        var from: String?
 
         init(file: String) {
             self.file = file
@@ -119,8 +131,12 @@ public enum OTIOTimeline {
             let top = JSONCursor(value: root, path: "", file: file)
             let t = try members(top)
             try expect(top, t, "Timeline")
+            var globalStart: (seconds: Rational, rate: (num: Int64, den: Int64))?
             if let g = top.member("global_start_time", in: t), g.value != .null {
                 let start = try time(g)
+                if case .object(let go) = g.value, let r = try g.member("rate", in: go)?.number(), let rate = Self.exactRate(r) {
+                    globalStart = (start, rate)
+                }
                 notes.lines.append("global_start_time \(start.description) s (\(String(format: "%.6f", start.approximateSeconds)) s): the timeline's first frame; the render starts there")
             }
             // The document settings Mixdown wrote (`metadata.mixdown`: output, time_range,
@@ -136,17 +152,48 @@ public enum OTIOTimeline {
             let s = try members(stack)
             try expect(stack, s, "Stack")
             let children = try stack.required("children", in: s).array()
-            do {
+            do throws(MixdownError) {
                 for (i, child) in children.enumerated() {
                     let c = JSONCursor(value: child.value, path: "tracks[\(i)]", file: file)
                     try track(c, offset: .zero, window: nil, parentGain: 1)
                 }
+                // Tracks that each hold one channel of a file, where the conversion lost which.
+                try routeSplitTracks()
                 // Record timecodes: the earliest track starts the render.
-                if let first = recordStarts.min(by: { $0.start < $1.start }), first.start > .zero, !first.note.isEmpty {
-                    notes.lines.append(first.note)
+                // Record timecodes: the sequence starts at the earliest track's start (or
+                // at --from, or at global_start_time when it lies at or before it).
+                var shift: Rational?
+                if let first = recordStarts.min(by: { $0.start < $1.start }), first.start > .zero, !first.note.isEmpty, let rate = first.rate {
+                    if let from {
+                        let f = try Self.timecodeSeconds(from, rate: rate)
+                        guard !(first.start < f) else {
+                            throw MixdownError.invalidParameter(name: "--from", value: from, reason: "lies after the first record in, \(CMX3600.timecode(first.start, rate: rate)): the render would cut events")
+                        }
+                        shift = f
+                        notes.lines.append("the render starts at \(from) (--from); the first record in is \(CMX3600.timecode(first.start, rate: rate))")
+                    } else if let g = globalStart, !(first.start < g.seconds) {
+                        shift = g.seconds
+                        notes.lines.append("the render starts at global_start_time \(CMX3600.timecode(g.seconds, rate: g.rate)); the first record in is \(CMX3600.timecode(first.start, rate: rate))")
+                    } else {
+                        shift = first.sequenceStart
+                        notes.lines.append(first.note)
+                    }
+                } else if let from {
+                    // No record timecode: the sequence's clock starts at global_start_time.
+                    guard let g = globalStart else {
+                        throw MixdownError.invalidParameter(name: "--from", value: from, reason: "'\(file)' gives no sequence clock (no record timecode, no global_start_time) to start the render on")
+                    }
+                    let f = try Self.timecodeSeconds(from, rate: g.rate)
+                    guard !(g.seconds < f) else {
+                        throw MixdownError.invalidParameter(name: "--from", value: from, reason: "lies after the sequence's start, \(CMX3600.timecode(g.seconds, rate: g.rate)) (global_start_time): the render would cut events")
+                    }
+                    shift = try f.subtracting(g.seconds)
+                    notes.lines.append("the render starts at \(from) (--from), \(String(format: "%.6f", try g.seconds.subtracting(f).approximateSeconds)) s before the sequence's start (global_start_time)")
+                }
+                if let shift, shift != .zero {
                     for i in lanes.indices {
-                        for j in lanes[i].clips.indices { lanes[i].clips[j].at = try lanes[i].clips[j].at.subtracting(first.sequenceStart) }
-                        lanes[i].end = max(.zero, try lanes[i].end.subtracting(first.sequenceStart))
+                        for j in lanes[i].clips.indices { lanes[i].clips[j].at = try lanes[i].clips[j].at.subtracting(shift) }
+                        lanes[i].end = max(.zero, try lanes[i].end.subtracting(shift))
                     }
                 }
             } catch {
@@ -178,7 +225,7 @@ public enum OTIOTimeline {
 
             var draft = try self.draft()
             try document.settle(request, media: draft.tracks.flatMap { $0.segments }.compactMap { s in
-                if case .media(let asset, _, _, _) = s.content { return (asset, s.origin) } else { return nil }
+                if case .media(let asset, _, _, _) = s.content { return (asset, s.origin, s.route != nil) } else { return nil }
             })
             // Mixdown's own volume events count frames at the output rate: read now that it is known.
             for lane in lanes {
@@ -259,6 +306,14 @@ public enum OTIOTimeline {
                 notes.lines.append("rate \(rate) read as \(num)/\(den) exactly")
             } }
             return try Rational(milli * Int128(den), over: 1000 * Int128(num))
+        }
+
+        /// `--from`'s timecode in seconds at `rate`, or an error naming it.
+        static func timecodeSeconds(_ text: String, rate: (num: Int64, den: Int64)) throws(MixdownError) -> Rational {
+            guard let t = CMX3600.seconds(ofTimecode: text, rate: rate) else {
+                throw .invalidParameter(name: "--from", value: text, reason: "is not a timecode HH:MM:SS:FF at the sequence's \(String(format: "%g", Double(rate.num) / Double(rate.den))) fps (HH:MM:SS;FF for drop-frame)")
+            }
+            return t
         }
 
         /// A time_scalar as an exact rational: the shortest decimal that reads back as the
@@ -396,7 +451,8 @@ public enum OTIOTimeline {
                 visible = (start, min(trimEnd, try start.adding(w.duration)))
             }
             let laneA = lanes.count
-            lanes.append(Lane(name: name, gain: trackGain, end: visible.end > visible.start ? try offset.adding(visible.end.subtracting(visible.start)) : offset, origin: c))
+            lanes.append(Lane(name: name, gain: trackGain, end: visible.end > visible.start ? try offset.adding(visible.end.subtracting(visible.start)) : offset, origin: c, family: lanes.count))
+            let context = OTIOTimeline.TrackContext(cursor: c, members: o, name: lone ? "" : ((try? c.member("name", in: o)?.string()) ?? nil) ?? "", nested: window != nil)
             var lane = laneA
             var laneB: Int?
             var pendingFadeIn: (Rational, Rational)?
@@ -424,7 +480,7 @@ public enum OTIOTimeline {
                         if clipBefore {
                             if laneB == nil {
                                 laneB = lanes.count
-                                lanes.append(Lane(name: lanes[laneA].name + " (B)", gain: trackGain, end: .zero, origin: c))
+                                lanes.append(Lane(name: lanes[laneA].name + " (B)", gain: trackGain, end: .zero, origin: c, family: laneA))
                             }
                             lane = lane == laneA ? laneB! : laneA
                         }
@@ -460,7 +516,7 @@ public enum OTIOTimeline {
                         if pendingFadeIn != nil { throw item.cursor.fail("a transition into a disabled clip") }
                         continue
                     }
-                    guard var clip = try self.clip(item.cursor, item.members, duration: item.duration) else {
+                    guard var clip = try self.clip(item.cursor, item.members, duration: item.duration, track: context) else {
                         if pendingFadeIn != nil { throw item.cursor.fail("a transition into a generator clip is not supported") }
                         continue
                     }

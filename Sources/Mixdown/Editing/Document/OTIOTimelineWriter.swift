@@ -127,6 +127,13 @@ extension OTIOTimeline {
                 } else if !exact || Int128(b - a) * Int128(s.target.duration.timescale) != Int128(s.target.duration.value) * Int128(rate) {
                     mixdown.append("\"at\": \"\(s.target.start.rationalText)\", \"duration\": \"\(s.target.duration.rationalText)\"")
                 }
+                // The channel a segment plays (from 1, as the reader takes it); "all" where a
+                // track's name would make a reader take one (a CMX 3600 name, A2).
+                if let r = source.route {
+                    mixdown.append("\"channel\": \(r.sourceChannel + 1)" + (r.outputChannel.map { ", \"output_channel\": \($0 + 1)" } ?? ""))
+                } else if CMX3600.isChannel(track.name) {
+                    mixdown.append("\"channel\": \"all\"")
+                }
                 let metadata = mixdown.isEmpty ? "{}" : "{\"mixdown\": {\(mixdown.joined(separator: ", "))}}"
                 let reference = "{\"OTIO_SCHEMA\": \"ExternalReference.1\", \"name\": \"\", \"target_url\": \(quote(url(source.asset.path))), "
                     + "\"available_range\": \(edit == nil ? range(.zero, info.duration) : anyRange(.zero, info.duration)), \"metadata\": {}}"

@@ -47,3 +47,19 @@ enum AvidAAF: OTIODialect {
         return .keyframes(keys, steps: interpolation == "Constant")
     }
 }
+
+extension AvidAAF {
+    /// Avid's master clip channel, where otio-aaf-adapter kept it (`simplify=False`): the
+    /// clip (`metadata.AAF.ClassName` "MasterMob") sits on a nested track that is the master
+    /// clip's slot, whose `PhysicalTrackNumber` is the file's channel (from 1). The default
+    /// conversion keeps only the timeline track's number, which is not the source channel
+    /// (composite.aaf's A2 plays channel 1): there the channel is unknown, and the reader's
+    /// split rule applies.
+    static func clipChannel(_ clip: JSONCursor, _ members: JSONObject, track: OTIOTimeline.TrackContext) throws(MixdownError) -> OTIOTimeline.ChannelRequest? {
+        guard track.nested, let ca = OTIOTimeline.metadata("AAF", clip, members),
+              case .string("MasterMob")? = ca.cursor.member("ClassName", in: ca.members)?.value,
+              let ta = OTIOTimeline.metadata("AAF", track.cursor, track.members),
+              let n = OTIOTimeline.whole(ta.cursor.member("PhysicalTrackNumber", in: ta.members)), n >= 1, n <= 64 else { return nil }
+        return .channel(source: n - 1, output: nil)
+    }
+}

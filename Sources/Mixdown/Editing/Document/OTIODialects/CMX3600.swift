@@ -31,11 +31,20 @@ enum CMX3600: OTIODialect {
         var note = ""
         if let rate {
             // The sequence starts at the hour of its first record in (01:00:00:00, or
-            // 00:00:00:00 for a sequence whose audio starts a little after it).
-            sequenceStart = try hourStart(of: start, rate: rate)
-            note = "the render starts at \(timecode(sequenceStart, rate: rate)), the hour of the first record in (\(timecode(start, rate: rate))): every event lands at its record timecode"
+            // 00:00:00:00 for a sequence whose audio starts a little after it), when that
+            // hour lies within a minute of it; else at the first record in: an EDL gives no
+            // sequence start, and a rule that adds nearly an hour of silence no event asks
+            // for (00:59:53:11 from 00:00:00:00) is wrong.
+            let hour = try hourStart(of: start, rate: rate)
+            if !(try start.subtracting(hour) > (try Rational(60, over: 1))) {
+                sequenceStart = hour
+                note = "the render starts at \(timecode(hour, rate: rate)), the hour of the first record in (\(timecode(start, rate: rate))), which lies within a minute of it: every event lands at its record timecode (--from sets another start)"
+            } else {
+                sequenceStart = start
+                note = "the render starts at the first record in, \(timecode(start, rate: rate)) (the hour before it, \(timecode(hour, rate: rate)), lies more than a minute earlier): every event lands at its record timecode (--from sets another start)"
+            }
         }
-        return OTIOTimeline.RecordStart(start: start, sequenceStart: sequenceStart, note: note)
+        return OTIOTimeline.RecordStart(start: start, sequenceStart: sequenceStart, note: note, rate: rate)
     }
 
     /// The timecode hour at or before `t` at `rate`, in seconds: whole hours of
@@ -54,11 +63,40 @@ enum CMX3600: OTIODialect {
         return try Rational(Int128(best) * Int128(rate.den), over: Int128(rate.num))
     }
 
+    /// A timecode ("HH:MM:SS:FF"; a ';' or '.' before the frames is drop-frame at 29.97
+    /// and 59.94) at `rate`, in seconds, exactly; nil when it is not one.
+    static func seconds(ofTimecode text: String, rate: (num: Int64, den: Int64)) -> Rational? {
+        let nominal = (rate.num + rate.den / 2) / rate.den
+        let drop = text.contains(";") || text.contains(".")
+        let parts = text.split(whereSeparator: { $0 == ":" || $0 == ";" || $0 == "." }).map { Int64($0) }
+        guard parts.count == 4, parts.allSatisfy({ $0 != nil && $0! >= 0 }) else { return nil }
+        let (h, m, s, f) = (parts[0]!, parts[1]!, parts[2]!, parts[3]!)
+        guard m < 60, s < 60, f < nominal, h < 1_000_000 else { return nil }
+        var frames = ((h * 60 + m) * 60 + s) * nominal + f
+        if drop {
+            guard rate.den == 1001, nominal % 30 == 0 else { return nil }
+            let minutes = h * 60 + m, dropped = 2 * (nominal / 30)
+            frames -= dropped * (minutes - minutes / 10)
+        }
+        return try? Rational(Int128(frames) * Int128(rate.den), over: Int128(rate.num))
+    }
+
     /// "01:00:05:00" (non-drop-frame) for a time at `rate`.
     static func timecode(_ t: Rational, rate: (num: Int64, den: Int64)) -> String {
         let nominal = (rate.num + rate.den / 2) / rate.den
         let frames = Int64((t.approximateSeconds * Double(rate.num) / Double(rate.den)).rounded())
         let f = frames % nominal, secs = frames / nominal
         return String(format: "%02lld:%02lld:%02lld:%02lld", secs / 3600, secs / 60 % 60, secs % 60, f)
+    }
+}
+
+extension CMX3600 {
+    /// An EDL's audio channel is its track: the adapter names them A1, A2... (`A` is A1,
+    /// `AA` is A1 and A2, each holding the event), and CMX 3600 patches source channel n to
+    /// record channel n. A track `A<n>` plays channel n of its file (a mono file's one
+    /// channel: it cannot be split), at that channel's own place.
+    static func clipChannel(_ clip: JSONCursor, _ members: JSONObject, track: OTIOTimeline.TrackContext) throws(MixdownError) -> OTIOTimeline.ChannelRequest? {
+        guard isChannel(track.name), let n = Int(track.name.dropFirst()), n >= 1, n <= 64 else { return nil }
+        return .channel(source: n - 1, output: nil)
     }
 }

@@ -29,3 +29,28 @@ enum FinalCutXML: OTIODialect {
         throw p.fail("an Audio Levels filter without a 'level' parameter")
     }
 }
+
+extension FinalCutXML {
+    /// Final Cut Pro 7's routing, as otio-fcp-adapter keeps it: a clip plays its file's
+    /// `sourcetrack.trackindex` (from 1) on a mono track, landing on the track's
+    /// `outputchannelindex` (from 1) where it has one. A track of an exploded stereo pair
+    /// (`@totalExplodedTrackCount` above 1: Premiere's, which the adapter gangs into one
+    /// track, the pair's first) plays the whole file.
+    static func clipChannel(_ clip: JSONCursor, _ members: JSONObject, track: OTIOTimeline.TrackContext) throws(MixdownError) -> OTIOTimeline.ChannelRequest? {
+        let trackXML = OTIOTimeline.metadata("fcp_xml", track.cursor, track.members)
+        if let t = trackXML, let count = OTIOTimeline.whole(t.cursor.member("@totalExplodedTrackCount", in: t.members)), count > 1 {
+            return .whole
+        }
+        guard let x = OTIOTimeline.metadata("fcp_xml", clip, members),
+              let st = x.cursor.member("sourcetrack", in: x.members), case .object(let so) = st.value else { return nil }
+        if case .string(let kind)? = st.member("mediatype", in: so)?.value, kind != "audio" { return nil }
+        guard let index = OTIOTimeline.whole(st.member("trackindex", in: so)) else { return nil }
+        guard index >= 1, index <= 64 else { throw st.fail("a source track index of \(index): channels count from 1", at: "trackindex") }
+        var output: Int?
+        if let t = trackXML, let o = OTIOTimeline.whole(t.cursor.member("outputchannelindex", in: t.members)) {
+            guard o >= 1, o <= 64 else { throw t.cursor.fail("an output channel index of \(o): channels count from 1", at: "outputchannelindex") }
+            output = o - 1
+        }
+        return .channel(source: index - 1, output: output)
+    }
+}

@@ -18,6 +18,11 @@ protocol OTIODialect: Sendable {
     /// a stack.
     static func recordStart(track: JSONCursor, sourceRange: JSONCursor, trim: (start: Rational, duration: Rational),
                             itemsLength: Rational, name: String, nested: Bool) throws(MixdownError) -> OTIOTimeline.RecordStart?
+
+    /// What of its file a clip plays, when this dialect says: the whole file, or one
+    /// channel and where it lands; nil when the clip and its track carry nothing of this
+    /// dialect's.
+    static func clipChannel(_ clip: JSONCursor, _ members: JSONObject, track: OTIOTimeline.TrackContext) throws(MixdownError) -> OTIOTimeline.ChannelRequest?
 }
 
 extension OTIODialect {
@@ -25,6 +30,8 @@ extension OTIODialect {
 
     static func recordStart(track: JSONCursor, sourceRange: JSONCursor, trim: (start: Rational, duration: Rational),
                             itemsLength: Rational, name: String, nested: Bool) throws(MixdownError) -> OTIOTimeline.RecordStart? { nil }
+
+    static func clipChannel(_ clip: JSONCursor, _ members: JSONObject, track: OTIOTimeline.TrackContext) throws(MixdownError) -> OTIOTimeline.ChannelRequest? { nil }
 }
 
 extension OTIOTimeline {
@@ -43,6 +50,36 @@ extension OTIOTimeline {
     /// linear gains; `steps`: each value held to the next key instead of ramping to it).
     enum ClipGain { case constant(Double), keyframes([(Double, Double)], steps: Bool) }
 
+    /// What of its file a clip plays: all of it, or one channel (from 0) landing on an
+    /// output channel (from 0; nil: the channel's own place in the file).
+    enum ChannelRequest: Equatable { case whole, channel(source: Int, output: Int?) }
+
+    /// The OTIO track a clip is on, as a dialect sees it.
+    struct TrackContext {
+        let cursor: JSONCursor
+        let members: JSONObject
+        /// Its name as the timeline gives it (empty when it has none).
+        let name: String
+        /// Inside a nested stack.
+        let nested: Bool
+    }
+
+    /// `metadata.<key>` of an object, when it is an object.
+    static func metadata(_ key: String, _ c: JSONCursor, _ o: JSONObject) -> (cursor: JSONCursor, members: JSONObject)? {
+        guard let md = c.member("metadata", in: o), case .object(let m) = md.value,
+              let k = md.member(key, in: m), case .object(let ko) = k.value else { return nil }
+        return (k, ko)
+    }
+
+    /// A whole number written as a number or a string ("2", as the FCP adapter keeps XML text).
+    static func whole(_ c: JSONCursor?) -> Int? {
+        switch c?.value {
+        case .number(let d)?: return d == d.rounded() && abs(d) < 1e9 ? Int(d) : nil
+        case .string(let s)?: return Int(s.trimmingCharacters(in: .whitespaces))
+        default: return nil
+        }
+    }
+
     /// Where a track's items are recorded: `start` is its first record in, on the
     /// sequence's clock; if it is the earliest track, the render starts at
     /// `sequenceStart`, and `note` says so.
@@ -50,5 +87,7 @@ extension OTIOTimeline {
         let start: Rational
         let sequenceStart: Rational
         let note: String
+        /// The rate its timecode counts (nil: none given).
+        var rate: (num: Int64, den: Int64)? = nil
     }
 }

@@ -61,3 +61,24 @@ enum Resolve: OTIODialect {
         return .constant(1)   // Resolve writes no parameter for a clip at 0 dB
     }
 }
+
+extension Resolve {
+    /// DaVinci Resolve's routing: a clip's `metadata.Resolve_OTIO.Channels` lists, for each
+    /// of its track's channels, the `Source Channel ID` (from 0) it plays. One entry: that
+    /// channel, at its own place in the file; the file's channels in order: the whole file.
+    /// Any other list (swapped or repeated channels) is refused, naming it.
+    static func clipChannel(_ clip: JSONCursor, _ members: JSONObject, track: OTIOTimeline.TrackContext) throws(MixdownError) -> OTIOTimeline.ChannelRequest? {
+        guard let r = OTIOTimeline.metadata("Resolve_OTIO", clip, members),
+              let chs = r.cursor.member("Channels", in: r.members), case .array = chs.value else { return nil }
+        var ids: [Int] = []
+        for ch in try chs.array() {
+            guard case .object(let co) = ch.value, let id = OTIOTimeline.whole(ch.member("Source Channel ID", in: co)), id >= 0, id < 64 else {
+                throw ch.fail("a channel without a Source Channel ID from 0 to 63")
+            }
+            ids.append(id)
+        }
+        if ids.count == 1 { return .channel(source: ids[0], output: nil) }
+        if ids.isEmpty || ids == Array(0..<ids.count) { return .whole }
+        throw chs.fail("plays source channels \(ids.map { "\($0 + 1)" }.joined(separator: ", ")) on one track: Mixdown routes one channel a track or the file in its own order")
+    }
+}
