@@ -134,6 +134,7 @@ struct Batch: ParsableCommand {
                 c.plot = c.plot.map(at)
                 c.doc = c.doc.map(at)
                 c.stems = c.stems.map(at)
+                c.otio = c.otio.map(at)
                 c.overwrite = true
                 let job = try c.job()
                 return BatchTask(inputs: job.inputs, outputs: job.outputs) { progress, token throws(MixdownError) in

@@ -316,7 +316,7 @@ import Testing
         #expect(checked.code == 0 && checked.output.hasSuffix("ok\n"), "\(checked.output)")
         let explained = try CLI.run(["render", "stereo.otio", "--explain"], in: dir.path)
         #expect(explained.stdout.contains("channel 1 of the file") && explained.stdout.contains("channel 2 of the file")
-                && explained.stderr.contains("starts at the first record in, 00:59:53:11"), "\(explained.stdout)\(explained.stderr)")
+                && (explained.stdout + explained.stderr).contains("starts at the first record in, 00:59:53:11"), "\(explained.stdout)\(explained.stderr)")
     }
 
     /// Avid's clip gain and fades: AAFs written with pyaaf2 as Media Composer writes them

@@ -3,7 +3,20 @@
 XML, AAF: read by opentimelineio and its adapters) with media made for each clip, and checks
 every unmodified sample.
 
-Usage: sweep.py MIXDOWN WORK DIR... [--json] [--all-tracks-as-audio]
+Usage: sweep.py MIXDOWN WORK DIR... [--json] [--all-tracks-as-audio] [--channels N] [--aaf-simplify-false]
+
+--channels N gives every stand-in N channels whose values differ (channel c of frame n holds
+(c + 1) x 2048 + ((n + seed) mod 2048), 16-bit), renders in float, and checks the mix of all
+tracks at once: every output channel of every frame that plain clips alone cover must be the
+sum the editor's routing gives (below), so a channel played twice, swapped or summed whole on
+tracks that each hold one channel shows. The routing expected (docs/otio.md): a Final Cut 7
+track of an exploded pair plays the whole file, a clip's sourcetrack.trackindex its channel on
+the track's outputchannelindex; a Resolve clip's single Source Channel ID; a track named A<n>
+(CMX 3600) channel n; tracks that play one multi-channel file in sync and overlapping with
+nothing said: their channels in track order; else the whole file (equal channel counts one to
+one, mono to every channel, N to mono their mean). A routed channel lands at its own place (a
+mono file's on every channel), folded odd left, even right past the output's channels.
+--aaf-simplify-false converts AAFs with simplify=False (the master clip's channels kept).
 
 --all-tracks-as-audio reads every track as audio (most sample EDLs and XMLs are picture
 alone; their cuts, dissolves and record windows are placed as an audio track's would be).
@@ -52,17 +65,29 @@ def frame(s):
 def timelines(path):
     ext = os.path.splitext(path)[1].lower()
     kwargs = {"rate": 24} if ext == ".edl" else {}
+    if ext == ".aaf" and "--aaf-simplify-false" in sys.argv:
+        kwargs["simplify"] = False
     read = otio.adapters.read_from_file(path, **kwargs)
     if isinstance(read, otio.schema.Timeline):
         return [read]
     return [t for t in read.find_children(descended_from_type=otio.schema.Timeline)] if hasattr(read, "find_children") else []
 
 
+CHANNELS = int(sys.argv[sys.argv.index("--channels") + 1]) if "--channels" in sys.argv else 1
+
+
+def media_value(n, seed, c):
+    """Frame n of a stand-in's channel c (16-bit integers)."""
+    if CHANNELS == 1:
+        return ((n + seed) % 65536) - 32768
+    return (c + 1) * 2048 + ((n + seed) % 2048)
+
+
 def write_media(path, frames, seed):
     n = np.arange(frames, dtype=np.int64)
-    data = (((n + seed) % 65536) - 32768).astype("<i2")
+    data = np.stack([media_value(n, seed, c) for c in range(CHANNELS)], axis=1).astype("<i2")
     with wave.open(path, "wb") as w:
-        w.setnchannels(1)
+        w.setnchannels(CHANNELS)
         w.setsampwidth(2)
         w.setframerate(RATE)
         w.writeframes(data.tobytes())
@@ -138,10 +163,14 @@ def check(mixdown, work, tl, name, entry):
                 track.kind = otio.schema.TrackKind.Audio
         otio.adapters.write_to_file(tl, t_path)
         out = f"{work}/{name}.wav"
-        r = subprocess.run([mixdown, "render", t_path, out, "--format", "s16", "--overwrite", "--quiet"], capture_output=True, text=True)
+        fmt = "f32" if CHANNELS > 1 else "s16"
+        r = subprocess.run([mixdown, "render", t_path, out, "--format", fmt, "--overwrite", "--quiet"], capture_output=True, text=True)
         if r.returncode != 0:
             msg = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit {r.returncode}"
             entry["refused"] = msg.split(": ", 2)[-1] if msg.startswith("mixdown: error") else msg
+            return
+        if CHANNELS > 1:
+            check_mix(tl, out, files, entry)
             return
         with wave.open(out) as w:
             ch = w.getnchannels()
@@ -162,7 +191,8 @@ def check(mixdown, work, tl, name, entry):
         if offsets:
             first, r = min(offsets.values())
             nominal = round(r)
-            shift = Fraction(int(first * r) // (3600 * nominal) * 3600 * nominal) / r
+            hour = Fraction(int(first * r) // (3600 * nominal) * 3600 * nominal) / r
+            shift = hour if first - hour <= 60 else first
         for track in tl.audio_tracks():
             # OTIO's own window (a source range on a track): the part of the track in it,
             # from output time 0.
@@ -223,8 +253,162 @@ def check(mixdown, work, tl, name, entry):
                 entry["wrong"].append(f"clip '{item.name}': {bad} of {len(ks)} frames wrong")
 
 
+def read_float_wav(path):
+    """A float WAV (WAVE_FORMAT_EXTENSIBLE or IEEE float) as (frames, channels) float64."""
+    data = open(path, "rb").read()
+    pos, fmt, body = 12, None, None
+    while pos + 8 <= len(data):
+        cid, size = data[pos:pos + 4], int.from_bytes(data[pos + 4:pos + 8], "little")
+        if cid == b"fmt ":
+            fmt = data[pos + 8:pos + 8 + size]
+        elif cid == b"data":
+            body = data[pos + 8:pos + 8 + size]
+            break
+        pos += 8 + size + (size & 1)
+    channels = int.from_bytes(fmt[2:4], "little")
+    return np.frombuffer(body, dtype="<f4").astype(np.float64).reshape(-1, channels)
+
+
+def track_offsets(tl, length):
+    """Each top-level audio track's output offset and window (as the mono check computes)."""
+    offsets = {}
+    for track in tl.audio_tracks():
+        sr = track.source_range
+        if sr is not None and seconds(sr.start_time) < 0 and seconds(sr.duration) == sum(
+                (seconds(i.duration()) for i in track if not isinstance(i, otio.schema.Transition)), Fraction(0)):
+            offsets[id(track)] = (-seconds(sr.start_time), exact_rate(sr.start_time.rate))
+    shift = Fraction(0)
+    if offsets:
+        first, r = min(offsets.values())
+        nominal = round(r)
+        hour = Fraction(int(first * r) // (3600 * nominal) * 3600 * nominal) / r
+        shift = hour if first - hour <= 60 else first
+    out = {}
+    for track in tl.audio_tracks():
+        window = (0, length)
+        if id(track) in offsets:
+            offset = offsets[id(track)][0] - shift
+        elif track.source_range is not None:
+            offset = -seconds(track.source_range.start_time)
+            window = (0, frame(seconds(track.source_range.duration)))
+        else:
+            offset = Fraction(0)
+        out[id(track)] = (offset, window)
+    return out
+
+
+def known_channel(track, clip):
+    """The editor's routing of a clip: ("whole",), ("channel", source, output or None), or None."""
+    tx = track.metadata.get("fcp_xml") or {}
+    if int(tx.get("@totalExplodedTrackCount", "1") or 1) > 1:
+        return ("whole",)
+    cx = clip.metadata.get("fcp_xml") or {}
+    st = cx.get("sourcetrack") if isinstance(cx, dict) else None
+    if isinstance(st, dict) and st.get("mediatype", "audio") == "audio" and st.get("trackindex") is not None:
+        out = tx.get("outputchannelindex")
+        return ("channel", int(st["trackindex"]) - 1, int(out) - 1 if out is not None else None)
+    rx = clip.metadata.get("Resolve_OTIO") or {}
+    chs = rx.get("Channels") if isinstance(rx, dict) else None
+    if chs:
+        ids = [int(c["Source Channel ID"]) for c in chs]
+        if len(ids) == 1:
+            return ("channel", ids[0], None)
+        return ("whole",)
+    name = track.name or ""
+    if len(name) >= 2 and name[0] == "A" and name[1:].isdigit():
+        return ("channel", int(name[1:]) - 1, None)
+    return None
+
+
+def check_mix(tl, out, files, entry):
+    """The mix of all tracks, every output channel, against the editor's routing."""
+    x = read_float_wav(out)
+    length, outs = x.shape
+    want = np.zeros((length, outs))
+    unknown = np.zeros(length, dtype=bool)
+    places = track_offsets(tl, length)
+    plays = []   # (track index, clip, a, b, file entry, routing)
+    for ti, track in enumerate(tl.audio_tracks()):
+        if not track.enabled:
+            continue
+        offset, window = places[id(track)]
+        children = list(track)
+        for i, item in enumerate(children):
+            if isinstance(item, (otio.schema.Transition, otio.schema.Gap)):
+                continue
+            r_in = item.range_in_parent()
+            a = frame(seconds(r_in.start_time) + offset)
+            b = frame(seconds(r_in.start_time) + seconds(r_in.duration) + offset)
+            lo, hi = max(a - 1, window[0], 0), min(b + 1, window[1], length)
+            ref = getattr(item, "media_reference", None)
+            key = ref.target_url if isinstance(ref, otio.schema.ExternalReference) else None
+            hit = [v for v in files.values() if v[0] == key]
+            beside_transition = (i > 0 and isinstance(children[i - 1], otio.schema.Transition)) or \
+                (i + 1 < len(children) and isinstance(children[i + 1], otio.schema.Transition))
+            plain = isinstance(item, otio.schema.Clip) and item.enabled and not item.effects and hit \
+                and not beside_transition and a >= window[0] and b <= window[1]
+            if not plain:
+                if lo < hi and (not isinstance(item, otio.schema.Clip) or item.enabled):
+                    unknown[max(lo - 1, 0):hi + 1] = True
+                continue
+            # One frame in from each edge, as the mono check.
+            unknown[max(a - 1, 0):a + 1] = True
+            unknown[max(b - 1, 0):b + 1] = True
+            plays.append((ti, item, a, b, hit[0], known_channel(track, item)))
+    # Tracks in sync on one file with nothing said: their channels in track order.
+    rank = {}
+    for p in plays:
+        if p[5] is not None:
+            continue
+        ti, item, a, b, f, _ = p
+        sync = a - frame(seconds(item.trimmed_range().start_time) - f[1])
+        peers = sorted({q[0] for q in plays if q[5] is None and q[4][0] == f[0] and q[2] < b and a < q[3]
+                        and q[2] - frame(seconds(q[1].trimmed_range().start_time) - q[4][1]) == sync})
+        if len(peers) >= 2:
+            rank[id(item)] = peers.index(ti)
+    for ti, item, a, b, (f, origin, seed, _), routing in plays:
+        src0 = frame(seconds(item.trimmed_range().start_time) - origin)
+        k = np.arange(max(a, 0), min(b, length))
+        n = src0 + (k - a)
+        if routing is None and id(item) in rank:
+            routing = ("channel", rank[id(item)], None)
+        chans = {c: media_value(n, seed, c).astype(np.float64) / 32768 for c in range(CHANNELS)}
+        if routing is None or routing[0] == "whole":
+            if CHANNELS == outs:
+                for c in range(outs):
+                    want[k, c] += chans[c]
+            elif outs == 1:
+                want[k, 0] += sum(chans.values()) / CHANNELS
+            else:
+                unknown[k] = True   # Mixdown refuses N to M; the render would not exist
+            continue
+        _, s, o = routing
+        if s >= CHANNELS:
+            unknown[k] = True
+            continue
+        dest = o if o is not None else s
+        if outs == 1:
+            want[k, 0] += chans[s] * (1.0 if o is not None else 1.0 / CHANNELS)
+        else:
+            want[k, dest if dest < outs else dest % 2] += chans[s]
+    entry["clips_checked"] += len(plays)
+    checked = ~unknown & (np.abs(want).sum(axis=1) > 0)
+    bad = np.nonzero(checked[:, None] & (np.abs(x - want) > 1e-6))
+    frames_bad = sorted(set(bad[0].tolist()))
+    wrong_clips = 0
+    for ti, item, a, b, *_ in plays:
+        nb = sum(1 for fb in frames_bad if a <= fb < b)
+        if nb:
+            wrong_clips += 1
+            ratio = np.median(x[[fb for fb in frames_bad if a <= fb < b][:64]].sum(axis=1) /
+                              np.maximum(1e-9, want[[fb for fb in frames_bad if a <= fb < b][:64]].sum(axis=1)))
+            entry["wrong"].append(f"clip '{item.name}' on track {ti + 1}: {nb} frames wrong (output/expected {ratio:.2f})")
+    entry["clips_exact"] += len(plays) - wrong_clips
+    entry["frames_checked"] = int(checked.sum())
+
+
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    args = [a for i, a in enumerate(sys.argv[1:], 1) if not a.startswith("--") and sys.argv[i - 1] != "--channels"]
     mixdown, work, dirs = args[0], args[1], args[2:]
     os.makedirs(work, exist_ok=True)
     paths = sorted(os.path.join(d, f) for top in dirs for d, _, fs in os.walk(top) for f in fs

@@ -33,8 +33,16 @@ extension BatchRun {
     static func checkOutputs(_ tasks: [(line: BatchManifest.Line, task: BatchTask)], manifest: String,
                              results: String) throws(MixdownError) {
         let manifestFile = FileIdentity(manifest), resultsFile = FileIdentity(results)
+        if resultsFile == manifestFile {
+            throw .invalidParameter(name: "--results", value: results, reason: "is the manifest itself: the results file is Mixdown's own, beside it")
+        }
         // Each line's inputs, identified once (a stat each) for both passes.
         let inputs = tasks.map { $0.task.inputs.map { ($0, FileIdentity($0)) } }
+        for (k, (line, _)) in tasks.enumerated() {
+            if let (input, _) = inputs[k].first(where: { $0.1 == resultsFile }) {
+                throw .invalidParameter(name: "--results", value: results, reason: "is '\(input)', which line \(line.number) reads: the results file is Mixdown's own")
+            }
+        }
         var writers: [FileIdentity: (line: Int, path: String)] = [:]
         for (k, (line, task)) in tasks.enumerated() {
             func fail(_ reason: String) -> MixdownError { .invalidManifest(file: manifest, line: line.number, reason: reason) }

@@ -57,6 +57,12 @@ public final class BatchResults: @unchecked Sendable {
             bytes.append(contentsOf: chunk[..<n])
             offset += off_t(n)
         }
+        // Only a results file Mixdown wrote is appended to (and its torn tail cut): empty, or
+        // a first line that is one of its records (a torn first record: the start of one).
+        if !bytes.isEmpty && !Self.isResults(bytes) {
+            close(fd)
+            throw .invalidParameter(name: "--results", value: path, reason: "is a file Mixdown did not write as a batch's results (its first line is not a record): it is left as it is; name a new file")
+        }
         let whole = (bytes.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }) ?? 0
         repairedBytes = bytes.count - whole
         if repairedBytes > 0 { _ = ftruncate(fd, off_t(whole)) }
@@ -70,6 +76,16 @@ public final class BatchResults: @unchecked Sendable {
     }
 
     deinit { close(fd) }
+
+    /// Whether `bytes` start as a results file: a first line that decodes as a record, or,
+    /// with no whole line yet, the start of one (`{"args":`, the first key the encoder writes).
+    static func isResults(_ bytes: [UInt8]) -> Bool {
+        guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else {
+            let start = Array("{\"args\":".utf8)
+            return bytes.starts(with: start.prefix(bytes.count)) || bytes.starts(with: start)
+        }
+        return (try? JSONDecoder().decode(BatchRecord.self, from: Data(bytes[..<newline]))) != nil
+    }
 
     /// Appends `record` as one line, in one write.
     public func append(_ record: BatchRecord) throws(MixdownError) {

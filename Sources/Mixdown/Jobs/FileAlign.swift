@@ -225,6 +225,13 @@ public struct FileAlign: Sendable {
         let used = check.map { c in c.windows.filter { $0.status == "used" && $0.lag != nil } } ?? []
         let worstWindow = used.max { abs($0.lag!) < abs($1.lag!) }
         let worst = check.map { _ in worstWindow.map { abs($0.lag!) } ?? .nan }
+        // A check that cannot measure fails: no window of the output matched REF, or its
+        // fit is not a number (a reversed or silent recording with --min-confidence 0).
+        if let c = check, worstWindow == nil || !c.offsetSeconds.isFinite || !c.ratio.isFinite {
+            unlink(output)
+            throw .notOneLine(reference: reference, recording: output,
+                              reason: "the check of the aligned output could not measure it (\(used.count) of \(c.windows.count) analysis windows matched the reference): it cannot be shown aligned; nothing was written")
+        }
         // What was written is measured: an output the check places confidently but finds
         // off REF somewhere (its fitted model by more than `maximumModelLag`, or one window by
         // more than `maximumResidualLag`) is not the job's output.

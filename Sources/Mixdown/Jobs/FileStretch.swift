@@ -127,7 +127,11 @@ public struct FileStretch: Sendable {
         switch target {
         case .ratio(let r):
             try r.validate()
-            return (r, r.outputFrames(forInput: n), nil)
+            let frames = r.outputFrames(forInput: n)
+            guard frames > 0 else {
+                throw .unsupportedInput(path: input, reason: "its \(n) frame(s) stretched by \(r.doubleValue) give an output of zero frames; nothing was written")
+            }
+            return (r, frames, nil)
         case .frames(let f):
             let (r, frames) = try exact(f, "--to-frames", "\(f)")
             return (r, frames, nil)

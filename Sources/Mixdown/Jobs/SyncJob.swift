@@ -50,8 +50,36 @@ public struct SyncJob: Sendable {
 
     /// The files the job reads.
     public var inputs: [String] { [reference] + allRecordings }
-    /// The files (and the stems' directory) it writes.
-    public var outputs: [String] { [plot, document, stems].compactMap { $0 } }
+    /// Every file it may write: the plot, document and timeline, and each recording's stem
+    /// (`SyncStems.path(for:)`). The batch's check and the job's own read this one list, so
+    /// an option that writes a file cannot be left out of either.
+    public var outputs: [String] {
+        var files = [plot, document, otio].compactMap { $0 }
+        if stems != nil { files += allRecordings.map { stemWriter.path(for: $0) } }
+        return files
+    }
+
+    /// How the stems are written.
+    var stemWriter: SyncStems {
+        var s = SyncStems(directory: stems ?? "")
+        s.settings = stemSettings
+        s.settings.overwrite = overwrite
+        s.keepPolarity = keepPolarity
+        return s
+    }
+
+    /// Refuses an output that is one of the job's inputs (a stem over its own recording when
+    /// the stems' directory holds the recordings), with or without overwrite: nothing is
+    /// written over what the job reads.
+    public func checkOutputsSpareInputs() throws(MixdownError) {
+        let inputs = Dictionary(self.inputs.map { (FileIdentity($0), $0) }, uniquingKeysWith: { a, _ in a })
+        for output in outputs {
+            if let input = inputs[FileIdentity(output)] {
+                let option = output == plot ? "--plot" : output == document ? "--doc" : output == otio ? "--otio" : "--stems '\(stems ?? "")'"
+                throw .invalidParameter(name: option, value: output, reason: "would write over '\(input)', which this sync reads: write outputs elsewhere")
+            }
+        }
+    }
 
     public struct Outcome: Sendable {
         /// Two files: the estimate (also when refused).
@@ -67,16 +95,14 @@ public struct SyncJob: Sendable {
 
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Outcome {
         try tuning.validate()
+        try checkOutputsSpareInputs()
         if isPair { return try runPair(progress: progress, cancellation: cancellation) }
         if piecewise { throw .invalidParameter(name: "--piecewise", value: "with \(recordings.count) recordings", reason: "takes two files (REF REC)") }
         var job = EventSync(reference: reference, recordings: allRecordings)
         job.devices = devices
         job.tuning = tuning
         try job.validate()
-        var outputs = SyncStems(directory: stems ?? "")
-        outputs.settings = stemSettings
-        outputs.settings.overwrite = overwrite
-        outputs.keepPolarity = keepPolarity
+        let outputs = stemWriter
         // Refuse unusable outputs before the analysis.
         if stems != nil { try outputs.checkDirectory() }
         for path in [plot, document, otio].compactMap({ $0 }) where !overwrite && FileManager.default.fileExists(atPath: path) {

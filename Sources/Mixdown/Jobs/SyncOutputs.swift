@@ -167,6 +167,14 @@ public struct SyncStems: Sendable {
 
     public init(directory: String) { self.directory = directory }
 
+    /// The stem `recording` is written to: DIR/<base name>.<type's extension>. The one rule
+    /// for the stems' names, used by the job that writes them and by the checks that must
+    /// know them before it runs (a batch's, and the job's own: never over an input).
+    public func path(for recording: String) -> String {
+        let name = URL(fileURLWithPath: recording).deletingPathExtension().lastPathComponent + "." + (settings.type ?? .wav).rawValue
+        return (directory as NSString).appendingPathComponent(name)
+    }
+
     /// The path of each placed recording's stem; refuses a directory that is a file, two
     /// recordings with one base name and (without overwrite) stems that exist, before any
     /// is written.
@@ -175,12 +183,12 @@ public struct SyncStems: Sendable {
         var seen: [String: String] = [:]
         var out: [(Placement, String)] = []
         for p in result.placements where p.isPlaced {
-            let name = URL(fileURLWithPath: p.recording).deletingPathExtension().lastPathComponent + "." + (settings.type ?? .wav).rawValue
+            let path = self.path(for: p.recording)
+            let name = (path as NSString).lastPathComponent
             if let other = seen[name] {
                 throw .invalidEvent(parameter: "--stems '\(directory)'", reason: "'\(p.recording)' and '\(other)' would both be written to \(name)")
             }
             seen[name] = p.recording
-            let path = (directory as NSString).appendingPathComponent(name)
             if !settings.overwrite && FileManager.default.fileExists(atPath: path) { throw .outputExists(path: path) }
             out.append((p, path))
         }

@@ -147,7 +147,10 @@ extension OTIOTimeline.Reader {
                         }
                     }
                 case "FreezeFrame":
-                    throw e.fail("a FreezeFrame is not supported", at: "OTIO_SCHEMA")
+                    // A freeze frame holds a picture: Premiere's Frame Hold, Final Cut's and
+                    // Avid's freeze frames apply to video alone, and the clip's sound plays
+                    // on at its own speed. So it does here, noted (not a 548-clip refusal).
+                    notes.lines.append("\(e.path): a FreezeFrame holds the picture; editors apply it to video alone, so the clip's audio plays at its own speed")
                 case "Effect" where level != nil:
                     levels *= level!
                 default:

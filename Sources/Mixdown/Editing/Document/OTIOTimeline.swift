@@ -468,6 +468,10 @@ public enum OTIOTimeline {
                         guard !last.scaled else { throw item.cursor.fail("a transition beside a time-warped clip is not supported") }
                         last.duration = try last.duration.adding(outOffset)
                         last.sourceDuration = try last.sourceDuration.adding(outOffset)
+                        if let length = mediaLength(last.file), try last.sourceStart.adding(last.sourceDuration) > length {
+                            let past = try last.sourceStart.adding(last.sourceDuration).subtracting(length)
+                            throw item.cursor.fail("the file is too short: this transition needs \(String(format: "%.6f", outOffset.approximateSeconds)) s of '\(last.file)' past the outgoing clip's out point, and the file ends \(String(format: "%.6f", past.approximateSeconds)) s before that")
+                        }
                         last.fadeOut = try inOffset.adding(outOffset)
                         lanes[lane].clips.append(last)
                         if !clipAfter { notes.lines.append("\(item.cursor.path): a dissolve into a gap, rendered as a fade-out") }
@@ -528,7 +532,7 @@ public enum OTIOTimeline {
                         clip.sourceDuration = try clip.sourceDuration.adding(inOffset)
                         clip.fadeIn = try inOffset.adding(outOffset)
                         guard !(clip.sourceStart < .zero) else {
-                            throw item.cursor.fail("the transition before it needs \(inOffset.approximateSeconds) s of media before its source range, which starts \(try clip.sourceStart.adding(inOffset).approximateSeconds) s into the file", at: "source_range")
+                            throw item.cursor.fail("the file is too short: the transition before it (\(items[index - 1].cursor.path)) needs \(String(format: "%.6f", inOffset.approximateSeconds)) s of '\(clip.file)' before the clip's in point, which lies \(String(format: "%.6f", try clip.sourceStart.adding(inOffset).approximateSeconds)) s into the file", at: "source_range")
                         }
                         pendingFadeIn = nil
                     }

@@ -156,14 +156,14 @@ import Testing
         let dir = TempDir()
         try writeFile(dir.file("src.wav"), (0..<2).map(Self.channel))
         let text = """
-        {"tracks": [{"segments": [{"file": "src.wav", "at": "0", "channel": 2, "output_channel": 1}]},
+        {"version": 1, "tracks": [{"segments": [{"file": "src.wav", "at": "0", "channel": 2, "output_channel": 1}]},
                     {"segments": [{"file": "src.wav", "at": "0", "channel": 1}]}]}
         """
         let doc = try CompositionDocument(data: Data(text.utf8), path: dir.file("d.json"))
         _ = try doc.render(to: dir.file("o.wav")).run()
         Self.expectSource(try readFile(dir.file("o.wav")).planes, [[1, 0], []])
         #expect {
-            _ = try CompositionDocument(data: Data(#"{"tracks": [{"segments": [{"file": "src.wav", "at": "0", "channel": 3}]}]}"#.utf8), path: dir.file("d.json"))
+            _ = try CompositionDocument(data: Data(#"{"version": 1, "tracks": [{"segments": [{"file": "src.wav", "at": "0", "channel": 3}]}]}"#.utf8), path: dir.file("d.json"))
         } throws: { e in
             guard case .invalidDocument(_, let location, let reason) = e as? MixdownError else { return false }
             return location == "tracks[0].segments[0].channel" && reason.contains("which has 2 channels")
@@ -175,9 +175,9 @@ import Testing
     @Test func aSplitPairIntoMonoIsTheFilesDownmix() throws {
         let dir = TempDir()
         try writeFile(dir.file("src.wav"), (0..<2).map(Self.channel))
-        let pair = try CompositionDocument(data: Data(#"{"output": {"channels": 1}, "tracks": [{"segments": [{"file": "src.wav", "at": "0", "channel": 1}]}, {"segments": [{"file": "src.wav", "at": "0", "channel": 2}]}]}"#.utf8), path: dir.file("a.json"))
+        let pair = try CompositionDocument(data: Data(#"{"version": 1, "output": {"channels": 1}, "tracks": [{"segments": [{"file": "src.wav", "at": "0", "channel": 1}]}, {"segments": [{"file": "src.wav", "at": "0", "channel": 2}]}]}"#.utf8), path: dir.file("a.json"))
         _ = try pair.render(to: dir.file("a.wav")).run()
-        let whole = try CompositionDocument(data: Data(#"{"output": {"channels": 1}, "tracks": [{"segments": [{"file": "src.wav", "at": "0"}]}]}"#.utf8), path: dir.file("b.json"))
+        let whole = try CompositionDocument(data: Data(#"{"version": 1, "output": {"channels": 1}, "tracks": [{"segments": [{"file": "src.wav", "at": "0"}]}]}"#.utf8), path: dir.file("b.json"))
         _ = try whole.render(to: dir.file("b.wav")).run()
         let a = try readFile(dir.file("a.wav")).planes[0], b = try readFile(dir.file("b.wav")).planes[0]
         #expect(a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) <= 1e-7 })
