@@ -84,13 +84,14 @@ def media_value(n, seed, c):
 
 
 def write_media(path, frames, seed):
-    n = np.arange(frames, dtype=np.int64)
-    data = np.stack([media_value(n, seed, c) for c in range(CHANNELS)], axis=1).astype("<i2")
     with wave.open(path, "wb") as w:
         w.setnchannels(CHANNELS)
         w.setsampwidth(2)
         w.setframerate(RATE)
-        w.writeframes(data.tobytes())
+        # In slices: four hours of stand-in in one int64 array would be 11 GB.
+        for lo in range(0, frames, 1 << 22):
+            n = np.arange(lo, min(frames, lo + (1 << 22)), dtype=np.int64)
+            w.writeframes(np.stack([media_value(n, seed, c) for c in range(CHANNELS)], axis=1).astype("<i2").tobytes())
 
 
 def sweep(mixdown, work, path, index):
@@ -266,7 +267,7 @@ def read_float_wav(path):
             break
         pos += 8 + size + (size & 1)
     channels = int.from_bytes(fmt[2:4], "little")
-    return np.frombuffer(body, dtype="<f4").astype(np.float64).reshape(-1, channels)
+    return np.frombuffer(body, dtype="<f4").reshape(-1, channels)
 
 
 def track_offsets(tl, length):
@@ -324,7 +325,7 @@ def check_mix(tl, out, files, entry):
     """The mix of all tracks, every output channel, against the editor's routing."""
     x = read_float_wav(out)
     length, outs = x.shape
-    want = np.zeros((length, outs))
+    want = np.zeros((length, outs), dtype=np.float32)
     unknown = np.zeros(length, dtype=bool)
     places = track_offsets(tl, length)
     plays = []   # (track index, clip, a, b, file entry, routing)
@@ -368,40 +369,47 @@ def check_mix(tl, out, files, entry):
             rank[id(item)] = peers.index(ti)
     for ti, item, a, b, (f, origin, seed, _), routing in plays:
         src0 = frame(seconds(item.trimmed_range().start_time) - origin)
-        k = np.arange(max(a, 0), min(b, length))
-        n = src0 + (k - a)
         if routing is None and id(item) in rank:
             routing = ("channel", rank[id(item)], None)
-        chans = {c: media_value(n, seed, c).astype(np.float64) / 32768 for c in range(CHANNELS)}
-        if routing is None or routing[0] == "whole":
-            if CHANNELS == outs:
-                for c in range(outs):
-                    want[k, c] += chans[c]
-            elif outs == 1:
-                want[k, 0] += sum(chans.values()) / CHANNELS
+        # In slices of 4M frames: an hour of stereo stand-in is 2.6 GB as one array.
+        for lo in range(max(a, 0), min(b, length), 1 << 22):
+            k = np.arange(lo, min(lo + (1 << 22), b, length))
+            n = src0 + (k - a)
+
+            def chan(c):
+                return media_value(n, seed, c).astype(np.float32) / np.float32(32768)
+            if routing is None or routing[0] == "whole":
+                if CHANNELS == outs:
+                    for c in range(outs):
+                        want[k, c] += chan(c)
+                elif outs == 1:
+                    want[k, 0] += sum(chan(c) for c in range(CHANNELS)) / np.float32(CHANNELS)
+                else:
+                    unknown[k] = True   # Mixdown refuses N to M; the render would not exist
+                continue
+            _, s, o = routing
+            if s >= CHANNELS:
+                unknown[k] = True
+                continue
+            dest = o if o is not None else s
+            if outs == 1:
+                want[k, 0] += chan(s) * np.float32(1.0 if o is not None else 1.0 / CHANNELS)
             else:
-                unknown[k] = True   # Mixdown refuses N to M; the render would not exist
-            continue
-        _, s, o = routing
-        if s >= CHANNELS:
-            unknown[k] = True
-            continue
-        dest = o if o is not None else s
-        if outs == 1:
-            want[k, 0] += chans[s] * (1.0 if o is not None else 1.0 / CHANNELS)
-        else:
-            want[k, dest if dest < outs else dest % 2] += chans[s]
+                want[k, dest if dest < outs else dest % 2] += chan(s)
     entry["clips_checked"] += len(plays)
     checked = ~unknown & (np.abs(want).sum(axis=1) > 0)
-    bad = np.nonzero(checked[:, None] & (np.abs(x - want) > 1e-6))
-    frames_bad = sorted(set(bad[0].tolist()))
+    bad_rows = np.zeros(length, dtype=bool)
+    for lo in range(0, length, 1 << 22):
+        hi = min(lo + (1 << 22), length)
+        bad_rows[lo:hi] = checked[lo:hi] & (np.abs(x[lo:hi] - want[lo:hi]) > 1e-6).any(axis=1)
+    frames_bad = np.nonzero(bad_rows)[0].tolist()
     wrong_clips = 0
     for ti, item, a, b, *_ in plays:
-        nb = sum(1 for fb in frames_bad if a <= fb < b)
+        nb = int(bad_rows[max(a, 0):max(0, min(b, length))].sum())
         if nb:
             wrong_clips += 1
-            ratio = np.median(x[[fb for fb in frames_bad if a <= fb < b][:64]].sum(axis=1) /
-                              np.maximum(1e-9, want[[fb for fb in frames_bad if a <= fb < b][:64]].sum(axis=1)))
+            some = (np.nonzero(bad_rows[max(a, 0):min(b, length)])[0][:64] + max(a, 0)).tolist()
+            ratio = np.median(x[some].sum(axis=1) / np.maximum(1e-9, want[some].sum(axis=1)))
             entry["wrong"].append(f"clip '{item.name}' on track {ti + 1}: {nb} frames wrong (output/expected {ratio:.2f})")
     entry["clips_exact"] += len(plays) - wrong_clips
     entry["frames_checked"] = int(checked.sum())

@@ -452,7 +452,7 @@ public struct CompositionRender: Sendable {
                 }
             case .spectral:
                 make = { () throws(MixdownError) in
-                    try mapped(SpectralStretch(input: atOutputRate(), ratio: StretchRatio(n, converted), outputFrames: n))
+                    try mapped(SpectralStretch.guarded(input: atOutputRate(), ratio: StretchRatio(n, converted), outputFrames: n))
                 }
             case .rubberband:
                 make = { () throws(MixdownError) in

@@ -242,7 +242,7 @@ public struct FileStretch: Sendable {
             node = try WSOLAStretch(input: ReadAhead(input: try FileSource(decoder: reader, range: nil)), ratio: ratio, outputFrames: outFrames)
         case .spectral:
             engine = nil
-            node = try SpectralStretch(input: ReadAhead(input: try FileSource(decoder: reader, range: nil)), ratio: ratio, outputFrames: outFrames,
+            node = try SpectralStretch.guarded(input: ReadAhead(input: try FileSource(decoder: reader, range: nil)), ratio: ratio, outputFrames: outFrames,
                                        threads: settings.threads)
         case .rubberband:
             engine = nil

@@ -209,6 +209,20 @@ public final class SpectralStretch: AudioNode {
     private var envelope: [Float] = []
     private var handing = false
 
+    /// The spectral stretch as the jobs run it: its peaks bounded by its input's
+    /// (`PeakGuard`: at most 0.9 dB above the input's peak from half a second before where
+    /// the time map puts each output frame to half a long frame after, and below full
+    /// scale where the input is),
+    /// every other sample the stretch's own.
+    public static func guarded(input: AudioNode, ratio: StretchRatio, outputFrames: Int64? = nil,
+                               threads: Int = 1) throws(MixdownError) -> AudioNode {
+        let envelope = PeakEnvelope()
+        let stretch = try SpectralStretch(input: PeakTap(input: input, envelope: envelope), ratio: ratio,
+                                          outputFrames: outputFrames, threads: threads)
+        return PeakGuard(input: stretch, envelope: envelope, ratio: ratio, reach: Int64(stretch.frameSize / 2),
+                         reachBack: Int64(input.format.sampleRate / 2))
+    }
+
     /// `frameSeconds`: the long frame's length, rounded to a power of two of frames.
     /// `crossoverHz`: where a frame half as long takes over (nil: the long frame alone).
     /// `threads`: 1, or 2 for the analysis on a helper thread (more are taken as 2).

@@ -93,7 +93,20 @@ extension OTIOTimeline.Reader {
             }
         }
         var available: (start: Rational, duration: Rational)?
-        if let ar = ref.cursor.member("available_range", in: ref.members), ar.value != .null { available = try range(ar) }
+        var otherDeclaration = ""
+        if let ar = ref.cursor.member("available_range", in: ref.members), ar.value != .null {
+            let a = try range(ar)
+            available = a
+            // One file declared twice with different lengths (an XML's <file> given in full
+            // twice): an error about either names both declarations.
+            if let first = declarations[file] {
+                if first.range.duration != a.duration || first.range.start != a.start {
+                    otherDeclaration = "; '\(file)' is declared twice with different lengths: \(ar.path) says \(a.start.approximateSeconds)-\(try a.start.adding(a.duration).approximateSeconds) s, \(first.path) says \(first.range.start.approximateSeconds)-\(try first.range.start.adding(first.range.duration).approximateSeconds) s"
+                }
+            } else {
+                declarations[file] = (a, ar.path)
+            }
+        }
         let sr = c.member("source_range", in: o).flatMap { $0.value == .null ? nil : $0 }
         var source: (start: Rational, duration: Rational) = (available?.start ?? .zero, duration)
         if let sr { source = try range(sr) }
@@ -175,7 +188,7 @@ extension OTIOTimeline.Reader {
                 notes.lines.append("\(sr.path): runs \(String(format: "%.6f", past.approximateSeconds)) s (less than a frame) past its media's available range: silence there")
             }
             guard !(fileStart < .zero), overrun > .zero || !(past > .zero) else {
-                throw try (sr ?? c).fail("\(source.start.approximateSeconds)-\(source.start.adding(consumed).approximateSeconds) s lies outside its media's available range \(available.start.approximateSeconds)-\(available.start.adding(available.duration).approximateSeconds) s")
+                throw try (sr ?? c).fail("\(source.start.approximateSeconds)-\(source.start.adding(consumed).approximateSeconds) s lies outside its media's available range \(available.start.approximateSeconds)-\(available.start.adding(available.duration).approximateSeconds) s" + otherDeclaration)
             }
         } else if fileStart < .zero {
             throw (sr ?? c).fail("starts before its media")

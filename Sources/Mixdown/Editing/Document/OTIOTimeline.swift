@@ -115,6 +115,9 @@ public enum OTIOTimeline {
         var recordStarts: [OTIOTimeline.RecordStart] = []
         /// `--from`: the timecode the render starts at, on the sequence's clock.
         var from: String?
+        /// Each file's first declared available range and where (a second declaration that
+        /// differs is named in errors).
+        var declarations: [String: (range: (start: Rational, duration: Rational), path: String)] = [:]
 
         init(file: String) {
             self.file = file

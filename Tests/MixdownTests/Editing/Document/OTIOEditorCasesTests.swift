@@ -39,3 +39,19 @@ import Testing
         #expect(r.doc.translationNotes.contains { $0.contains("FreezeFrame holds the picture") })
     }
 }
+
+extension OTIOEditorCasesTests {
+    /// One file declared twice with different lengths (an XML that gives a <file> in full
+    /// twice): the clip outside the shorter declaration is refused, naming both.
+    @Test func aFileDeclaredTwiceWithDifferentLengthsNamesBoth() throws {
+        func clip(_ start: Int, _ duration: Int, available: Int) -> String {
+            "{\"OTIO_SCHEMA\": \"Clip.2\", \"name\": \"src\", \"source_range\": \(T.range(start, duration, "24")), "
+                + "\"media_reference\": {\"OTIO_SCHEMA\": \"ExternalReference.1\", \"target_url\": \"src.wav\", \"available_range\": \(T.range(0, available, "24"))}}"
+        }
+        let text = R.timeline([R.track("a", [clip(0, 12, available: 24)]), R.track("b", [clip(12, 12, available: 12)])])
+        #expect { try R.render(text, channels: 1) } throws: { e in
+            "\(e)".contains("tracks[1].children[0].source_range") && "\(e)".contains("declared twice with different lengths")
+                && "\(e)".contains("tracks[0].children[0].media_reference.available_range says 0.0-1.0 s")
+        }
+    }
+}
