@@ -166,4 +166,22 @@ void mx_rfft_pack_auto(float *MX_RESTRICT zr, float *MX_RESTRICT zi, const float
         zi[k] = -(ei + orr);                                                                 \
     }
 
+
+/* Denormals flushed to zero (FTZ and DAZ) for the span of a kernel call, the caller's
+ * mode restored after: a decaying spectrum reaches denormal floats, which cost x86 about
+ * a hundred cycles each (a denormal input made the spectral stretch 3x slower). Results
+ * differ only where a value would have been denormal (below 1.2e-38). A no-op elsewhere. */
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+static inline unsigned mx_denormals_flush_begin(void) {
+    unsigned state = _mm_getcsr();
+    _mm_setcsr(state | 0x8040u);   /* FTZ (bit 15) and DAZ (bit 6) */
+    return state;
+}
+static inline void mx_denormals_flush_end(unsigned state) { _mm_setcsr(state); }
+#else
+static inline unsigned mx_denormals_flush_begin(void) { return 0; }
+static inline void mx_denormals_flush_end(unsigned state) { (void)state; }
+#endif
+
 #endif

@@ -783,11 +783,19 @@ static void mx_guard_bins(float *restrict re, float *restrict im, size_t b) {
     re[b + 1] = re[b - 1]; im[b + 1] = -im[b - 1];
 }
 
+static void analyse_onset(mx_pvoc *restrict p, const float *const *in, double position, double onset);
+
 void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double position) {
     mx_pvoc_analyse_onset(p, in, position, NAN);
 }
 
 void mx_pvoc_analyse_onset(mx_pvoc *restrict p, const float *const *in, double position, double onset) {
+    unsigned state = mx_denormals_flush_begin();
+    analyse_onset(p, in, position, onset);
+    mx_denormals_flush_end(state);
+}
+
+static void analyse_onset(mx_pvoc *restrict p, const float *const *in, double position, double onset) {
     size_t n = p->n, b = p->bins;
     long long j = p->analysed;
     mx_pv_frame *f = &p->frames[j % MX_RING];
@@ -1055,7 +1063,15 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
     mx_pvoc_synthesise_low(p, out, NULL, reset);
 }
 
+static void synthesise_low(mx_pvoc *restrict p, float *const *out, float *const *low, int reset);
+
 void mx_pvoc_synthesise_low(mx_pvoc *restrict p, float *const *out, float *const *low, int reset) {
+    unsigned state = mx_denormals_flush_begin();
+    synthesise_low(p, out, low, reset);
+    mx_denormals_flush_end(state);
+}
+
+static void synthesise_low(mx_pvoc *restrict p, float *const *out, float *const *low, int reset) {
     size_t n = p->n, b = p->bins;
     /* Frame s, with one frame of look-ahead (s + 1 is analysed). */
     long long s = p->synthesised;   /* the caller has analysed up to s + 1 (p->analysed is not read: */

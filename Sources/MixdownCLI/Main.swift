@@ -8,6 +8,7 @@ import MixdownCommands
 struct Main {
     static func main() {
         Interrupts.install()
+        Warnings.setHandler { printError("mixdown: warning: \($0)") }
         let arguments = Array(CommandLine.arguments.dropFirst())
         // Bare `mixdown` is a usage error, as with git: the usage goes to standard error.
         if arguments.isEmpty {

@@ -170,6 +170,10 @@ def check(mixdown, work, tl, name, entry):
             msg = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit {r.returncode}"
             entry["refused"] = msg.split(": ", 2)[-1] if msg.startswith("mixdown: error") else msg
             return
+        # Segments that play one channel of their file (docs/otio.md, "Channels").
+        explained = subprocess.run([mixdown, "render", t_path, "--explain"], capture_output=True, text=True).stdout
+        entry["routed_segments"] = explained.count(" of the file")
+        entry["segments"] = explained.count("  <- ")
         if CHANNELS > 1:
             check_mix(tl, out, files, entry)
             return
@@ -437,6 +441,10 @@ def main():
     print(f"timelines skipped (media over 4 hours) {len(skipped)}")
     print(f"timelines tried {len(tried)}, rendered {len(rendered)}, refused {len(tried) - len(rendered)}")
     print(f"clips checked {sum(t['clips_checked'] for t in rendered)}, exact {sum(t['clips_exact'] for t in rendered)}")
+    routed = [(os.path.basename(r["file"]), t) for r in reports for t in r["timelines"] if t.get("routed_segments")]
+    names = ", ".join("%s (%d)" % (f, t["routed_segments"]) for f, t in routed)
+    print(f"segments playing one channel of their file {sum(t['routed_segments'] for _, t in routed)} of "
+          f"{sum(t.get('segments', 0) for t in rendered)}, in {len(routed)} timelines: {names}")
     for msg, files in sorted(refusals.items(), key=lambda x: -len(x[1])):
         print(f"  refused x{len(files)}: {msg}  ({', '.join(files[:4])}{'...' if len(files) > 4 else ''})")
     for f, t in wrong:

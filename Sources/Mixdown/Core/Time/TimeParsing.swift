@@ -40,6 +40,10 @@ extension MediaTime {
         var negative = false
         if body.first == "-" { negative = true; body = body.dropFirst() }
         guard !body.isEmpty else { throw fail("a sign with no number") }
+        // "inf", "Infinity", "nan": not a frame count "in" + "f" (as the grammar would read it).
+        if ["inf", "infinity", "nan"].contains(body.lowercased()) {
+            throw fail("a time must be a finite number: seconds (30, 30.25), h:mm:ss (1:02:03.5), frames (1440000f) or a fraction of seconds (131/1000)")
+        }
 
         func digits(_ s: Substring, _ what: String) throws(TimeParseError) -> Int64 {
             var v: Int64 = 0

@@ -218,9 +218,23 @@ public final class AudioFileWriter {
                 throw .writeFailed(path: destination, reason: "the render produced \(NonFinite.name(buffer[channel: c][i])) at frame \(framesWritten + Int64(i)), channel \(c + 1) (Mixdown writes only finite samples)")
             }
         }
+        // An integer output clips what lies at or past full scale: counted, and said (`Warnings`)
+        // once the file is in place.
+        if encoding.sampleFormat == .s16 || encoding.sampleFormat == .s24, !encoding.type.isLossy {
+            let top: Float = encoding.sampleFormat == .s16 ? 32767.5 / 32768 : 8388607.5 / 8388608
+            for c in 0..<format.channelCount {
+                let p = buffer[channel: c]
+                var n = 0
+                for i in 0..<frames where p[i] >= top || p[i] < -1 { n += 1 }
+                clippedSamples += Int64(n)
+            }
+        }
         try sink.write(buffer, frames: frames)
         framesWritten += Int64(frames)
     }
+
+    /// Samples that an integer output clipped (at or past full scale), so far.
+    public private(set) var clippedSamples: Int64 = 0
 
     /// Flushes, closes and moves the file into place. After it, the destination is complete.
     /// A `cancellation` that fires before the move (the flush of an encoder can take a
@@ -271,6 +285,10 @@ public final class AudioFileWriter {
             if dirfd >= 0 { fsync(dirfd); close(dirfd) }
         }
         committed = true
+        if clippedSamples > 0 {
+            let bits = encoding.sampleFormat == .s16 ? 16 : 24
+            Warnings.emit("'\(destination)': \(clippedSamples) sample\(clippedSamples == 1 ? "" : "s") clipped at full scale of the \(bits)-bit output (--format f32 keeps them)")
+        }
     }
 
     /// Closes and removes the temporary file; the destination is untouched. Safe to repeat.

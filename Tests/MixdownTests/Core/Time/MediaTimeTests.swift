@@ -114,6 +114,10 @@ import Testing
             #expect(error.text == "nan")
             #expect(error.description.contains("'nan' is not a time"))
         }
+        // Infinity with a frame rate is not read as the frame count "in" + "f".
+        #expect { try MediaTime(parsing: "inf", frameRate: 48_000) } throws: { e in
+            "\(e)".contains("'inf' is not a time: a time must be a finite number") && !"\(e)".contains("frame count")
+        }
     }
 
     @Test func clockDescription() {
