@@ -45,7 +45,7 @@ public func cFileInfoRead(_ path: UnsafePointer<CChar>?, _ stream: Int32, _ info
     CallBoundary.run {
         let path = try CallBoundary.string(path, "path")
         let out = try CallBoundary.required(info, "info")
-        let i = try AudioFileInfo.read(path: path, stream: Options.stream(stream))
+        let i = try AudioFileInfo.read(path: path, stream: try Options.stream(stream))
         let d = i.duration.reduced
         var c = mixdown_file_info()
         c.frames = i.frames
@@ -68,7 +68,7 @@ public func cFileInfoRead(_ path: UnsafePointer<CChar>?, _ stream: Int32, _ info
 public func cLoudnessMeasure(_ path: UnsafePointer<CChar>?, _ stream: Int32, _ progress: mixdown_progress_fn?,
                              _ user: UnsafeMutableRawPointer?, _ loudness: UnsafeMutablePointer<mixdown_loudness>?) -> Int32 {
     CallBoundary.run {
-        var job = FileLoudness(input: try CallBoundary.string(path, "path"), stream: Options.stream(stream))
+        var job = FileLoudness(input: try CallBoundary.string(path, "path"), stream: try Options.stream(stream))
         job.finePeak = true
         let out = try CallBoundary.required(loudness, "loudness")
         try Options.run(progress, user, nil) { p, token throws(MixdownError) in
@@ -152,7 +152,7 @@ public func cExport(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CCha
         job.duration = try time(o.duration_num, o.duration_den, "duration")
         job.fadeIn = try time(o.fade_in_num, o.fade_in_den, "fade_in")
         job.fadeOut = try time(o.fade_out_num, o.fade_out_den, "fade_out")
-        job.stream = Options.stream(o.stream)
+        job.stream = try Options.stream(o.stream)
         try Options.apply(outputOptions, to: &job.settings)
         try Options.run(progress, user, result) { p, token throws(MixdownError) in
             let r = try job.run(progress: p, cancellation: token)

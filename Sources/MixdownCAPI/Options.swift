@@ -51,7 +51,12 @@ enum Options {
         }
     }
 
-    static func stream(_ value: Int32) -> Int? { value < 0 ? nil : Int(value) }
+    /// A C `stream` argument: -1 for the first audio stream, else the container's index; any
+    /// other negative value is refused (it was read as -1).
+    static func stream(_ value: Int32) throws -> Int? {
+        guard value >= -1 else { throw CallBoundary.invalid("stream \(value): a container's stream index (0 or more), or -1 for the first audio stream") }
+        return value < 0 ? nil : Int(value)
+    }
 
     /// `settings` with the C output options applied (NULL: unchanged).
     static func apply(_ options: UnsafePointer<mixdown_output_options>?, to settings: inout OutputSettings) throws -> Void {
@@ -112,7 +117,7 @@ enum Options {
         var job = FileStretch(input: input, output: output, target: target)
         job.algorithm = try algorithm(o.algorithm)
         job.quality = try quality(o.quality)
-        job.stream = stream(o.stream)
+        job.stream = try stream(o.stream)
         return job
     }
 

@@ -185,6 +185,8 @@ int main(int argc, char **argv) {
           ld.true_peak_fine_dbtp, ld.max_momentary_lufs);
     CHECK(mixdown_loudness_measure(NULL, -1, NULL, NULL, &ld) == MIXDOWN_ERROR_NULL_POINTER, "loudness of NULL");
     CHECK(mixdown_loudness_measure(path("in.wav"), -1, NULL, NULL, NULL) == MIXDOWN_ERROR_NULL_POINTER, "loudness into NULL");
+    CHECK(mixdown_loudness_measure(path("in.wav"), -7, NULL, NULL, &ld) == MIXDOWN_ERROR_INVALID_ARGUMENT
+          && strstr(mixdown_last_error(), "stream -7") != NULL, "loudness of stream -7: %s", mixdown_last_error());
     mixdown_export_options leo;
     mixdown_export_options_init(&leo);
     mixdown_output_options lo;

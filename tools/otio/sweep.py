@@ -275,30 +275,32 @@ def read_float_wav(path):
 
 
 def track_offsets(tl, length):
-    """Each top-level audio track's output offset and window (as the mono check computes)."""
-    offsets = {}
-    for track in tl.audio_tracks():
+    """Each top-level audio track's output offset and window (as the mono check computes),
+    in the order of tl.audio_tracks() (its wrappers are new objects at each call)."""
+    tracks = list(tl.audio_tracks())
+    records = {}
+    for i, track in enumerate(tracks):
         sr = track.source_range
         if sr is not None and seconds(sr.start_time) < 0 and seconds(sr.duration) == sum(
-                (seconds(i.duration()) for i in track if not isinstance(i, otio.schema.Transition)), Fraction(0)):
-            offsets[id(track)] = (-seconds(sr.start_time), exact_rate(sr.start_time.rate))
+                (seconds(c.duration()) for c in track if not isinstance(c, otio.schema.Transition)), Fraction(0)):
+            records[i] = (-seconds(sr.start_time), exact_rate(sr.start_time.rate))
     shift = Fraction(0)
-    if offsets:
-        first, r = min(offsets.values())
+    if records:
+        first, r = min(records.values())
         nominal = round(r)
         hour = Fraction(int(first * r) // (3600 * nominal) * 3600 * nominal) / r
         shift = hour if first - hour <= 60 else first
-    out = {}
-    for track in tl.audio_tracks():
+    out = []
+    for i, track in enumerate(tracks):
         window = (0, length)
-        if id(track) in offsets:
-            offset = offsets[id(track)][0] - shift
+        if i in records:
+            offset = records[i][0] - shift
         elif track.source_range is not None:
             offset = -seconds(track.source_range.start_time)
             window = (0, frame(seconds(track.source_range.duration)))
         else:
             offset = Fraction(0)
-        out[id(track)] = (offset, window)
+        out.append((offset, window))
     return out
 
 
@@ -336,7 +338,7 @@ def check_mix(tl, out, files, entry):
     for ti, track in enumerate(tl.audio_tracks()):
         if not track.enabled:
             continue
-        offset, window = places[id(track)]
+        offset, window = places[ti]
         children = list(track)
         for i, item in enumerate(children):
             if isinstance(item, (otio.schema.Transition, otio.schema.Gap)):

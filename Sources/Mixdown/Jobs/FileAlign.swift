@@ -170,7 +170,7 @@ public struct FileAlign: Sendable {
                 let more = try Self.mapItems(map, path: input, recordingFrames: rec.frames, referenceFrames: ref.frames,
                                              quality: quality, threads: settings.threads, invert: invert)
                 if let last = items.last, let next = more.first, next.frames.lowerBound < last.frames.upperBound {
-                    throw .invalidParameter(name: "recording", value: "'\(input)'",
+                    throw .unsupportedInput(path: input,
                                             reason: String(format: "jumps back on '%@''s clock at %.3f s of it: its stretches would overlap", reference, segment.start))
                 }
                 items += more

@@ -262,7 +262,8 @@ public struct DriftEstimator: Sendable {
                   progress: ((Double) -> Void)?, started stopwatch: Stopwatch) throws(MixdownError) -> DriftEstimate {
         let times = rec.times
         guard times.count >= 3 else {
-            throw .invalidParameter(name: "recording", value: "'\(rec.path)'", reason: "is too short to estimate a drift: at least \(Int(3 * grid.spacing)) s are needed")
+            // The input's fault, not the command line's: a refusal (exit 1), naming the file.
+            throw .unsupportedInput(path: rec.path, reason: "is too short to estimate a drift: at least \(Int(3 * grid.spacing)) s are needed")
         }
         let maxDrift = tuning.maxDriftPPM * 1e-6
 
