@@ -215,7 +215,7 @@ public struct FileAlign: Sendable {
         let encoding = try job.encoding(frames: ref.frames, channels: format.channelCount, natural: job.naturalSampleFormat(of: rec))
         let done = try job.write(player, frames: ref.frames, encoding: encoding, remake: { () throws(MixdownError) in
             TrackPlayer(format: format, length: ref.frames, items: items, label: "'\(input)'")
-        }, progress: { progress?(before + during * $0) }, cancellation: cancellation)
+        }, inputName: input, progress: { progress?(before + during * $0) }, cancellation: cancellation)
 
         // The proof: the output against the reference.
         var check: DriftEstimate?

@@ -147,7 +147,7 @@ public struct FileExport: Sendable {
         let done = try job.write(graph, frames: outFrames, encoding: encoding, remake: { () throws(MixdownError) in
             try OutputJob.converted(GainAutomation(input: ReadAhead(input: try FileSource(path: input, range: a..<b, stream: stream)), envelope: envelope),
                                     from: rate, to: outRate, frames: length)
-        }, progress: progress, cancellation: cancellation)
+        }, inputName: input, progress: progress, cancellation: cancellation)
         let seconds = done.seconds
         let written = rate == outRate ? outDuration : MediaTime(frames: outFrames, sampleRate: outRate)
         var report = Report(input: input, output: output, type: encoding.type, sampleFormat: encoding.sampleFormat,

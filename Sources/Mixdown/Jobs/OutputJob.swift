@@ -145,7 +145,10 @@ public struct OutputJob: Sendable {
                                                 progress: progress.map { p in { p($0 * share) } }, cancellation: cancellation)
         }
         guard var gain = measured.gain(reaching: target.integrated) else {
-            throw .silentAudio(what: measureInput != nil ? "the input\(inputName.map { " '\($0)'" } ?? "")" : "the render for '\(path)'",
+            // The input is named first: it is what the user must change (a silent, 1-sample or
+            // 300 ms file), the output only says which job.
+            throw .silentAudio(what: measureInput != nil ? "the input\(inputName.map { " '\($0)'" } ?? "")"
+                                   : inputName.map { "'\($0)' (rendered for '\(path)')" } ?? "the render for '\(path)'",
                                target: "\(target.integrated) LUFS")
         }
         // The ceiling is judged by the fine reading, held `fineAllowance` under it (so that

@@ -250,7 +250,8 @@ import Testing
         }
         let silent = dir.file("silent.wav")
         try writeFile(silent, [[Float](repeating: 0, count: 48_000 * 3)])
-        #expect(throws: MixdownError.silentAudio(what: "the render for '\(dir.file("c.wav"))'", target: "-16.0 LUFS")) {
+        // The input is named (what the user must change), then the output.
+        #expect(throws: MixdownError.silentAudio(what: "'\(silent)' (rendered for '\(dir.file("c.wav"))')", target: "-16.0 LUFS")) {
             _ = try Self.export(silent, dir.file("c.wav"), LoudnessTarget(integrated: -16))
         }
         for name in ["a.wav", "b.wav", "c.wav"] { #expect(!FileManager.default.fileExists(atPath: dir.file(name)), "\(name)") }
