@@ -71,7 +71,7 @@ public enum AudioFileProbe {
         }
     }
 
-    private static func openWithFFmpeg(path: String, stream: Int?) throws(MixdownError) -> AudioDecoder {
+    static func openWithFFmpeg(path: String, stream: Int?) throws(MixdownError) -> AudioDecoder {
         #if FFmpeg
         return try FFmpegDecoder(path: path, stream: stream)
         #else

@@ -53,6 +53,10 @@ final class FFmpegDecoder: AudioDecoder {
     private var draining = false
     /// The current frame's samples are float or double, which can be NaN or infinite.
     private var decodesFloat = false
+    /// Vorbis: every decoded frame's own skips (the decoder, run with manual skips, puts
+    /// them on its frames: at the start, at the end, and where an Ogg page's granule
+    /// corrects the stream mid-way) are dropped, and raw positions count what is kept.
+    private var trimsEachFrame = false
     private var positioned = false
     /// Per-channel pointers aimed at an offset of the caller's buffer (for the kernels).
     private var targets: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
@@ -120,6 +124,7 @@ final class FFmpegDecoder: AudioDecoder {
         // errors near 5e-4, one second leaves them below 1e-5 (measured).
         let codecName = String(cString: avcodec_get_name(par.pointee.codec_id))
         preroll = codecName == "opus" ? Int64(rate) : Int64(max(8192, rate / 5))
+        trimsEachFrame = codecName == "vorbis"
 
         var scan: Scan
         let key = ScanCache.key(path: path, stream: index)
@@ -143,6 +148,17 @@ final class FFmpegDecoder: AudioDecoder {
             } else if let exact {
                 frames = exact
                 lengthSource = scan.priming > 0 || exact < scan.rawFrames ? .editList : .sampleTable
+            }
+        }
+        // Ogg declares a stream's valid length by its last page's granule position (what
+        // ffmpeg's duration is and what a player plays): the Vorbis decoder, run with manual
+        // skips, gives more past it (1,362 frames on wesnoth's northerners.ogg). That length rules.
+        if String(cString: fmt.pointee.iformat.pointee.name) == "ogg", codecName == "vorbis",
+           st.pointee.duration != mx_av_nopts(), st.pointee.duration > 0,
+           let declared = Self.samples(st.pointee.duration, timeBase, rate) {
+            if declared <= frames {
+                frames = declared
+                lengthSource = .header
             }
         }
         // A container that declares the stream's length apart from its packets (Matroska
@@ -275,12 +291,14 @@ final class FFmpegDecoder: AudioDecoder {
                     throw .corruptAudio(path: info.path, time: timeAt(raw: rawPosition), reason: "the decoder marked the frame corrupt")
                 }
                 let n = Int64(frame.pointee.nb_samples)
-                let skip = min(n, discard)
+                let (first, end) = trimsEachFrame ? Self.frameSkips(frame, samples: n) : (0, n)
+                let kept = end - first
+                let skip = min(kept, discard)
                 discard -= skip
                 rawPosition += skip
-                if skip == n { continue }
-                frameOffset = Int(skip)
-                frameCount = Int(n)
+                if skip == kept { continue }
+                frameOffset = Int(first + skip)
+                frameCount = Int(end)
                 let format = AVSampleFormat(rawValue: frame.pointee.format)
                 decodesFloat = [AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_DBL, AV_SAMPLE_FMT_DBLP].contains(format)
                 return true
@@ -419,6 +437,8 @@ final class FFmpegDecoder: AudioDecoder {
         var seenFirst = false, primingSettled = false, countable = true
         var lastPts = Int64.min
         var cutAt: Int64?
+        let inline = codecName == "vorbis"
+        var counted = Counted()
         while true {
             let r = av_read_frame(fmt, packet)
             if r == mx_averror_eof() { break }
@@ -468,9 +488,22 @@ final class FFmpegDecoder: AudioDecoder {
             discardPadding = skipEnd
             seenFirst = true
             raw += count ?? 0
+            // Vorbis is counted by decoding it here, in the one pass: a seek back to the
+            // start of an Ogg stream that begins before 0 fails on some real files.
+            if inline { try decodeCounting(packet, codec: codec, path: path, into: &counted) }
         }
         guard seenFirst else { throw .emptyFile(path: path) }
-        if !countable {
+        if inline {
+            try decodeCounting(nil, codec: codec, path: path, into: &counted)
+            avcodec_flush_buffers(codec)
+            // The decoder's own skips, on its frames: at the start, at the end, and where a
+            // page's granule corrects the stream (886 frames at 16 s of northerners.ogg).
+            // Each frame's own skips are dropped as it is read: no priming or padding apart.
+            raw = counted.frames
+            priming = 0
+            discardPadding = 0
+            points = [points[0]]
+        } else if !countable {
             raw = try decodedFrames(fmt, stream: stream, codec: codec, path: path, from: points[0].pts)
             points = [points[0]]
         }
@@ -480,12 +513,51 @@ final class FFmpegDecoder: AudioDecoder {
     /// The frames a packet decodes to, from what the packet and codec say, or nil.
     private static func frames(of packet: UnsafeMutablePointer<AVPacket>, durationsExact: Bool, rate: Int,
                                codecName: String, frameSize: Int64) -> Int64? {
+        // Vorbis packets' durations are the Ogg demuxer's estimates (block sizes seen before
+        // decoding), and its timestamps jump where a page's granule corrects them: the
+        // frames are counted by decoding.
+        if codecName == "vorbis" { return nil }
         if durationsExact, packet.pointee.duration > 0 { return packet.pointee.duration }
         if codecName == "opus", let data = packet.pointee.data, packet.pointee.size > 0 {
             return opusFrames(data, Int(packet.pointee.size)).map { $0 * Int64(rate) / 48_000 }
         }
         if frameSize > 0, ["aac", "mp3", "mp2", "ac3", "eac3"].contains(codecName) { return frameSize }
         return nil
+    }
+
+    /// What decoding a stream gave: the frames kept once each frame's skips are dropped.
+    struct Counted {
+        var frames: Int64 = 0
+    }
+
+    /// The part of a decoded frame of `samples` to keep, `first ..< end`: what is left once
+    /// the skips a decoder run with manual skips puts on it (AV_FRAME_DATA_SKIP_SAMPLES:
+    /// samples to drop at its start, and at its end) are dropped.
+    static func frameSkips(_ frame: UnsafeMutablePointer<AVFrame>, samples n: Int64) -> (Int64, Int64) {
+        guard let side = av_frame_get_side_data(frame, AV_FRAME_DATA_SKIP_SAMPLES), side.pointee.size >= 10 else { return (0, n) }
+        let d = side.pointee.data!
+        func le32(_ o: Int) -> Int64 { Int64(UInt32(d[o]) | UInt32(d[o + 1]) << 8 | UInt32(d[o + 2]) << 16 | UInt32(d[o + 3]) << 24) }
+        let first = min(n, le32(0))
+        return (first, max(first, n - le32(4)))
+    }
+
+    /// Sends `packet` (nil: the end) to `codec` and counts the frames it gives back, less
+    /// the skips a decoder run with manual skips puts on them.
+    private static func decodeCounting(_ packet: UnsafeMutablePointer<AVPacket>?, codec: UnsafeMutablePointer<AVCodecContext>,
+                                       path: String, into counted: inout Counted) throws(MixdownError) {
+        var frm = av_frame_alloc()
+        defer { av_frame_free(&frm) }
+        guard let frame = frm else { throw .unreadableFile(path: path, reason: "out of memory") }
+        let s = avcodec_send_packet(codec, packet)
+        if s < 0 && s != mx_averror_eof() { throw .corruptAudio(path: path, time: "frame \(counted.frames)", reason: message(s)) }
+        while true {
+            let r = avcodec_receive_frame(codec, frame)
+            if r == mx_averror_eagain() || r == mx_averror_eof() { break }
+            guard r == 0 else { throw .corruptAudio(path: path, time: "frame \(counted.frames)", reason: message(r)) }
+            let (first, end) = frameSkips(frame, samples: Int64(frame.pointee.nb_samples))
+            counted.frames += end - first
+            av_frame_unref(frame)
+        }
     }
 
     /// Counts the frames a whole decode gives (for codecs whose packets do not say).

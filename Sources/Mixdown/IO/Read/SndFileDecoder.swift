@@ -74,7 +74,14 @@ final class SndFileDecoder: AudioDecoder {
     /// decoder: the scratch space is kept when it is large enough.
     private var preparedFrames = 0
 
+    /// The decoder that reads the rest where libsndfile stops short of the length its own
+    /// header gives (an Ogg Vorbis file it cannot read whole: wesnoth's northerners.ogg,
+    /// 9,129,710 of 9,135,516 frames), when FFmpeg reads that length.
+    private var fallback: AudioDecoder?
+    private var triedFallback = false
+
     func prepare(maximumFrames: Int) {
+        fallback?.prepare(maximumFrames: maximumFrames)
         guard maximumFrames > preparedFrames else { return }
         preparedFrames = maximumFrames
         shorts?.deallocate(); shorts = nil
@@ -84,6 +91,11 @@ final class SndFileDecoder: AudioDecoder {
     }
 
     func seek(toFrame frame: Int64) throws(MixdownError) {
+        if let fallback {
+            try fallback.seek(toFrame: frame)
+            position = frame
+            return
+        }
         guard frame != position else { return }
         guard sf_seek(handle, frame, SEEK_SET) == frame else {
             throw .readFailed(path: info.path, reason: "cannot seek to frame \(frame): \(String(cString: sf_strerror(handle)))")
@@ -92,6 +104,11 @@ final class SndFileDecoder: AudioDecoder {
     }
 
     func read(into destinations: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>, frames: Int) throws(MixdownError) -> Int {
+        if let fallback {
+            let got = try fallback.read(into: destinations, frames: Int(min(Int64(frames), info.frames - position)))
+            position += Int64(got)
+            return got
+        }
         let channels = info.channelCount
         let want = Int(min(Int64(frames), info.frames - position))
         var done = 0
@@ -103,6 +120,20 @@ final class SndFileDecoder: AudioDecoder {
             if got <= 0 {
                 if sf_error(handle) != 0 {
                     throw .readFailed(path: info.path, reason: String(cString: sf_strerror(handle)))
+                }
+                // A truncation verdict only when no decoder reads the declared length: FFmpeg
+                // may (its Vorbis decoder reads files libsndfile's stops short in).
+                if !triedFallback, let other = Self.decoderReadingWhole(info), info.channelCount == other.info.channelCount {
+                    triedFallback = true
+                    other.prepare(maximumFrames: max(preparedFrames, want))
+                    try other.seek(toFrame: position + Int64(done))
+                    fallback = other
+                    // The destinations point `done` frames on: the rest goes there, then they
+                    // are given back as they came.
+                    let rest = try other.read(into: destinations, frames: want - done)
+                    for c in 0..<channels { destinations[c] = destinations[c]! - done }
+                    position += Int64(done + rest)
+                    return done + rest
                 }
                 throw .truncatedAudio(path: info.path, expectedFrames: info.frames, readFrames: position + Int64(done))
             }
@@ -121,6 +152,15 @@ final class SndFileDecoder: AudioDecoder {
         for c in 0..<channels { destinations[c] = destinations[c]! - done }
         position += Int64(done)
         return done
+    }
+
+    /// FFmpeg's decoder of `info`'s file when it reads exactly the length libsndfile's
+    /// header gave (Ogg only: the formats both read); nil otherwise, or without FFmpeg.
+    static func decoderReadingWhole(_ info: AudioFileInfo) -> AudioDecoder? {
+        guard info.type == "ogg", AudioFileProbe.readsContainers,
+              let other = try? AudioFileProbe.openWithFFmpeg(path: info.path, stream: nil),
+              other.info.frames == info.frames, other.info.sampleRate == info.sampleRate else { return nil }
+        return other
     }
 
     /// What a PCM file's header says of its length, beside what libsndfile found.

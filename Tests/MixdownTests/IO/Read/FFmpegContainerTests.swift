@@ -64,6 +64,35 @@ func bestLag(_ a: [Float], _ b: [Float], start: Int, length: Int, maxLag: Int) -
         }
     }
 
+    /// Ogg Vorbis through FFmpeg's decoder (the reader libsndfile hands a file it stops
+    /// short in): the length the last page's granule declares (ffprobe's duration_ts), and
+    /// every sample ffmpeg's own decode gives, each frame's skips dropped. Read from the
+    /// start and after a seek.
+    @Test(arguments: ["libvorbis", "vorbis"])
+    func oggVorbisReadsAsFFmpegDecodesIt(encoder: String) throws {
+        let dir = TempDir()
+        let wav = try Self.sourceWAV(dir, Self.tonal)
+        let ogg = dir.file("v-\(encoder).ogg")
+        try tool("ffmpeg", ["-v", "error", "-y", "-i", wav, "-c:a", encoder, "-strict", "-2", ogg])
+        let declared = Int64(try tool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=duration_ts", "-of", "csv=p=0", ogg])
+            .trimmingCharacters(in: .whitespacesAndNewlines))!
+        let raw = dir.file("v.f32")
+        try tool("ffmpeg", ["-v", "error", "-y", "-i", ogg, "-f", "f32le", raw])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: raw))
+        let interleaved = bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let decoder = try AudioFileProbe.openWithFFmpeg(path: ogg, stream: nil)
+        #expect(decoder.info.frames == declared && Int(declared) * 2 == interleaved.count, "\(decoder.info.frames) frames, declared \(declared), ffmpeg \(interleaved.count / 2)")
+        let source = try FileSource(decoder: decoder, range: nil)
+        let planes = try renderAll(source, blockSizes: [4096])
+        let count = min(planes[0].count, interleaved.count / 2)
+        var wrong: [Int] = []
+        for i in 0..<count where planes[0][i] != interleaved[2 * i] || planes[1][i] != interleaved[2 * i + 1] { wrong.append(i) }
+        #expect(planes[0].count == Int(declared) && wrong.isEmpty, "\(wrong.count) frames differ from ffmpeg's decode, first \(wrong.first ?? -1)")
+        // A seek lands on the same samples.
+        let part = try renderAll(FileSource(decoder: try AudioFileProbe.openWithFFmpeg(path: ogg, stream: nil), range: 100_000..<150_000), blockSizes: [1000])
+        #expect(part[0] == Array(planes[0][100_000..<150_000]))
+    }
+
     static func sourceWAV(_ dir: TempDir, _ planes: [[Float]] = source) throws -> String {
         let path = dir.file("source-\(planes[0][100]).wav")
         try writeFile(path, planes, type: .wav, format: .s16)
