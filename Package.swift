@@ -69,6 +69,6 @@ let package = Package(
                        providers: [.apt(["libebur128-dev"])]),
         .testTarget(name: "MixdownKernelsTests", dependencies: ["MixdownKernels"]),
         .testTarget(name: "MixdownTests", dependencies: ["Mixdown", "MixdownTools", "MixdownKernels", "CSndFile", "CEbur128"]),
-        .testTarget(name: "MixdownCLITests", dependencies: ["MixdownCLI", "Mixdown"]),
+        .testTarget(name: "MixdownCLITests", dependencies: ["MixdownCLI", "Mixdown", "MixdownCommands"]),
     ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import MixdownCommands
 
 /// No option destroys a file it was not asked to write, and a check that cannot measure
 /// fails: each case wrote over or into a file, or passed a check that read NaN, with exit 0.
@@ -84,5 +85,20 @@ import Testing
         let r = try CLI.run(["stretch", "one.wav", "o.wav", "--ratio", "0.25"], in: dir.path)
         #expect(r.code == 1 && r.stderr.contains("zero frames") && r.stderr.contains("one.wav"), "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.file("o.wav")))
+    }
+}
+
+/// No JSON Mixdown prints holds NaN or Infinity (JSON has neither, and a Swift encoder
+/// throws on them): a value that could not be measured is null, and a warning names it.
+@Suite struct JSONNonFiniteTests {
+    struct Report: Encodable { let offsetMs: Double; let lagMs: Double; let peak: Double; let name: String }
+
+    @Test func nonFiniteNumbersAreNullAndNamed() throws {
+        var warnings: [String] = []
+        let text = try jsonText(Report(offsetMs: 1.5, lagMs: .nan, peak: -.infinity, name: "a"), warn: { warnings.append($0) })
+        #expect(text == #"{"lag_ms":null,"name":"a","offset_ms":1.5,"peak":null}"#)
+        #expect(warnings.count == 1 && warnings[0].contains("lag_ms, peak could not be measured"), "\(warnings)")
+        let clean = try jsonText(Report(offsetMs: 1, lagMs: 2, peak: 3, name: "b"), warn: { warnings.append($0) })
+        #expect(!clean.contains("null") && warnings.count == 1)
     }
 }
