@@ -183,32 +183,10 @@ def check(mixdown, work, tl, name, entry):
         # Which output frames each item covers; checked frames are those of one plain clip.
         cover = np.zeros(len(rendered) + 1, dtype=np.int64)
         plain = []
-        # A CMX 3600 record window (a track range from minus its first record in, as long as
-        # the track): the track is placed at its record time, the render starting at the
-        # timecode hour (non-drop) of the earliest.
-        offsets = {}
-        for track in tl.audio_tracks():
-            sr = track.source_range
-            if sr is not None and seconds(sr.start_time) < 0 and seconds(sr.duration) == sum(
-                    (seconds(i.duration()) for i in track if not isinstance(i, otio.schema.Transition)), Fraction(0)):
-                offsets[id(track)] = (-seconds(sr.start_time), exact_rate(sr.start_time.rate))
-        shift = Fraction(0)
-        if offsets:
-            first, r = min(offsets.values())
-            nominal = round(r)
-            hour = Fraction(int(first * r) // (3600 * nominal) * 3600 * nominal) / r
-            shift = hour if first - hour <= 60 else first
-        for track in tl.audio_tracks():
-            # OTIO's own window (a source range on a track): the part of the track in it,
-            # from output time 0.
-            window = (0, len(rendered))
-            if id(track) in offsets:
-                offset = offsets[id(track)][0] - shift
-            elif track.source_range is not None:
-                offset = -seconds(track.source_range.start_time)
-                window = (0, frame(seconds(track.source_range.duration)))
-            else:
-                offset = Fraction(0)
+        # Each track's place: a CMX 3600 record window, OTIO's own window, or time 0.
+        places = track_offsets(tl, len(rendered))
+        for ti, track in enumerate(tl.audio_tracks()):
+            offset, window = places[ti]
             top_level_plain = track.enabled
             children = list(track)
             for i, item in enumerate(children):
