@@ -1,3 +1,4 @@
+import MixdownKernels
 import Synchronization
 
 /// An input's peaks as a time-scale node reads it: the largest |sample| of any channel in
@@ -34,10 +35,8 @@ final class PeakEnvelope: Sendable {
                 let inBlock = Int(position % Self.blockFrames)
                 let n = min(frames - i, Int(Self.blockFrames) - inBlock)
                 var peak: Float = 0
-                for c in 0..<buffer.channelCount {
-                    let p = buffer[channel: c] + i
-                    for k in 0..<n { peak = max(peak, abs(p[k])) }
-                }
+                let kernels = mx_kernels_active().pointee
+                for c in 0..<buffer.channelCount { peak = max(peak, kernels.peak(buffer[channel: c] + i, n)) }
                 if inBlock == 0 {
                     s.peaks.append(peak)
                 } else {

@@ -1,3 +1,5 @@
+import MixdownKernels
+
 /// Bounds a time-scale node's peaks by its input's: output frame t may peak at most 0.9 dB
 /// above the input's largest peak from `reachBack` input frames before t / R (R = output /
 /// input) to `reach` after it (half a second back, half a frame ahead), and never at full
@@ -49,6 +51,8 @@ final class PeakGuard: AudioNode {
     private var heldStart: Int64 = 0
     private var heldCount = 0
     private var computedCount = 0
+    /// The last frame whose required gain is below 1 (Int64.min: none yet).
+    private var lastCut = Int64.min
     private var position: Int64 = 0
     private var inputEnded = false
     private var maximumFrames = 0
@@ -91,10 +95,17 @@ final class PeakGuard: AudioNode {
 
     /// The ceiling of output frames `range` (one block of 64): the input's peak near them,
     /// with the headroom, below full scale where the input is.
-    private func ceiling(_ range: Range<Int64>) -> Float {
-        let peak = envelope.peak((inputFrame(range.lowerBound) - reachBack)..<(inputFrame(range.upperBound - 1) + reach + 1))
+    private func ceiling(_ range: Range<Int64>, back: Int64? = nil) -> Float {
+        let peak = envelope.peak((inputFrame(range.lowerBound) - (back ?? reachBack))..<(inputFrame(range.upperBound - 1) + reach + 1))
         let c = peak * Self.headroom
         return peak <= 1 ? min(c, Self.belowFullScale) : c
+    }
+
+    /// Whether a block's output `peak` passes its ceiling. The ceiling over the last
+    /// `reach` input frames first (a few blocks of the envelope): the whole half second
+    /// back only raises it, so it is read only when that one is passed. The same answer.
+    private func passes(_ peak: Float, _ range: Range<Int64>) -> Bool {
+        peak > 0 && peak > ceiling(range, back: reach) && peak > ceiling(range)
     }
 
     /// Pulls the input until frame `end` is held with its required gain (or the input
@@ -105,16 +116,11 @@ final class PeakGuard: AudioNode {
         while true {
             computeAvailable()
             if heldStart + Int64(computedCount) >= end || (inputEnded && computedCount == heldCount) { break }
-            if inputEnded || heldCount == buffer.capacity {
-                // Nothing more to read (or no room: never in practice): what is recorded serves.
-                computeRequired(from: computedCount, count: heldCount - computedCount)
-                computedCount = heldCount
-                break
-            }
-            // Keep `lookAhead` frames of history before the next output frame.
+            // Keep `lookAhead` frames of history before the next output frame; move what is
+            // held to the front only when a block no longer fits after it.
             let keepFrom = max(heldStart, position - Int64(lookAhead))
             let drop = Int(keepFrom - heldStart)
-            if drop > 0 {
+            if drop > 0 && buffer.capacity - heldCount < maximumFrames {
                 for c in 0..<format.channelCount { buffer[channel: c].update(from: buffer[channel: c] + drop, count: heldCount - drop) }
                 required.withUnsafeMutableBufferPointer { r in
                     r.baseAddress!.update(from: r.baseAddress! + drop, count: heldCount - drop)
@@ -122,6 +128,12 @@ final class PeakGuard: AudioNode {
                 heldStart += Int64(drop)
                 heldCount -= drop
                 computedCount -= drop
+            }
+            if inputEnded || heldCount == buffer.capacity {
+                // Nothing more to read (or no room: never in practice): what is recorded serves.
+                computeRequired(from: computedCount, count: heldCount - computedCount)
+                computedCount = heldCount
+                break
             }
             let n = min(maximumFrames, buffer.capacity - heldCount)
             guard n > 0 else { break }
@@ -162,18 +174,17 @@ final class PeakGuard: AudioNode {
             let blockEnd = blockStart + PeakEnvelope.blockFrames
             let n = min(offset + count - i, Int(blockEnd - t))
             var peak: Float = 0
-            for c in 0..<buffer.channelCount {
-                let p = buffer[channel: c] + i
-                for k in 0..<n { peak = max(peak, abs(p[k])) }
-            }
-            let limit = peak == 0 ? 0 : ceiling(blockStart..<blockEnd)
-            if peak <= limit {
+            let kernels = mx_kernels_active().pointee
+            for c in 0..<buffer.channelCount { peak = max(peak, kernels.peak(buffer[channel: c] + i, n)) }
+            if !passes(peak, blockStart..<blockEnd) {
                 for k in 0..<n { required[i + k] = 1 }
             } else {
+                let limit = ceiling(blockStart..<blockEnd)
                 for k in 0..<n {
                     var m: Float = 0
                     for c in 0..<buffer.channelCount { m = max(m, abs(buffer[channel: c][i + k])) }
                     required[i + k] = m > limit ? limit / m : 1
+                    if m > limit { lastCut = max(lastCut, heldStart + Int64(i + k)) }
                 }
             }
             i += n
@@ -197,11 +208,15 @@ final class PeakGuard: AudioNode {
         // The required gains from position - L + 1 to the end + L - 1; where none is below 1
         // the frames pass untouched.
         let span = want + 2 * L - 2
-        var anyCut = false
-        for j in 0..<span {
-            let r = requiredGain(position - Int64(L) + 1 + Int64(j))
-            spanGains[j] = r
-            if r < 1 { anyCut = true }
+        // No frame since the window's first needs a cut (the common case): nothing to compute.
+        var anyCut = lastCut >= position - Int64(L) + 1
+        if anyCut {
+            anyCut = false
+            for j in 0..<span {
+                let r = requiredGain(position - Int64(L) + 1 + Int64(j))
+                spanGains[j] = r
+                if r < 1 { anyCut = true }
+            }
         }
         let offset = Int(position - heldStart)
         if anyCut {

@@ -434,6 +434,7 @@ public enum OTIOTimeline {
             let name = laneName(c, o)
             // A top-level track without a record start starts at 0 (then no track moves).
             if window == nil { recordStarts.append(OTIOTimeline.RecordStart(start: .zero, sequenceStart: .zero, note: "")) }
+            var recorded = false
             if let r = trim, r.start < .zero, let sr = c.member("source_range", in: o) {
                 // A window before the track may be an editor's record timecode (a CMX 3600
                 // EDL's): the whole track placed at it.
@@ -443,6 +444,7 @@ public enum OTIOTimeline {
                     offset = try offset.adding(record.start)
                     recordStarts[recordStarts.count - 1] = record
                     trim = nil
+                    recorded = true
                     break
                 }
             }
@@ -455,7 +457,8 @@ public enum OTIOTimeline {
             }
             let laneA = lanes.count
             lanes.append(Lane(name: name, gain: trackGain, end: visible.end > visible.start ? try offset.adding(visible.end.subtracting(visible.start)) : offset, origin: c, family: lanes.count))
-            let context = OTIOTimeline.TrackContext(cursor: c, members: o, name: lone ? "" : ((try? c.member("name", in: o)?.string()) ?? nil) ?? "", nested: window != nil)
+            let context = OTIOTimeline.TrackContext(cursor: c, members: o, name: lone ? "" : ((try? c.member("name", in: o)?.string()) ?? nil) ?? "",
+                                                    nested: window != nil, recordTimecode: recorded)
             var lane = laneA
             var laneB: Int?
             var pendingFadeIn: (Rational, Rational)?

@@ -122,12 +122,23 @@ import Testing
         } throws: { e in
             "\(e)".contains("3 tracks ('x', 'y', 'z') play") && "\(e)".contains("which has 2 channels") && "\(e)".contains("simplify=False")
         }
+        // An EDL's clip (the adapter's metadata.cmx_3600) on track A3 of a stereo file.
+        let edlClip = Self.clip("{\"cmx_3600\": {\"reel\": \"R1\"}}")
         #expect {
-            try Self.render(Self.timeline([Self.track("A3", [clip])]))
+            try Self.render(Self.timeline([Self.track("A3", [edlClip])]))
         } throws: { e in "\(e)".contains("channel 3 of") && "\(e)".contains("src.wav', which has 2 channels") }
         // A mono file cannot be split: A2 plays its one channel, centred.
-        let mono = try Self.render(Self.timeline([Self.track("A2", [clip])]), channels: 1)
+        let mono = try Self.render(Self.timeline([Self.track("A2", [edlClip])]), channels: 1)
         Self.expectSource(mono.planes, [[0]])
+    }
+
+    /// A track someone named A1 in a timeline of their own (no record timecode, no
+    /// metadata.cmx_3600) plays its whole file; an EDL's A1 (either mark) plays channel 1.
+    @Test func onlyAnEDLsTrackNamePicksAChannel() throws {
+        let own = try Self.render(Self.timeline([Self.track("A1", [Self.clip()])]))
+        Self.expectSource(own.planes, [[0], [1]])
+        let edl = try Self.render(Self.timeline([Self.track("A1", [Self.clip("{\"cmx_3600\": {\"comments\": [\"AUD  3\"]}}")])]))
+        Self.expectSource(edl.planes, [[0], []])
     }
 
     /// An EDL whose first record in is 00:59:53:11 starts there, not at 00:00:00:00 (59 min

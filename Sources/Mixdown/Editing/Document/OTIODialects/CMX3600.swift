@@ -93,10 +93,14 @@ enum CMX3600: OTIODialect {
 extension CMX3600 {
     /// An EDL's audio channel is its track: the adapter names them A1, A2... (`A` is A1,
     /// `AA` is A1 and A2, each holding the event), and CMX 3600 patches source channel n to
-    /// record channel n. A track `A<n>` plays channel n of its file (a mono file's one
-    /// channel: it cannot be split), at that channel's own place.
+    /// record channel n. A track `A<n>` of an EDL plays channel n of its file (a mono file's
+    /// one channel: it cannot be split), at that channel's own place. An EDL is told by what
+    /// the adapter leaves: the track's record timecode, or the clip's `metadata.cmx_3600`; a
+    /// track someone named A1 in a timeline of their own plays its whole file (an `AA` event
+    /// that carries neither is still split, by the split rule).
     static func clipChannel(_ clip: JSONCursor, _ members: JSONObject, track: OTIOTimeline.TrackContext) throws(MixdownError) -> OTIOTimeline.ChannelRequest? {
-        guard isChannel(track.name), let n = Int(track.name.dropFirst()), n >= 1, n <= 64 else { return nil }
+        guard isChannel(track.name), let n = Int(track.name.dropFirst()), n >= 1, n <= 64,
+              track.recordTimecode || OTIOTimeline.metadata("cmx_3600", clip, members) != nil else { return nil }
         return .channel(source: n - 1, output: nil)
     }
 }

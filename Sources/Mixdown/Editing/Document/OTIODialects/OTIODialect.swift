@@ -62,6 +62,8 @@ extension OTIOTimeline {
         let name: String
         /// Inside a nested stack.
         let nested: Bool
+        /// Placed by a dialect's record timecode (a CMX 3600 record window).
+        var recordTimecode = false
     }
 
     /// `metadata.<key>` of an object, when it is an object.
