@@ -85,6 +85,7 @@ final class PeakGuard: AudioNode {
         spanGains = [Float](repeating: 1, count: maximumFrames + 2 * lookAhead)
         minima = [Float](repeating: 1, count: maximumFrames + 2 * lookAhead)
         gains = [Float](repeating: 1, count: maximumFrames)
+        // A call's span holds at most maximumFrames + 2·lookAhead indices: the deque never wraps.
         deque = [Int](repeating: 0, count: maximumFrames + 2 * lookAhead + 1)
     }
 
@@ -101,11 +102,13 @@ final class PeakGuard: AudioNode {
         return peak <= 1 ? min(c, Self.belowFullScale) : c
     }
 
-    /// Whether a block's output `peak` passes its ceiling. The ceiling over the last
-    /// `reach` input frames first (a few blocks of the envelope): the whole half second
-    /// back only raises it, so it is read only when that one is passed. The same answer.
-    private func passes(_ peak: Float, _ range: Range<Int64>) -> Bool {
-        peak > 0 && peak > ceiling(range, back: reach) && peak > ceiling(range)
+    /// The ceiling a block's output `peak` passes, or nil when it stays under it. The
+    /// ceiling over the last `reach` input frames first (a few blocks of the envelope): the
+    /// whole half second back only raises it, so it is read only when that one is passed.
+    private func passedCeiling(_ peak: Float, _ range: Range<Int64>) -> Float? {
+        guard peak > 0, peak > ceiling(range, back: reach) else { return nil }
+        let limit = ceiling(range)
+        return peak > limit ? limit : nil
     }
 
     /// Pulls the input until frame `end` is held with its required gain (or the input
@@ -135,8 +138,7 @@ final class PeakGuard: AudioNode {
                 computedCount = heldCount
                 break
             }
-            let n = min(maximumFrames, buffer.capacity - heldCount)
-            guard n > 0 else { break }
+            let n = min(maximumFrames, buffer.capacity - heldCount)   // > 0: not full, above
             view!.aim(into: buffer, offset: heldCount)
             let status = try input.render(into: view!, frames: n)
             heldCount += status.frames
@@ -176,16 +178,15 @@ final class PeakGuard: AudioNode {
             var peak: Float = 0
             let kernels = mx_kernels_active().pointee
             for c in 0..<buffer.channelCount { peak = max(peak, kernels.peak(buffer[channel: c] + i, n)) }
-            if !passes(peak, blockStart..<blockEnd) {
-                for k in 0..<n { required[i + k] = 1 }
-            } else {
-                let limit = ceiling(blockStart..<blockEnd)
+            if let limit = passedCeiling(peak, blockStart..<blockEnd) {
                 for k in 0..<n {
                     var m: Float = 0
                     for c in 0..<buffer.channelCount { m = max(m, abs(buffer[channel: c][i + k])) }
                     required[i + k] = m > limit ? limit / m : 1
                     if m > limit { lastCut = max(lastCut, heldStart + Int64(i + k)) }
                 }
+            } else {
+                for k in 0..<n { required[i + k] = 1 }
             }
             i += n
         }
@@ -233,12 +234,6 @@ final class PeakGuard: AudioNode {
                 if s >= 0 {
                     while deque[head] < s { head += 1 }
                     minima[s] = spanGains[deque[head]]
-                }
-                if tail == deque.count { // compact (never in practice: the deque holds at most L)
-                    let n = tail - head
-                    for k in 0..<n { deque[k] = deque[head + k] }
-                    head = 0
-                    tail = n
                 }
             }
             // In Double: a running sum in Float drifts by 1e-5 over a block, enough to pass

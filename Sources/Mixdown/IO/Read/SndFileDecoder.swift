@@ -123,7 +123,7 @@ final class SndFileDecoder: AudioDecoder {
                 }
                 // A truncation verdict only when no decoder reads the declared length: FFmpeg
                 // may (its Vorbis decoder reads files libsndfile's stops short in).
-                if !triedFallback, let other = Self.decoderReadingWhole(info), info.channelCount == other.info.channelCount {
+                if !triedFallback, let other = Self.decoderReadingWhole(info) {
                     triedFallback = true
                     other.prepare(maximumFrames: max(preparedFrames, want))
                     try other.seek(toFrame: position + Int64(done))
@@ -154,12 +154,13 @@ final class SndFileDecoder: AudioDecoder {
         return done
     }
 
-    /// FFmpeg's decoder of `info`'s file when it reads exactly the length libsndfile's
-    /// header gave (Ogg only: the formats both read); nil otherwise, or without FFmpeg.
+    /// FFmpeg's decoder of `info`'s file when it reads exactly the length, rate and channels
+    /// libsndfile's header gave (Ogg only: the formats both read); nil otherwise, or without FFmpeg.
     static func decoderReadingWhole(_ info: AudioFileInfo) -> AudioDecoder? {
         guard info.type == "ogg", AudioFileProbe.readsContainers,
               let other = try? AudioFileProbe.openWithFFmpeg(path: info.path, stream: nil),
-              other.info.frames == info.frames, other.info.sampleRate == info.sampleRate else { return nil }
+              other.info.frames == info.frames, other.info.sampleRate == info.sampleRate,
+              other.info.channelCount == info.channelCount else { return nil }
         return other
     }
 
