@@ -154,7 +154,7 @@ typedef struct mixdown_output_options {
     const char *sample_format; /* "s16", "s24", "f32"; NULL: the input's precision */
     int overwrite;             /* nonzero: replace an existing output (atomically) */
     int threads;               /* 1 or 2; 0: the default (both cores) */
-    /* Since 0.2. Loudness (docs/loudness.md): bring the output to `loudness` LUFS (-70 to
+    /* Since 0.2. Loudness (docs/loudness.md): bring the output to `loudness` LUFS (-60 to
      * below 0; 0, the default: as rendered) under the true-peak ceiling `true_peak` dBTP
      * (default -1); with `limit` nonzero a true-peak limiter holds the ceiling and the target
      * is reached, else the gain is lowered to the ceiling. */

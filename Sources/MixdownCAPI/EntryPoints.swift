@@ -30,6 +30,7 @@ public func cStrerror(_ status: Int32) -> UnsafePointer<CChar> {
     case MIXDOWN_ERROR_NO_ALIGNMENT: "no trustworthy alignment"
     case MIXDOWN_ERROR_INTERNAL: "internal error"
     case MIXDOWN_ERROR_LOUDNESS: "loudness target or true-peak ceiling not met"
+    case MIXDOWN_ERROR_BATCH: "a batch job failed or was not run"
     default: "unknown status \(status)"
     }
     return StaticStrings.pointer(text)

@@ -28,6 +28,8 @@ struct Stretch: ParsableCommand {
     var align: String?
     @Option(name: .customLong("min-confidence"), parsing: .unconditional, help: "With --align: refuse an estimate below this confidence (0 to 1).")
     var minConfidence = 0.5
+    @Option(name: .customLong("max-offset"), parsing: .unconditional, help: "With --align: the largest offset searched (exact time; default 60 s, or the whole reference for a clip).")
+    var maxOffset: String?
     @Flag(name: .customLong("keep-polarity"), help: "With --align: keep the input's polarity as recorded (by default an input found inverted against the reference is turned over).")
     var keepPolarity = false
     @Option(parsing: .unconditional, help: "auto, varispeed, wsola, spectral (Mixdown's own spectral stretch) or rubberband (timeDomain: wsola).", completion: .list(TimeScaleAlgorithm.names))
@@ -57,6 +59,7 @@ struct Stretch: ParsableCommand {
             return .align(try alignJob(reference: align))
         }
         if keepPolarity { throw UsageError(message: "--keep-polarity: only with --align (a plain stretch never changes the polarity)") }
+        if maxOffset != nil { throw UsageError(message: "--max-offset: only with --align (a plain stretch searches nothing)") }
         let target: FileStretch.Target
         if let ratio {
             target = .ratio(try StretchRatio(parsing: ratio))
@@ -127,6 +130,8 @@ struct Stretch: ParsableCommand {
         job.algorithm = a
         job.quality = q
         job.tuning.minimumConfidence = minConfidence
+        var times = TimeParser { () throws(MixdownError) in try AudioFileInfo.read(path: reference).sampleRate }
+        job.tuning.maxOffset = try times.parse(maxOffset, option: "--max-offset")
         job.keepPolarity = keepPolarity
         job.resampler = try resamplerOption()
         if stream != nil { throw UsageError(message: "--stream: --align reads the first audio stream of both files") }

@@ -53,7 +53,7 @@ import Testing
     @Test func badValuesAreUsageErrorsAndWriteNothing() throws {
         let ws = try Workspace()
         for (args, message) in [
-            (["export", "in.wav", "a.wav", "--loudness", "2"], "--loudness 2.0: must be a loudness from -70 to 0 LUFS"),
+            (["export", "in.wav", "a.wav", "--loudness", "2"], "--loudness 2.0: must be a loudness from -60 to 0 LUFS"),
             (["export", "in.wav", "a.wav", "--loudness", "-16", "--true-peak", "1"], "--true-peak 1.0: must be a ceiling from -30 to 0 dBTP"),
             (["export", "in.wav", "a.wav", "--true-peak", "-1"], "--true-peak and --limit go with --loudness"),
             (["export", "in.wav", "a.wav", "--limit"], "--true-peak and --limit go with --loudness"),

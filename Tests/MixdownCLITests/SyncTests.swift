@@ -61,10 +61,29 @@ import Testing
         let r = try CLI.run(["sync", "ref.wav", "rec.wav"], in: ws.path)
         #expect(r.code == 1)
         #expect(r.stderr.contains("confidence 0.0"))
-        #expect(r.stderr.contains("are they recordings of the same event?"))
+        #expect(r.stderr.contains("not recordings of the same event"))
         let a = try CLI.run(["stretch", "rec.wav", "out.wav", "--align", "ref.wav"], in: ws.path)
         #expect(a.code == 1)
         #expect(!ws.contents.contains { $0.contains("out") })
+    }
+
+    /// A REC that starts 90 s into REF lies outside the 60 s searched by default: the
+    /// refusal says what was searched and names --max-offset, which `stretch --align` takes
+    /// too; with it the same pair aligns.
+    @Test func aRecordingPastTheSearchIsToldToWidenIt() throws {
+        let ws = try Workspace()
+        _ = try CLI.run(["generate-pair", "ref.wav", "rec.wav", "--duration", "300", "--offset", "90", "--ppm", "30"], in: ws.path)
+        let r = try CLI.run(["sync", "ref.wav", "rec.wav"], in: ws.path)
+        #expect(r.code == 1)
+        #expect(r.stderr.contains("with the two starts at most 60 s apart (--max-offset): if they start further apart, give a larger --max-offset"), "\(r.stderr)")
+        let a = try CLI.run(["stretch", "rec.wav", "out.wav", "--align", "ref.wav"], in: ws.path)
+        #expect(a.code == 1 && a.stderr.contains("--max-offset") && !ws.contents.contains("out.wav"))
+        let wide = try CLI.run(["stretch", "rec.wav", "out.wav", "--align", "ref.wav", "--max-offset", "120", "--json"], in: ws.path)
+        #expect(wide.code == 0, "\(wide.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(wide.stdout.utf8)) as! [String: Any]
+        #expect(abs((report["offset_seconds"] as? Double ?? 0) - 90) < 0.001, "\(report)")
+        let plain = try CLI.run(["stretch", "rec.wav", "p.wav", "--ratio", "1", "--max-offset", "120"], in: ws.path)
+        #expect(plain.code == 2 && plain.stderr.contains("--max-offset: only with --align"))
     }
 
     @Test func alignWritesTheReferencesLengthAndReportsTheResidual() throws {

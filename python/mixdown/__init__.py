@@ -52,12 +52,14 @@ Progress = Callable[[float], Any]
 
 class Error(Exception):
     """A call the library refused or failed. ``str(error)`` is the library's message; ``status``
-    is the C API's status code and ``reason`` its short name ("file not found")."""
+    is the C API's status code and ``reason`` its short name ("file not found"). The
+    package's own checks of its arguments carry the status the C API gives the same
+    mistake (``MIXDOWN_ERROR_INVALID_ARGUMENT``, 2); never ``MIXDOWN_OK``."""
 
-    def __init__(self, message: str, status: int = _native.OK) -> None:
+    def __init__(self, message: str, status: int = _native.ERROR_INVALID_ARGUMENT) -> None:
         super().__init__(message)
         self.status = status
-        self.reason = _lib.mixdown_strerror(status).decode() if status else "invalid argument"
+        self.reason = _lib.mixdown_strerror(status).decode()
 
 
 class SlowStretchWarning(UserWarning):
@@ -248,8 +250,8 @@ def _output_options(format: Optional[str], sample_format: Optional[str], overwri
     if loudness is None and (true_peak is not None or limit):
         raise Error("true_peak and limit go with loudness")
     if loudness is not None:
-        if not -70 <= float(loudness) < 0:
-            raise Error(f"loudness={loudness}: must be a loudness from -70 to below 0 LUFS")
+        if not -60 <= float(loudness) < 0:
+            raise Error(f"loudness={loudness}: must be a loudness from -60 to below 0 LUFS")
         o.loudness = float(loudness)
         o.true_peak = -1.0 if true_peak is None else float(true_peak)
         o.limit = 1 if limit else 0
@@ -773,7 +775,7 @@ class Render:
 
     def _live(self) -> C.c_void_p:
         if self._handle is None:
-            raise Error("the render is closed")
+            raise Error("the render is closed", _native.ERROR_INVALID_HANDLE)
         return self._handle
 
     def read(self, frames: int = -1, *, out: Optional[np.ndarray] = None) -> np.ndarray:

@@ -61,8 +61,13 @@ def test_bad_loudness_arguments_are_refused_and_nothing_written(stereo, tmp_path
     path, _ = stereo
     with pytest.raises(mixdown.Error, match="limit go with loudness"):
         mixdown.export(path, tmp_path / "a.wav", limit=True)
-    with pytest.raises(mixdown.Error, match="from -70 to below 0"):
+    with pytest.raises(mixdown.Error, match="from -60 to below 0") as caught:
         mixdown.export(path, tmp_path / "b.wav", loudness=3)
+    # The package's own checks carry the C API's status for the same mistake, never OK.
+    assert caught.value.status == 2 and caught.value.reason == "invalid argument"
+    with pytest.raises(mixdown.Error, match="limit go with loudness") as caught:
+        mixdown.export(path, tmp_path / "a.wav", limit=True)
+    assert caught.value.status == 2
     with pytest.raises(mixdown.Error, match="true_peak=2"):
         mixdown.export(path, tmp_path / "c.wav", loudness=-16, true_peak=2)
     for name in ["a.wav", "b.wav", "c.wav"]:

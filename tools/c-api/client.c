@@ -513,6 +513,9 @@ int main(int argc, char **argv) {
     CHECK(!exists(path("x.wav")), "a refused job wrote its output");
     CHECK(strcmp(mixdown_strerror(MIXDOWN_ERROR_INVALID_HANDLE), "invalid handle") == 0, "strerror");
     CHECK(strstr(mixdown_strerror(999), "unknown") != NULL, "strerror(999)");
+    /* Every status the header declares has its own words. */
+    for (int st = MIXDOWN_OK; st <= MIXDOWN_ERROR_BATCH; st++)
+        CHECK(strstr(mixdown_strerror(st), "unknown") == NULL, "strerror(%d): '%s'", st, mixdown_strerror(st));
 
     for (int c = 0; c < nch; c++) free(buf[c]);
     release(&in); release(&cli_stretch); release(&c_stretch); release(&cli_export); release(&c_export);

@@ -10,19 +10,32 @@ import Foundation
 ///   limiter only takes loudness away, so the answer is at or above it, up to the gating);
 /// - while below the target it steps up by the miss divided by the slope of the last two
 ///   passes, the slope held to 0.1...1 LU per dB (the first step assumes 1: it never
-///   overshoots by more than the gating moves), and never past `start + maximumDrive`;
+///   overshoots by more than the gating moves), and never past `deepest`; after
+///   `climbingPasses` such steps without passing the target it tries `deepest` itself, so
+///   every search that ends under the target has measured the deepest drive;
 /// - once the target is bracketed, it narrows the bracket by false position (Illinois),
 ///   falling back to bisection when a step would leave it: so a loudness that is not quite
 ///   monotone in the gain (the relative gate flips blocks) cannot send it away.
 /// It ends within `tolerance` LU, or reports the closest pass; a target still not reached
 /// at the deepest drive is reported as such (`Outcome.reachable` false) with the loudest
 /// pass, never as a gain of +100 dB.
+///
+/// `deepest` is a gain, not a distance from `start`: it does not move with the target, so
+/// the loudness reached at it is what any target can be asked for (a refusal's suggestion
+/// is reached when asked for: the search for it meets the same deepest pass).
 struct LimiterGainSearch {
     var target: Double
     /// dB: the pure gain's solution.
     var start: Double
-    /// dB of gain above `start` the search may go (the limiter's deepest drive).
-    var maximumDrive = 24.0
+    /// dB: the highest gain the search may try (the limiter's deepest drive). Callers give
+    /// the gain that brings the peaks to the ceiling plus `maximumLimiting`.
+    var deepest: Double
+    /// dB the limiter may take off the peaks at the deepest drive.
+    static let maximumLimiting = 24.0
+    /// dB under `start` the search may go (the gating can make a first pass too loud).
+    var maximumCut = 24.0
+    /// Steps up by the slope before the search tries `deepest`.
+    var climbingPasses = 3
     /// LU.
     var tolerance = 0.05
     /// Passes at most, the first included.
@@ -34,8 +47,8 @@ struct LimiterGainSearch {
         /// Its integrated loudness, LUFS.
         var reached: Double
         var passes: Int
-        /// False when even the deepest drive allowed stays under the target: `reached` is
-        /// the loudest pass.
+        /// False when even the deepest drive allowed stays under the target: `gain` and
+        /// `reached` are then the deepest pass's.
         var reachable: Bool
     }
 
@@ -47,7 +60,7 @@ struct LimiterGainSearch {
         var keptSide = 0
         var belowWeight = 1.0, aboveWeight = 1.0
         var gain = start
-        let ceiling = start + maximumDrive, floor = start - maximumDrive
+        let ceiling = max(start, deepest), floor = start - maximumCut
         while tried.count < maximumPasses {
             let lufs = try loudness(gain)
             guard lufs.isFinite else { break }
@@ -80,7 +93,7 @@ struct LimiterGainSearch {
                 next = gain + miss / slope
                 if miss > 0 {
                     if gain >= ceiling { break }
-                    next = min(next, ceiling)
+                    next = tried.count >= climbingPasses ? ceiling : min(next, ceiling)
                 } else {
                     if gain <= floor { break }
                     next = max(next, floor)
@@ -92,10 +105,12 @@ struct LimiterGainSearch {
         guard let best = tried.min(by: { abs(target - $0.lufs) < abs(target - $1.lufs) }) else {
             return Outcome(gain: start, reached: -.infinity, passes: tried.count, reachable: false)
         }
-        // Unreachable: never at or over the target, up to the deepest drive allowed.
-        if above == nil && abs(target - best.lufs) > tolerance && tried.contains(where: { $0.gain >= ceiling - 1e-9 }) {
-            let loudest = tried.max(by: { $0.lufs < $1.lufs })!
-            return Outcome(gain: loudest.gain, reached: loudest.lufs, passes: tried.count, reachable: false)
+        // Unreachable: never at or over the target, up to the deepest drive allowed (which
+        // every search that stays under the target tries, by `climbingPasses`).
+        if above == nil && abs(target - best.lufs) > tolerance && target > best.lufs {
+            // The deepest pass, not the loudest: it is the one a search for any target meets.
+            let deepestPass = tried.last(where: { $0.gain >= ceiling - 1e-9 }) ?? tried.max(by: { $0.lufs < $1.lufs })!
+            return Outcome(gain: deepestPass.gain, reached: deepestPass.lufs, passes: tried.count, reachable: false)
         }
         return Outcome(gain: best.gain, reached: best.lufs, passes: tried.count, reachable: true)
     }

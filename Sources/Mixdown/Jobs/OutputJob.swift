@@ -35,13 +35,17 @@ public struct OutputJob: Sendable {
     /// (an Opus output of a rate Opus does not take) 48 kHz. Throws for a rate outside
     /// 8000...768000 Hz.
     public func outputRate(forRenderAt rate: Int) throws(MixdownError) -> Int {
+        let opus = type == .opus || (type.isFFmpegContainer && (settings.encoder.codec ?? type.defaultCodec) == .opus)
         if let r = settings.sampleRate {
             guard r >= 8000 && r <= 768_000 else {
                 throw .invalidParameter(name: "--rate", value: "\(r)", reason: "must be a sample rate from 8000 to 768000 Hz")
             }
+            // Asked for: refused before anything is opened, not moved to a rate Opus takes.
+            guard !opus || AudioCodec.opusRates.contains(r) else {
+                throw .invalidParameter(name: "--rate", value: "\(r)", reason: "Opus ('\(path)') takes 8000, 12000, 16000, 24000 or 48000 Hz; leave --rate out to write 48000 Hz")
+            }
             return r
         }
-        let opus = type == .opus || (type.isFFmpegContainer && (settings.encoder.codec ?? type.defaultCodec) == .opus)
         return opus && !AudioCodec.opusRates.contains(rate) ? 48_000 : rate
     }
 
@@ -144,24 +148,12 @@ public struct OutputJob: Sendable {
             measured = try LoudnessPass.measure(node, expectedFrames: frames, threads: settings.threads, finePeak: true,
                                                 progress: progress.map { p in { p($0 * share) } }, cancellation: cancellation)
         }
-        guard var gain = measured.gain(reaching: target.integrated) else {
+        guard measured.gain(reaching: target.integrated) != nil else {
             // The input is named first: it is what the user must change (a silent, 1-sample or
             // 300 ms file), the output only says which job.
             throw .silentAudio(what: measureInput != nil ? "the input\(inputName.map { " '\($0)'" } ?? "")"
                                    : inputName.map { "'\($0)' (rendered for '\(path)')" } ?? "the render for '\(path)'",
                                target: "\(target.integrated) LUFS")
-        }
-        // The ceiling is judged by the fine reading, held `fineAllowance` under it (so that
-        // other meters agree); the input's peak, measured before a varispeed, is given 0.02 dB
-        // for the resampling.
-        let held = target.truePeak - TruePeakInterpolator.fineAllowance
-        let inputPeak = (measured.truePeakFine ?? measured.truePeak) + (measureInput != nil ? 0.02 : 0)
-        var limitedByPeak = false, limiter = false
-        if inputPeak + gain > held {
-            if target.limit { limiter = true } else {
-                gain = held - inputPeak
-                limitedByPeak = true
-            }
         }
         // `node` serves the first pass that has not pulled it; every later one is made again.
         var unused: AudioNode? = measureInput != nil ? node : nil
@@ -170,122 +162,191 @@ public struct OutputJob: Sendable {
             guard let remake else { preconditionFailure("a second pass over the graph needs remake") }
             return try remake()
         }
-        var passes = 1
-        // Where the write's share of the progress starts: after the measuring pass, and the
-        // limiter's passes when it runs.
-        let start = limiter ? min(2 * share, 0.67) : share
-        // Passes through the limiter until the loudness lands (LimiterGainSearch), aiming at
-        // `aim` under `ceiling`: pass k of a search takes the k-th half of what is left of
-        // its share of the progress (a lossy output's later searches report none).
-        func solve(aim: Double, ceiling: Double, reporting: Bool) throws(MixdownError) -> Double {
-            var pass = 0
-            let search = LimiterGainSearch(target: aim, start: gain)
-            let found = try search.run { (g: Double) throws(MixdownError) -> Double in
-                let from = 1 - pow(0.5, Double(pass)), width = pow(0.5, Double(pass + 1))
-                pass += 1
-                return try LoudnessPass.measure(try Self.normalised(try graph(), gain: g, ceiling: ceiling, limit: true),
-                                                expectedFrames: frames, threads: settings.threads,
-                                                progress: reporting ? progress.map { p in { p(share + (start - share) * (from + width * $0)) } } : nil,
-                                                cancellation: cancellation).integrated
+        // A refusal of a target the limiter cannot reach: its reason, given the target it
+        // suggests (nil: none), and the suggestion.
+        var unreachable: (reason: (Double?) -> String, suggestion: Double)? = nil
+        /// One normalised write of `target` to `path` (the job's, or a trial's).
+        func land(_ target: LoudnessTarget, at path: String, reporting: Bool) throws(MixdownError) -> Outcome {
+            let shown = reporting ? progress : nil
+            var gain = measured.gain(reaching: target.integrated)!
+            // The ceiling is judged by the fine reading, held `fineAllowance` under it (so that
+            // other meters agree); the input's peak, measured before a varispeed, is given 0.02 dB
+            // for the resampling.
+            let held = target.truePeak - TruePeakInterpolator.fineAllowance
+            let inputPeak = (measured.truePeakFine ?? measured.truePeak) + (measureInput != nil ? 0.02 : 0)
+            var limitedByPeak = false, limiter = false
+            if inputPeak + gain > held {
+                if target.limit { limiter = true } else {
+                    gain = held - inputPeak
+                    limitedByPeak = true
+                }
             }
-            passes += found.passes
-            guard found.reachable else {
-                throw .loudnessMissed(output: path, reason: String(
-                    format: "the true-peak limiter cannot bring this audio to %.1f LUFS under %.1f dBTP: the loudest it reached was %.2f LUFS, at %+.1f dB of gain (%.0f dB past the gain that reaches the target unlimited); ask for %.1f LUFS or less, or a higher --true-peak",
-                    target.integrated, ceiling, found.reached, found.gain, found.gain - search.start,
-                    (found.reached * 10).rounded(.down) / 10)
-                    + (ceiling < target.truePeak ? String(format: " (the ceiling was lowered from %.1f dBTP for the codec's overshoot of the decoded peaks)", target.truePeak) : ""))
+            var passes = 1
+            // Where the write's share of the progress starts: after the measuring pass, and the
+            // limiter's passes when it runs.
+            let start = limiter ? min(2 * share, 0.67) : share
+            // Passes through the limiter until the loudness lands (LimiterGainSearch), aiming at
+            // `aim` under `ceiling`: pass k of a search takes the k-th half of what is left of
+            // its share of the progress (a lossy output's later searches report none).
+            func solve(aim: Double, ceiling: Double, reporting: Bool) throws(MixdownError) -> Double {
+                var pass = 0
+                // The deepest drive: the gain that brings the peaks to this ceiling, plus the
+                // limiting allowed. A gain, whatever the target: a suggestion lands when asked.
+                let deepest = ceiling - TruePeakInterpolator.fineAllowance - inputPeak + LimiterGainSearch.maximumLimiting
+                let search = LimiterGainSearch(target: aim, start: gain, deepest: deepest)
+                let found = try search.run { (g: Double) throws(MixdownError) -> Double in
+                    let from = 1 - pow(0.5, Double(pass)), width = pow(0.5, Double(pass + 1))
+                    pass += 1
+                    return try LoudnessPass.measure(try Self.normalised(try graph(), gain: g, ceiling: ceiling, limit: true),
+                                                    expectedFrames: frames, threads: settings.threads,
+                                                    progress: reporting ? shown.map { p in { p(share + (start - share) * (from + width * $0)) } } : nil,
+                                                    cancellation: cancellation).integrated
+                }
+                passes += found.passes
+                guard found.reachable else {
+                    let reason = { (suggestion: Double?) -> String in
+                        String(format: "the true-peak limiter cannot bring this audio to %.1f LUFS under %.1f dBTP: at its deepest drive (%+.1f dB of gain, %.0f dB of limiting) it reached %.2f LUFS",
+                               target.integrated, ceiling, found.gain, LimiterGainSearch.maximumLimiting, found.reached)
+                        + (ceiling < target.truePeak ? String(format: " (the ceiling was lowered from %.1f dBTP for the codec's overshoot of the decoded peaks)", target.truePeak) : "")
+                        + (suggestion.map { String(format: "; ask for %.1f LUFS or less (tried: it lands), or a higher --true-peak", $0) } ?? "")
+                    }
+                    unreachable = (reason, (found.reached * 10).rounded(.down) / 10)
+                    throw .loudnessMissed(output: path, reason: reason(nil))
+                }
+                return found.gain
             }
-            return found.gain
-        }
-        if limiter { gain = try solve(aim: target.integrated, ceiling: target.truePeak, reporting: true) }
-        let measuringSeconds = clock.seconds
-        var output: LoudnessMeasurement
-        var outcome: Outcome
-        var attempt = 0
-        // dB the limiter's ceiling is lowered under the target's, for a lossy codec's overshoot,
-        // and the loudness its search aims at, moved by the codec's loss.
-        var ceilingOffset = 0.0
-        var aim = target.integrated
-        while true {
-            let final = try Self.normalised(try graph(), gain: gain, ceiling: target.truePeak - ceilingOffset, limit: limiter)
-            let meter = lossless ? try LoudnessMeter(sampleRate: node.format.sampleRate, channelCount: node.format.channelCount,
-                                                     maximumFrames: settings.maximumBlock, finePeak: true) : nil
-            var write = settings
-            if attempt > 0 { write.overwrite = true }
-            do {
-                outcome = try OutputJob(settings: write, path: path, type: type).render(
-                    final, frames: frames, encoding: encoding, meter: meter,
-                    progress: progress.map { p in { p(start + $0 * (1 - start)) } }, cancellation: cancellation)
-            } catch {
-                // The first encode, already in place, is not the job's output: nothing stays.
-                if attempt > 0 { unlink(path) }
-                throw error
-            }
-            if let meter { output = meter.measurement } else {
+            if limiter { gain = try solve(aim: target.integrated, ceiling: target.truePeak, reporting: true) }
+            let measuringSeconds = clock.seconds
+            var output: LoudnessMeasurement
+            var outcome: Outcome
+            var attempt = 0
+            // dB the limiter's ceiling is lowered under the target's, for a lossy codec's overshoot,
+            // and the loudness its search aims at, moved by the codec's loss.
+            var ceilingOffset = 0.0
+            var aim = target.integrated
+            while true {
+                let final = try Self.normalised(try graph(), gain: gain, ceiling: target.truePeak - ceilingOffset, limit: limiter)
+                let meter = lossless ? try LoudnessMeter(sampleRate: node.format.sampleRate, channelCount: node.format.channelCount,
+                                                         maximumFrames: settings.maximumBlock, finePeak: true) : nil
+                var write = settings
+                if attempt > 0 { write.overwrite = true }
                 do {
-                    var decoded = FileLoudness(input: path)
-                    decoded.finePeak = true
-                    output = try decoded.run().loudness
+                    outcome = try OutputJob(settings: write, path: path, type: type).render(
+                        final, frames: frames, encoding: encoding, meter: meter,
+                        progress: shown.map { p in { p(start + $0 * (1 - start)) } }, cancellation: cancellation)
                 } catch {
-                    // An output that cannot be measured is not reported as done: nothing stays.
-                    unlink(path)
+                    // The first encode, already in place, is not the job's output: nothing stays.
+                    if attempt > 0 { unlink(path) }
                     throw error
                 }
-            }
-            // A lossy codec drops what it cannot hear (the top octave first), which the meter
-            // weighs, and lifts peaks (FFmpeg's AAC encoder lifts full-band noise bursts by 2
-            // to 5 dB, whatever their level): when the decoded file misses the target by more
-            // than 0.1 LU or reads over the ceiling, it is encoded again (at most twice): with
-            // the limiter, its ceiling lowered by the overshoot and the gain searched again;
-            // without it, the gain lowered by the overshoot, or corrected by the miss.
-            guard !lossless, attempt < 2 else { break }
-            let over = (output.truePeakFine ?? output.truePeak) - held
-            let miss = target.integrated - output.integrated
-            guard over > Self.peakTolerance || (!limitedByPeak && abs(miss) > 0.1) else { break }
-            if limiter {
-                // The limiter's ceiling lowered by the codec's overshoot (and a little more:
-                // the overshoot varies with what the codec is given), its aim moved by the
-                // codec's loss, and the gain searched again under them.
-                if over > Self.peakTolerance { ceilingOffset += over + 0.1 }
-                aim += miss
-                do { gain = try solve(aim: aim, ceiling: target.truePeak - ceilingOffset, reporting: false) } catch {
-                    // The encode already in place is not the job's output: nothing stays.
-                    unlink(path)
-                    throw error
+                if let meter { output = meter.measurement } else {
+                    do {
+                        var decoded = FileLoudness(input: path)
+                        decoded.finePeak = true
+                        output = try decoded.run().loudness
+                    } catch {
+                        // An output that cannot be measured is not reported as done: nothing stays.
+                        unlink(path)
+                        throw error
+                    }
                 }
-            } else if over > Self.peakTolerance {
-                gain -= over + 0.1
-                limitedByPeak = true
-            } else {
-                gain += miss
+                // A lossy codec drops what it cannot hear (the top octave first), which the meter
+                // weighs, and lifts peaks (FFmpeg's AAC encoder lifts full-band noise bursts by 2
+                // to 5 dB, whatever their level): when the decoded file misses the target by more
+                // than 0.1 LU or reads over the ceiling, it is encoded again (at most twice): with
+                // the limiter, its ceiling lowered by the overshoot and the gain searched again;
+                // without it, the gain lowered by the overshoot, or corrected by the miss.
+                guard !lossless, attempt < 2 else { break }
+                let over = (output.truePeakFine ?? output.truePeak) - held
+                let miss = target.integrated - output.integrated
+                guard over > Self.peakTolerance || (!limitedByPeak && abs(miss) > 0.1) else { break }
+                if limiter {
+                    // The limiter's ceiling lowered by the codec's overshoot (and a little more:
+                    // the overshoot varies with what the codec is given), its aim moved by the
+                    // codec's loss, and the gain searched again under them.
+                    if over > Self.peakTolerance { ceilingOffset += over + 0.1 }
+                    aim += miss
+                    do { gain = try solve(aim: aim, ceiling: target.truePeak - ceilingOffset, reporting: false) } catch {
+                        // The encode already in place is not the job's output: nothing stays.
+                        unlink(path)
+                        throw error
+                    }
+                } else if over > Self.peakTolerance {
+                    gain -= over + 0.1
+                    limitedByPeak = true
+                } else {
+                    gain += miss
+                }
+                attempt += 1
             }
-            attempt += 1
+            // The check of what was written: under the ceiling by the fine reading, and on the
+            // target (unless the ceiling, without the limiter, had to win).
+            let peak = output.truePeakFine ?? output.truePeak
+            let codec = lossless ? "" : String(format: " (the decoded file, after %d encodes)", attempt + 1)
+            if peak > held + Self.peakTolerance {
+                unlink(path)
+                throw .loudnessMissed(output: path, reason: String(
+                    format: "its true peak reads %.2f dBTP (8x), over the %.1f dBTP ceiling less the %.1f dB other meters may read higher",
+                    peak, target.truePeak, TruePeakInterpolator.fineAllowance) + codec)
+            }
+            if !limitedByPeak && abs(target.integrated - output.integrated) > Self.loudnessTolerance {
+                unlink(path)
+                throw .loudnessMissed(output: path, reason: String(
+                    format: "it measures %.2f LUFS, %.2f LU from the %.1f LUFS target (at most %.1f is accepted)",
+                    output.integrated, output.integrated - target.integrated, target.integrated, Self.loudnessTolerance)
+                    + (limiter ? String(format: " through the limiter at %+.1f dB of gain", gain) : "") + codec)
+            }
+            outcome = Outcome(seconds: stopwatch.seconds, removedStaleTemporaryFiles: outcome.removedStaleTemporaryFiles)
+            outcome.loudness = LoudnessReport(target: target, measuredOn: measureInput != nil ? "input" : "render", input: measured,
+                                              gainDb: gain, limitedByTruePeak: limitedByPeak, limiter: limiter,
+                                              limiterCeiling: limiter ? target.truePeak - ceilingOffset : nil, output: output,
+                                              outputMeasuredOn: lossless ? "rendered samples" : "decoded file",
+                                              measuringSeconds: measuringSeconds, passes: passes, encodes: attempt + 1)
+            return outcome
         }
-        // The check of what was written: under the ceiling by the fine reading, and on the
-        // target (unless the ceiling, without the limiter, had to win).
-        let peak = output.truePeakFine ?? output.truePeak
-        let codec = lossless ? "" : String(format: " (the decoded file, after %d encodes)", attempt + 1)
-        if peak > held + Self.peakTolerance {
-            unlink(path)
-            throw .loudnessMissed(output: path, reason: String(
-                format: "its true peak reads %.2f dBTP (8x), over the %.1f dBTP ceiling less the %.1f dB other meters may read higher",
-                peak, target.truePeak, TruePeakInterpolator.fineAllowance) + codec)
+
+        do {
+            return try land(target, at: path, reporting: true)
+        } catch {
+            guard let refusal = unreachable else { throw error }
+            // A suggestion is a promise: it is tried first (the same passes, and for a lossy
+            // type the same encodes, into a temporary file), and only one that lands is given.
+            func refusalWithout(_ trialError: MixdownError) -> MixdownError {
+                if case .cancelled = trialError { return trialError }
+                return .loudnessMissed(output: path, reason: refusal.reason(nil))
+            }
+            var candidate = refusal.suggestion
+            var triedTargets: [Double] = []
+            let trialPath = (NSTemporaryDirectory() as NSString).appendingPathComponent(
+                "mixdown-trial-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).\((path as NSString).pathExtension)")
+            for _ in 0..<3 {
+                if let cancellation, cancellation.isCancelled { throw .cancelled }
+                triedTargets.append(candidate)
+                unreachable = nil
+                var trial = target
+                trial.integrated = candidate
+                let landed: Bool
+                do {
+                    _ = try land(trial, at: trialPath, reporting: false)
+                    landed = true
+                } catch {
+                    // A trial that is not refused for its loudness (cancelled, no room for a
+                    // temporary file) ends the trials: the refusal stands, with no suggestion.
+                    guard case .loudnessMissed = error else { unlink(trialPath); throw refusalWithout(error) }
+                    landed = false
+                }
+                unlink(trialPath)
+                if landed {
+                    let missed = triedTargets.dropLast().map { String(format: "%.1f", $0) }.joined(separator: " and ")
+                    throw .loudnessMissed(output: path, reason: refusal.reason(candidate)
+                        + (missed.isEmpty ? "" : " (\(missed), tried first, did not land\(lossless ? "" : " through the codec"))"))
+                }
+                candidate = min(candidate - 0.5, unreachable?.suggestion ?? candidate - 0.5)
+            }
+            throw .loudnessMissed(output: path, reason: refusal.reason(nil) + String(
+                format: "; %@ LUFS, tried, did not land either: lower the target, or raise --true-peak",
+                triedTargets.map { String(format: "%.1f", $0) }.joined(separator: ", ")))
         }
-        if !limitedByPeak && abs(target.integrated - output.integrated) > Self.loudnessTolerance {
-            unlink(path)
-            throw .loudnessMissed(output: path, reason: String(
-                format: "it measures %.2f LUFS, %.2f LU from the %.1f LUFS target (at most %.1f is accepted)",
-                output.integrated, output.integrated - target.integrated, target.integrated, Self.loudnessTolerance)
-                + (limiter ? String(format: " through the limiter at %+.1f dB of gain", gain) : "") + codec)
-        }
-        outcome = Outcome(seconds: stopwatch.seconds, removedStaleTemporaryFiles: outcome.removedStaleTemporaryFiles)
-        outcome.loudness = LoudnessReport(target: target, measuredOn: measureInput != nil ? "input" : "render", input: measured,
-                                          gainDb: gain, limitedByTruePeak: limitedByPeak, limiter: limiter,
-                                          limiterCeiling: limiter ? target.truePeak - ceilingOffset : nil, output: output,
-                                          outputMeasuredOn: lossless ? "rendered samples" : "decoded file",
-                                          measuringSeconds: measuringSeconds, passes: passes, encodes: attempt + 1)
-        return outcome
     }
 
     /// dB over the held ceiling the written output's fine peak may read (rounding, dither,

@@ -76,6 +76,9 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
     /// `offsetSeconds` and `ratio` are the first stretch's.
     public internal(set) var jumps: [Jump]? = nil
     public internal(set) var windows: [Window]
+    /// The offsets searched: ±this many seconds (`--max-offset`, else 60 s for a pair, the
+    /// whole reference for a clip). nil where the estimate was not made by a search.
+    public internal(set) var searchedOffsetSeconds: Double? = nil
     public let seconds: Double
     /// Which coarse strategy placed the windows: "envelope" (100 Hz energy envelopes) or
     /// "signal" (GCC-PHAT of excerpts, for material whose envelope is flat).
@@ -104,7 +107,13 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
             } else if 2 * ambiguous > windows.count - silent {
                 reason = "the material repeats (a drone, a hum, a repeated bar): \(ambiguous) of \(windows.count - silent) windows match several places about as well"
             } else if windowsUsed < 3 {
-                reason = "no stretch of '\(recording)' was found in '\(reference)'; are they recordings of the same event?"
+                if let searched = searchedOffsetSeconds {
+                    // The search is bounded: what lies further away was not looked at.
+                    let span = searched.rounded() == searched ? "\(Int(searched)) s" : String(format: "%.3f s", searched)
+                    reason = "no stretch of '\(recording)' was found in '\(reference)' with the two starts at most \(span) apart (--max-offset): if they start further apart, give a larger --max-offset; else they are not recordings of the same event"
+                } else {
+                    reason = "no stretch of '\(recording)' was found in '\(reference)'; are they recordings of the same event?"
+                }
             } else {
                 reason = "only \(windowsUsed) of \(windowsUsed + windowsRejected) windows agree on one offset and drift"
             }
@@ -259,6 +268,14 @@ public struct DriftEstimator: Sendable {
     /// The estimate of `rec` against `ref` from their first passes: the coarse strategies,
     /// the second pass over `ref`, the fits.
     func estimate(_ ref: RecordingAnalysis, _ rec: RecordingAnalysis, grid: AnalysisGrid, cancellation: CancellationToken?,
+                  progress: ((Double) -> Void)?, started stopwatch: Stopwatch) throws(MixdownError) -> DriftEstimate {
+        var found = try fittedEstimate(ref, rec, grid: grid, cancellation: cancellation, progress: progress, started: stopwatch)
+        found.searchedOffsetSeconds = tuning.pairSearch.approximateSeconds
+        return found
+    }
+
+    /// `estimate` before it records the search it was made in.
+    private func fittedEstimate(_ ref: RecordingAnalysis, _ rec: RecordingAnalysis, grid: AnalysisGrid, cancellation: CancellationToken?,
                   progress: ((Double) -> Void)?, started stopwatch: Stopwatch) throws(MixdownError) -> DriftEstimate {
         let times = rec.times
         guard times.count >= 3 else {

@@ -7,9 +7,10 @@ import Testing
 /// unreachable instead of returning a wild gain.
 @Suite struct LimiterGainSearchTests {
     /// Runs the search on `curve`, recording every gain it asked for.
-    static func search(_ curve: @escaping (Double) -> Double, target: Double, start: Double) throws -> (LimiterGainSearch.Outcome, [Double]) {
+    static func search(_ curve: @escaping (Double) -> Double, target: Double, start: Double,
+                       deepest: Double? = nil) throws -> (LimiterGainSearch.Outcome, [Double]) {
         var asked: [Double] = []
-        let outcome = try LimiterGainSearch(target: target, start: start).run { (g: Double) throws(MixdownError) -> Double in
+        let outcome = try LimiterGainSearch(target: target, start: start, deepest: deepest ?? start + 24).run { (g: Double) throws(MixdownError) -> Double in
             asked.append(g)
             return curve(g)
         }
@@ -46,6 +47,34 @@ import Testing
         #expect(o.reached < -10 && o.reached > -10.5, "\(o)")
         #expect(asked.max()! <= 11 + 24 + 1e-9, "\(asked)")
         #expect(o.gain == asked.max()!)
+    }
+
+    /// The deepest drive is a gain, not a distance from the start: a refused target's
+    /// suggestion (its deepest pass, rounded down to 0.1 LU) is reached when asked for,
+    /// from its own lower start. Before, the bound moved down with the target, and each
+    /// suggestion was refused again about 4.5 LU lower.
+    @Test(arguments: [-9.0, -9.8, -10.2, -10.32])
+    func aRefusalsSuggestionIsReachedWhenAskedFor(target: Double) throws {
+        // The knee at +4 dB: the gain that brings the peaks to the ceiling.
+        let curve = Self.limiterCurve(knee: 4, limit: -10.3, base: -20)
+        let deepest = 4 + LimiterGainSearch.maximumLimiting
+        let (o, asked) = try Self.search(curve, target: target, start: target + 20, deepest: deepest)
+        #expect(!o.reachable, "\(o)")
+        #expect(o.gain == deepest && asked.contains(deepest), "\(asked)")
+        #expect(asked.count <= 5, "the deepest drive is tried by the fourth pass: \(asked)")
+        let suggestion = (o.reached * 10).rounded(.down) / 10
+        let (again, _) = try Self.search(curve, target: suggestion, start: suggestion + 20, deepest: deepest)
+        #expect(again.reachable && abs(again.reached - suggestion) <= 0.05, "asked for \(suggestion): \(again)")
+    }
+
+    /// A target a little past the loudest the limiter reaches (0.23 LU) is called
+    /// unreachable, not returned as the closest pass 0.23 LU short (which the write's check
+    /// then refused with no suggestion).
+    @Test func aTargetJustPastTheLoudestIsUnreachable() throws {
+        let curve = Self.limiterCurve(knee: 4, limit: -10, base: -20)
+        let loudest = curve(28)
+        let (o, asked) = try Self.search(curve, target: loudest + 0.23, start: loudest + 0.23 + 20, deepest: 28)
+        #expect(!o.reachable && o.gain == 28 && abs(o.reached - loudest) < 1e-12, "\(o) \(asked)")
     }
 
     /// Loudness that dips as the gain rises (blocks flipping across the relative gate): the

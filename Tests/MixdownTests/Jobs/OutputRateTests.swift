@@ -107,7 +107,17 @@ import Testing
         // Opus takes 8, 12, 16, 24 or 48 kHz: an explicit 44.1 kHz is refused, not changed.
         var opus = FileExport(input: input, output: dir.file("b.opus"))
         opus.settings.sampleRate = 44_100
-        #expect(throws: MixdownError.self) { _ = try opus.run() }
+        #expect(throws: MixdownError.invalidParameter(name: "--rate", value: "44100",
+                                                      reason: "Opus ('\(dir.file("b.opus"))') takes 8000, 12000, 16000, 24000 or 48000 Hz; leave --rate out to write 48000 Hz")) {
+            _ = try opus.run()
+        }
+        // A rate Opus takes is written at that rate, whole.
+        var opus24 = FileExport(input: input, output: dir.file("d.opus"))
+        opus24.settings.sampleRate = 24_000
+        let d = try opus24.run()
+        #expect(d.sampleRate == 24_000 && d.frames == 72_000)
+        let decoded = try AudioFileInfo.read(path: dir.file("d.opus"))
+        #expect(decoded.frames == 72_000 && decoded.sampleRate == 24_000, "\(decoded)")
         var align = FileAlign(input: input, reference: input, output: dir.file("c.wav"))
         align.settings.sampleRate = 44_100
         #expect(throws: MixdownError.invalidParameter(name: "--rate", value: "44100", reason: "an aligned output is at its reference's rate (48000 Hz)")) {

@@ -109,7 +109,8 @@ import Testing
             _ = try job.run()
             Issue.record("aligned unrelated recordings")
         } catch {
-            #expect("\(error)".contains("are they recordings of the same event?"))
+            #expect("\(error)".contains("with the two starts at most 60 s apart (--max-offset)"), "\(error)")
+            #expect("\(error)".contains("else they are not recordings of the same event"))
         }
         #expect(!FileManager.default.fileExists(atPath: job.output))
         #expect(dir.contents.filter { $0.contains("aligned") }.isEmpty)

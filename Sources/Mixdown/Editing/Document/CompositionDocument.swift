@@ -159,7 +159,7 @@ public struct CompositionDocument: Sendable {
             var track = CompositionDraft.Track(name: names[ti])
             if let l = t.member("loudness", in: o) {
                 let v = try l.number()
-                guard v >= -70 && v <= 0 else { throw l.fail("must be a loudness from -70 to 0 LUFS, not \(v)") }
+                guard v >= LoudnessTarget.lowestIntegrated && v <= 0 else { throw l.fail("must be a loudness from -60 to 0 LUFS, not \(v)") }
                 track.loudness = v
             }
             for seg in pending[ti] {

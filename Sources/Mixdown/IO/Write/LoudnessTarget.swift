@@ -20,11 +20,16 @@ public struct LoudnessTarget: Sendable, Equatable, Codable {
         self.limit = limit
     }
 
+    /// LUFS: the quietest target. Under it the -70 LUFS absolute gate, not the relative gate
+    /// 10 LU under the programme, decides which blocks count: at -70 it removes the whole
+    /// programme (the output measures -inf, or NaN through a lossy codec).
+    public static let lowestIntegrated = -60.0
+
     /// Refuses a target or ceiling above 0 (or not a number), naming the option.
     public func validate() throws(MixdownError) {
-        guard integrated.isFinite, integrated <= 0, integrated >= -70 else {
+        guard integrated.isFinite, integrated <= 0, integrated >= Self.lowestIntegrated else {
             throw .invalidParameter(name: "--loudness", value: "\(integrated)",
-                                    reason: "must be a loudness from -70 to 0 LUFS (-16 for podcasts, -23 for EBU R128 broadcast)")
+                                    reason: "must be a loudness from -60 to 0 LUFS (-16 for podcasts, -23 for EBU R128 broadcast)")
         }
         guard truePeak.isFinite, truePeak <= 0, truePeak >= -30 else {
             throw .invalidParameter(name: "--true-peak", value: "\(truePeak)", reason: "must be a ceiling from -30 to 0 dBTP")
