@@ -19,6 +19,9 @@ public final class FileSource: AudioNode {
     /// Per-channel destination pointers, re-aimed at an offset inside the caller's buffer.
     private var destinations: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
 
+    /// Hz: the rates a job reads (the output's `--rate` takes the same).
+    public static let renderableRates = 8000...768_000
+
     /// Opens `path` and plays `range` (default: the whole stream) of its audio stream
     /// `stream` (the container's index; nil: the first audio stream). A range that does not
     /// lie inside the stream throws `rangeOutsideSource`.
@@ -32,6 +35,11 @@ public final class FileSource: AudioNode {
         info = decoder.info
         let path = info.path
         format = info.format
+        // A header can say 1 Hz (or 67 MHz): no meter, resampler or encoder takes it, and
+        // each said so without the file's name. Refused here, where every job reads.
+        guard Self.renderableRates.contains(info.sampleRate) else {
+            throw .unsupportedInput(path: path, reason: "its sample rate, \(info.sampleRate) Hz, is outside the \(Self.renderableRates.lowerBound) to \(Self.renderableRates.upperBound) Hz Mixdown renders (`mixdown info` still describes it)")
+        }
         let r = range ?? 0..<info.frames
         guard r.lowerBound >= 0, r.upperBound <= info.frames, !r.isEmpty else {
             let rate = info.sampleRate

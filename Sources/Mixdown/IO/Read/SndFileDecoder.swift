@@ -48,6 +48,14 @@ final class SndFileDecoder: AudioDecoder {
             sf_close(h)
             throw .truncatedAudio(path: path, expectedFrames: promised, readFrames: sfinfo.frames)
         }
+        // FLAC's STREAMINFO gives the length whatever the file holds: a damaged header can
+        // promise 397 hours in a 1 MB file, which a job then refuses for want of disk space.
+        // Its last frame is read before the length is believed.
+        if sfinfo.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_FLAC), !Self.lastFrameReads(h, sfinfo) {
+            sf_close(h)
+            let held = Self.framesDecodable(path)
+            throw .truncatedAudio(path: path, expectedFrames: sfinfo.frames, readFrames: held)
+        }
         handle = h
         var info = AudioFileInfo(path: path, type: Self.majorName(sfinfo.format), sampleFormat: Self.subtypeName(sfinfo.format),
                                  sampleRate: Int(sfinfo.samplerate), channelCount: Int(sfinfo.channels), frames: sfinfo.frames,
@@ -55,6 +63,30 @@ final class SndFileDecoder: AudioDecoder {
         info.timeReference = Self.timeReference(h)
         if info.timeReference != nil { info.timeReferenceSource = "bext TimeReference" }
         self.info = info
+    }
+
+    /// True when the frame before `sfinfo.frames` decodes; the handle is left at frame 0.
+    static func lastFrameReads(_ h: OpaquePointer, _ sfinfo: SF_INFO) -> Bool {
+        var frame = [Float](repeating: 0, count: Int(sfinfo.channels))
+        let reads = sf_seek(h, sfinfo.frames - 1, SEEK_SET) == sfinfo.frames - 1 && sf_readf_float(h, &frame, 1) == 1
+        return sf_seek(h, 0, SEEK_SET) == 0 && reads
+    }
+
+    /// The frames a damaged file decodes from its start, counted by reading them on a
+    /// handle of its own (a failed seek leaves libsndfile's FLAC decoder lost); only for a
+    /// refusal's message.
+    static func framesDecodable(_ path: String) -> Int64 {
+        var sfinfo = SF_INFO()
+        guard let h = sf_open(path, Int32(SFM_READ), &sfinfo), sfinfo.channels > 0 else { return 0 }
+        defer { sf_close(h) }
+        let block = 65_536
+        var scratch = [Float](repeating: 0, count: block * Int(sfinfo.channels))
+        var total: Int64 = 0
+        while true {
+            let got = sf_readf_float(h, &scratch, sf_count_t(block))
+            guard got > 0 else { return total }
+            total += got
+        }
     }
 
     /// A Broadcast WAV's `bext` TimeReference (frames since midnight), or nil.

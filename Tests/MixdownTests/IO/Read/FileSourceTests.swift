@@ -89,6 +89,49 @@ import Testing
             return false
         }
     }
+
+    /// A WAV whose header says 1 Hz is described by `info` but refused by every job, naming
+    /// the file (before, each part refused it in its own words without the name).
+    @Test func aOneHertzWAVIsRefusedNamingIt() throws {
+        let dir = TempDir()
+        try writeFile(dir.file("hz1.wav"), [[Float](repeating: 0.1, count: 10)], sampleRate: 1, format: .s16)
+        #expect(try AudioFileInfo.read(path: dir.file("hz1.wav")).sampleRate == 1)
+        let refusal = MixdownError.unsupportedInput(path: dir.file("hz1.wav"), reason: "its sample rate, 1 Hz, is outside the 8000 to 768000 Hz Mixdown renders (`mixdown info` still describes it)")
+        #expect(throws: refusal) { _ = try FileSource(path: dir.file("hz1.wav")) }
+        for output in ["o.wav", "o.opus", "o.flac"] {
+            var job = FileExport(input: dir.file("hz1.wav"), output: dir.file(output))
+            job.settings.loudness = output == "o.wav" ? LoudnessTarget(integrated: -16) : nil
+            #expect(throws: refusal) { _ = try job.run() }
+            #expect(!FileManager.default.fileExists(atPath: dir.file(output)))
+        }
+        var stretch = FileStretch(input: dir.file("hz1.wav"), output: dir.file("s.wav"), target: .ratio(StretchRatio(11, 10)))
+        stretch.algorithm = .rubberband
+        #expect(throws: refusal) { _ = try stretch.run() }
+    }
+
+    /// A FLAC whose STREAMINFO promises 2^36 - 1 frames (397 hours at 48 kHz) in a file of
+    /// 100,000 frames is refused as damaged when opened, with the frames it holds: before, an
+    /// export to WAV blamed the disk ("the output needs 412 GB and its filesystem has ...").
+    @Test func aFLACWhoseHeaderPromisesMoreThanItHoldsIsRefusedAsTruncated() throws {
+        let dir = TempDir()
+        try writeFile(dir.file("ok.flac"), [sine(440, rate: 48_000, frames: 100_000)], sampleRate: 48_000, type: .flac, format: .s16)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.file("ok.flac"))))
+        // STREAMINFO's 36-bit total: the low nibble of byte 21, then bytes 22-25.
+        #expect(bytes[0..<4] == [0x66, 0x4C, 0x61, 0x43][...])
+        bytes[21] |= 0x0F
+        for i in 22...25 { bytes[i] = 0xFF }
+        FileManager.default.createFile(atPath: dir.file("damaged.flac"), contents: Data(bytes))
+        #expect(throws: MixdownError.truncatedAudio(path: dir.file("damaged.flac"), expectedFrames: (1 << 36) - 1, readFrames: 100_000)) {
+            _ = try FileSource(path: dir.file("damaged.flac"))
+        }
+        let export = FileExport(input: dir.file("damaged.flac"), output: dir.file("out.wav"))
+        #expect(throws: MixdownError.truncatedAudio(path: dir.file("damaged.flac"), expectedFrames: (1 << 36) - 1, readFrames: 100_000)) {
+            _ = try export.run()
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out.wav")))
+        // The undamaged file opens, whole.
+        #expect(try FileSource(path: dir.file("ok.flac")).info.frames == 100_000)
+    }
 }
 
 @Suite struct ChannelMapperTests {
