@@ -18,6 +18,8 @@ import Synchronization
 /// the end and exited 0). Before `install` (the dynamic loader's ~50 ms), a signal has its
 /// default action: the process ends, having written nothing. SIGPIPE is ignored, so a
 /// closed pipe never kills a render mid-write (a write to it fails with EPIPE instead).
+/// A signal that Mixdown's parent set to be ignored (`nohup`, a background job of a
+/// non-interactive shell) stays ignored: it is not handled at all.
 public enum Interrupts {
     static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
     private static let job = Mutex<CancellationToken?>(nil)
@@ -36,6 +38,12 @@ public enum Interrupts {
         watcher.start()
         signal(SIGPIPE, SIG_IGN)
         for sig in handled {
+            // A signal the parent set to be ignored stays ignored, as POSIX programs keep it
+            // (a background job of a non-interactive shell starts with SIGINT and SIGQUIT
+            // ignored, and `nohup` ignores SIGHUP): the shell meant Ctrl-C not to reach it.
+            var inherited = sigaction()
+            if sigaction(sig, nil, &inherited) == 0,
+               unsafeBitCast(inherited.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
             var action = sigaction()
             action.__sigaction_handler.sa_handler = interruptHandler
             sigemptyset(&action.sa_mask)

@@ -213,6 +213,34 @@ import Testing
     }
 }
 
+extension ReliabilityTests {
+    /// A Mixdown started with SIGINT ignored (`trap '' INT`, as a non-interactive shell
+    /// starts a background job) keeps it ignored, as POSIX programs do: an interrupt does
+    /// not stop the render, which ends whole (exit 0). SIGTERM, not ignored, still cancels
+    /// it and leaves nothing.
+    @Test func anInheritedIgnoredInterruptStaysIgnored() throws {
+        let dir = ScratchDir()
+        // A spectral stretch of 300 s: about 3 s here, so the signal lands mid-render.
+        _ = try CLI.run(["generate-pair", "a.wav", "b.wav", "--duration", "300"], in: dir.path)
+        for (sig, expected) in [(SIGINT, Int32(0)), (SIGTERM, Int32(130))] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            p.arguments = ["-c", "trap '' INT; exec \"$0\" stretch a.wav out.wav --ratio 1.0003 --algorithm spectral", CLI.executable.path]
+            p.currentDirectoryURL = URL(fileURLWithPath: dir.path)
+            p.standardError = Pipe()
+            try p.run()
+            usleep(400_000)
+            #expect(p.isRunning, "the render ended before the signal: the test proves nothing")
+            kill(p.processIdentifier, sig)
+            p.waitUntilExit()
+            #expect(p.terminationStatus == expected, "signal \(sig)")
+            #expect(FileManager.default.fileExists(atPath: dir.file("out.wav")) == (expected == 0), "signal \(sig)")
+            #expect(dir.contents.filter { $0.hasPrefix(".") }.isEmpty, "\(dir.contents)")
+            try? FileManager.default.removeItem(atPath: dir.file("out.wav"))
+        }
+    }
+}
+
 /// A file's samples, channel after channel.
 func readSamples(_ path: String) throws -> [Float] { try ExamplesTests.read(path).flatMap { $0 } }
 
