@@ -59,6 +59,57 @@ import Testing
         #expect(one.integrated == two.integrated && one.truePeak == two.truePeak && one.truePeakFine == two.truePeakFine)
     }
 
+    /// Deterministic noise, `n` frames of it.
+    static func noise(_ n: Int, seed: UInt64) -> [Float] {
+        var state = seed
+        return (0..<n).map { _ -> Float in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Float(Int64(bitPattern: state >> 11) % 65536) / 131072
+        }
+    }
+
+    /// The spectral stretch with its analysis on a helper thread (and the FFTs run there)
+    /// gives what it gives on one thread, bit for bit, at irregular pulls.
+    @Test(arguments: [StretchRatio(5, 4), StretchRatio(10_003, 10_000)])
+    func aSpectralStretchOnTwoThreadsGivesWhatOneDoes(ratio: StretchRatio) throws {
+        let planes = [Self.noise(24_000, seed: 3), Self.noise(24_000, seed: 4)]
+        func run(_ threads: Int) throws -> [[Float]] {
+            try renderAll(try SpectralStretch.guarded(input: ArraySource(planes: planes), ratio: ratio, threads: threads),
+                          blockSizes: [1000, 7, 4096, 333])
+        }
+        let one = try run(1), two = try run(2)
+        #expect(one[0].count == Int(ratio.outputFrames(forInput: 24_000)))
+        #expect(one == two)
+    }
+
+    /// The resampler splitting each block between two threads: bit for bit one thread's.
+    @Test func aResamplerOnTwoThreadsGivesWhatOneDoes() throws {
+        let planes = [Self.noise(30_000, seed: 5), Self.noise(30_000, seed: 6)]
+        func run(_ threads: Int) throws -> [[Float]] {
+            try renderAll(try Resampler(input: ArraySource(planes: planes), ratio: StretchRatio(441, 480), outputRate: 44_100,
+                                        threads: threads), blockSizes: [64, 4096, 7])
+        }
+        let one = try run(1), two = try run(2)
+        #expect(one[0].count == Int(StretchRatio(441, 480).outputFrames(forInput: 30_000)) && one == two, "\(one[0].count)")
+    }
+
+    /// The mixer pulling its inputs on two threads: bit for bit one thread's.
+    @Test func aMixerOnTwoThreadsGivesWhatOneDoes() throws {
+        let n = 20_000
+        func run(_ threads: Int) throws -> [[Float]] {
+            var inputs: [Mixer.Input] = []
+            for i in 0..<5 {
+                let left = Self.noise(n, seed: UInt64(10 + i)), right = Self.noise(n, seed: UInt64(20 + i))
+                let envelope: GainEnvelope = i % 2 == 0 ? .unity : .inverted
+                inputs.append(Mixer.Input(node: ArraySource(planes: [left, right]), envelope: envelope))
+            }
+            return try renderAll(Mixer(format: AudioFormat(sampleRate: 48_000, channelCount: 2), inputs: inputs, length: Int64(n), threads: threads),
+                                 blockSizes: [512, 1, 4096])
+        }
+        let one = try run(1), two = try run(2)
+        #expect(one[0].count == n && one == two)
+    }
+
     /// Files opened and read on four threads at once (libsndfile's header log is read as
     /// each opens): every one reads whole.
     @Test func filesOpenedOnFourThreadsAtOnceReadWhole() throws {
