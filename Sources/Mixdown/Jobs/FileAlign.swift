@@ -219,8 +219,37 @@ public struct FileAlign: Sendable {
 
         // The proof: the output against the reference.
         var check: DriftEstimate?
+        // The seconds of the output the check's model is judged over, from `checkStart`.
+        var checkStart = 0.0, checkSpan = Double(ref.frames) / fRef
         if verify {
-            check = try DriftEstimator(reference: reference, recording: output).run(progress: { progress?(1 - after + after * $0) }, cancellation: cancellation)
+            let checkProgress: (Double) -> Void = { progress?(1 - after + after * $0) }
+            // An output the check could not run on is not the job's output either.
+            do {
+            if try DriftEstimator.clipGrid(sampleRate: ref.sampleRate, recording: input, seconds: rec.duration.approximateSeconds,
+                                           spacing: tuning.windowSpacing) != nil {
+                // A clip: the output is the reference's length and silent outside the clip,
+                // where no window can match. The check places the stretch that holds the
+                // clip in the reference, as the estimate placed the clip, and must find it
+                // where it was written.
+                // At least the shortest clip placed, widened evenly into the output's silence
+                // (a 2 s clip stretched by a few ppm can round to a frame under 2 s).
+                let least = Int64((DriftEstimator.shortestClip * fRef).rounded(.up)) + 2
+                var span = first..<last
+                if Int64(span.count) < least {
+                    let lower = max(0, min(first - (least - Int64(span.count) + 1) / 2, ref.frames - least))
+                    span = lower..<min(ref.frames, lower + least)
+                }
+                checkStart = Double(span.lowerBound) / fRef
+                checkSpan = Double(span.count) / fRef
+                check = try Self.checkExcerpt(of: output, frames: span, sampleRate: ref.sampleRate, against: reference,
+                                              tuning: tuning, progress: checkProgress, cancellation: cancellation)
+            } else {
+                check = try DriftEstimator(reference: reference, recording: output).run(progress: checkProgress, cancellation: cancellation)
+            }
+            } catch {
+                unlink(output)
+                throw error
+            }
         }
         let used = check.map { c in c.windows.filter { $0.status == "used" && $0.lag != nil } } ?? []
         let worstWindow = used.max { abs($0.lag!) < abs($1.lag!) }
@@ -232,13 +261,21 @@ public struct FileAlign: Sendable {
             throw .notOneLine(reference: reference, recording: output,
                               reason: "the check of the aligned output could not measure it (\(used.count) of \(c.windows.count) analysis windows matched the reference): it cannot be shown aligned; nothing was written")
         }
+        // A check that places the output less confidently than the estimate had to be
+        // placed shows nothing: it fails too, rather than pass unexamined.
+        if let c = check, c.confidence < tuning.minimumConfidence {
+            unlink(output)
+            throw .notOneLine(reference: reference, recording: output, reason: String(
+                format: "the check of the aligned output placed it with confidence %.2f, below the %.2f asked of the estimate (%d of %d analysis windows matched the reference): it cannot be shown aligned; nothing was written",
+                c.confidence, tuning.minimumConfidence, used.count, c.windows.count))
+        }
         // What was written is measured: an output the check places confidently but finds
         // off REF somewhere (its fitted model by more than `maximumModelLag`, or one window by
         // more than `maximumResidualLag`) is not the job's output.
         if let c = check, c.confidence >= tuning.minimumConfidence {
-            let end = Double(ref.frames) / fRef
+            let end = checkSpan
             var model: (lag: Double, at: Double) = abs(c.offsetSeconds) >= abs(c.offsetSeconds + (c.ratio - 1) * end)
-                ? (c.offsetSeconds, 0) : (c.offsetSeconds + (c.ratio - 1) * end, end)
+                ? (c.offsetSeconds, checkStart) : (c.offsetSeconds + (c.ratio - 1) * end, checkStart + end)
             if let m = c.map {
                 for k in m.knots {
                     let t = Double(k.recordingFrame) / Double(m.recordingRate)
@@ -250,7 +287,7 @@ public struct FileAlign: Sendable {
             if abs(model.lag) > Self.maximumModelLag {
                 failed = (model.lag, model.at, Self.maximumModelLag)
             } else if let w = worstWindow, abs(w.lag!) > Self.maximumResidualLag {
-                failed = (w.lag!, w.recordingTime, Self.maximumResidualLag)
+                failed = (w.lag!, checkStart + w.recordingTime, Self.maximumResidualLag)
             }
             if let failed {
                 unlink(output)
@@ -267,4 +304,44 @@ public struct FileAlign: Sendable {
         report.loudness = done.loudness
         return report
     }
+
+    /// The check of a clip's output: frames `frames` of `output` (where the clip was
+    /// written) copied to a temporary float WAV and placed in `reference` as a clip is
+    /// (the whole reference searched); its offset and its windows' lags are given from the
+    /// excerpt's start, so that 0 means "where it was written". The temporary file is
+    /// removed whatever happens.
+    static func checkExcerpt(of output: String, frames: Range<Int64>, sampleRate: Int, against reference: String,
+                             tuning: SyncTuning, progress: @escaping (Double) -> Void,
+                             cancellation: CancellationToken?) throws(MixdownError) -> DriftEstimate {
+        let excerpt = (NSTemporaryDirectory() as NSString).appendingPathComponent(
+            "mixdown-check-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).wav")
+        defer { unlink(excerpt) }
+        var cut = FileExport(input: output, output: excerpt)
+        cut.start = MediaTime(frames: frames.lowerBound, sampleRate: sampleRate)
+        cut.duration = MediaTime(frames: Int64(frames.count), sampleRate: sampleRate)
+        cut.settings.sampleFormat = .f32
+        _ = try cut.run(cancellation: cancellation)
+        var estimator = DriftEstimator(reference: reference, recording: excerpt)
+        estimator.tuning = tuning
+        estimator.tuning.maxOffset = nil
+        var check: DriftEstimate
+        do { check = try estimator.run(progress: progress, cancellation: cancellation) } catch {
+            if case .cancelled = error { throw error }
+            // The excerpt is the check's own file: the refusal names the output.
+            throw .notOneLine(reference: reference, recording: output,
+                              reason: "the check of the aligned clip could not place the \(String(format: "%.3f", Double(frames.count) / Double(sampleRate))) s that hold it (\(error)): it cannot be shown aligned; nothing was written")
+        }
+        let shift = Double(frames.lowerBound) / Double(sampleRate)
+        check.recording = output
+        check.offsetSeconds -= shift
+        check.windows = check.windows.map { w in
+            DriftEstimate.Window(recordingTime: w.recordingTime, lag: w.lag.map { $0 - shift }, correlation: w.correlation,
+                                 residual: w.residual, status: w.status)
+        }
+        // Its map, if it drew one, is on the excerpt's clock and over a few seconds: the
+        // windows and the line judge a clip.
+        check.map = nil
+        return check
+    }
+
 }

@@ -43,7 +43,7 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
     }
 
     public internal(set) var reference: String
-    public let recording: String
+    public internal(set) var recording: String
     /// REF time at which REC's time 0 lands, seconds.
     public internal(set) var offsetSeconds: Double
     /// REC's duration × ratio = its duration on REF's clock.
@@ -207,14 +207,23 @@ public struct DriftEstimator: Sendable {
         self.recording = recording
     }
 
+    /// The confidence the estimator's own choices (a second, denser look; the plain or the
+    /// line-clipped fit) treat as trusted. Fixed, not the caller's `minimumConfidence`: a
+    /// threshold decides acceptance only, and `--min-confidence 0` must not change the
+    /// estimate it accepts (it once skipped the second look: 6 windows at 0.01 instead of
+    /// 15 at 0.36 on the same pair).
+    static let trustedConfidence = 0.5
+
     /// A plain-correlation estimate at least this confident is kept without a second look.
     static let clearConfidence = 0.8
 
-    /// The grid of a short clip (`seconds` long, shorter than three windows at `spacing`):
+    /// The grid of a short clip (`seconds` long, holding fewer than three windows at `spacing`):
     /// `clipWindows` one-second windows across it, the first at its first sample; nil for a
     /// longer recording. Throws for a clip shorter than `shortestClip`, naming it.
     static func clipGrid(sampleRate: Int, recording: String, seconds: Double, spacing: Double) throws(MixdownError) -> AnalysisGrid? {
-        guard seconds < 3 * spacing else { return nil }
+        // A clip is what the spacing's grid places fewer than three whole windows in (3 s at
+        // a 1 s spacing holds two: centres at 0.5 and 1.5 s, the next window would end at 3.0).
+        guard AnalysisGrid(sampleRate: sampleRate, spacing: spacing).centres(duration: seconds).count < 3 else { return nil }
         guard seconds >= shortestClip else {
             throw .invalidParameter(name: "recording", value: "'\(recording)'",
                                     reason: String(format: "is %.3f s long: a clip of at least %.0f s is needed to place it", seconds, shortestClip))
@@ -257,7 +266,7 @@ public struct DriftEstimator: Sendable {
         // progress bar, already full, stays so.
         let silent = first.windows.filter { $0.status == "silent" }.count
         let finer = max(1, tuning.windowSpacing / 5)
-        guard first.windowsUsed < 3 || first.confidence < tuning.minimumConfidence, 2 * silent > first.windows.count,
+        guard first.windowsUsed < 3 || first.confidence < Self.trustedConfidence, 2 * silent > first.windows.count,
               finer < tuning.windowSpacing else { return first }
         let denser = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: finer)
         let rec = try RecordingAnalysis(path: recording, grid: denser, cancellation: cancellation) { _ in }
@@ -356,7 +365,7 @@ public struct DriftEstimator: Sendable {
             chosen.rivalOffsetSeconds = chosen.rivalOffsetSeconds ?? Self.rival(of: winner, among: fits)
             return chosen
         }
-        func accepted(_ e: DriftEstimate) -> Bool { e.confidence >= tuning.minimumConfidence && e.rivalOffsetSeconds == nil }
+        func accepted(_ e: DriftEstimate) -> Bool { e.confidence >= Self.trustedConfidence && e.rivalOffsetSeconds == nil }
 
         // The plain correlation first: the most precise wherever it finds one answer. Where it
         // does not, or only barely (a steady tone that matches every period about as well), the
@@ -375,7 +384,7 @@ public struct DriftEstimator: Sendable {
         if accepted(clipped) && (!accepted(plain) || clipped.confidence > plain.confidence) { return clipped }
         if accepted(plain) { return plain }
         // Neither is trusted: the refusal that says most (a rival offset, else the higher confidence).
-        if clipped.rivalOffsetSeconds != nil && plain.rivalOffsetSeconds == nil && plain.confidence < tuning.minimumConfidence { return clipped }
+        if clipped.rivalOffsetSeconds != nil && plain.rivalOffsetSeconds == nil && plain.confidence < Self.trustedConfidence { return clipped }
         return plain.confidence >= clipped.confidence || plain.rivalOffsetSeconds != nil ? plain : clipped
     }
 

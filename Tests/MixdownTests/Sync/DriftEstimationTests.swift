@@ -116,6 +116,31 @@ import Testing
         #expect(dir.contents.filter { $0.contains("aligned") }.isEmpty)
     }
 
+    /// The caller's threshold decides acceptance only: the estimate of a pair is the same
+    /// whatever minimum confidence is asked (it once chose its fit, and whether to look
+    /// again more densely, by the caller's threshold).
+    @Test func theMinimumConfidenceDoesNotChangeTheEstimate() throws {
+        let dir = TempDir()
+        for unrelated in [true, false] {
+            var pair = SyncTestPair(reference: dir.file("ref.wav"), recording: dir.file("rec.wav"))
+            pair.duration = 200
+            pair.unrelated = unrelated
+            pair.snrDecibels = unrelated ? nil : -6
+            pair.ppm = 40
+            _ = try pair.run()
+            let estimates = try [0.0, 0.5, 0.95].map { minimum -> DriftEstimate in
+                var estimator = DriftEstimator(reference: pair.reference, recording: pair.recording)
+                estimator.tuning.minimumConfidence = minimum
+                return try estimator.run()
+            }
+            for e in estimates.dropFirst() {
+                #expect(e.offsetSeconds == estimates[0].offsetSeconds && e.ratio == estimates[0].ratio
+                        && e.confidence == estimates[0].confidence && e.windowsUsed == estimates[0].windowsUsed,
+                        "unrelated \(unrelated): \(e.confidence) against \(estimates[0].confidence)")
+            }
+        }
+    }
+
     @Test func silentWindowsAreReportedNotUsed() throws {
         let dir = TempDir()
         // REF: speech-like; REC: the same with its middle minute silenced.

@@ -64,4 +64,47 @@ import Testing
         let refused = #expect(throws: MixdownError.self) { try e.requireConfidence(0.5) }
         #expect(refused?.description.contains("fit about as well") == true)
     }
+
+    /// A clip aligned to its reference is checked where it was written: the check places
+    /// the stretch of the output that holds it (the rest is silence no window can match)
+    /// and finds it within 0.05 ms, a number, not NaN. Before, every clip's check found
+    /// nothing and the job was refused (or, earlier, passed reading NaN). A clip of exactly
+    /// 3 s at a 1 s spacing is a clip (two whole windows at that spacing), not "too short".
+    @Test func anAlignedClipIsCheckedWhereItWasWritten() throws {
+        let dir = TempDir()
+        var pair = SyncTestPair(reference: dir.file("ref.wav"), recording: dir.file("rec.wav"))
+        pair.duration = 120
+        pair.offsetSeconds = 10
+        pair.ppm = 30
+        _ = try pair.run()
+        for (seconds, spacing) in [(2.0, 10.0), (3.0, 1.0), (3.0, 10.0)] {
+            try Self.cut(pair.recording, 960_000..<(960_000 + Int64(seconds * 48_000)), to: dir.file("clip.wav"))
+            var job = FileAlign(input: dir.file("clip.wav"), reference: pair.reference, output: dir.file("aligned.wav"))
+            job.tuning.windowSpacing = spacing
+            job.settings.overwrite = true
+            let report = try job.run()
+            let worst = try #require(report.residualMaxLagMilliseconds, "\(seconds) s at \(spacing) s")
+            #expect(worst.isFinite && worst < 0.05, "\(seconds) s clip at a \(spacing) s spacing: \(worst) ms")
+            #expect(abs(try #require(report.residualOffsetMilliseconds)) < 0.05)
+            #expect(report.outputFrames == 120 * 48_000)
+        }
+    }
+
+    /// A check that cannot place the output fails closed: REF's own first 2.5 s, reversed,
+    /// forced through with --min-confidence 0, is written nowhere.
+    @Test func aClipsCheckThatCannotPlaceItFails() throws {
+        let dir = TempDir()
+        var pair = SyncTestPair(reference: dir.file("ref.wav"), recording: dir.file("rec.wav"))
+        pair.duration = 60
+        _ = try pair.run()
+        let source = try readFile(pair.reference)
+        let reversed = source.planes.map { Array($0[48_000..<168_000].reversed()) }
+        try writeFile(dir.file("rev.wav"), reversed, sampleRate: 48_000, format: .s16)
+        var job = FileAlign(input: dir.file("rev.wav"), reference: pair.reference, output: dir.file("aligned.wav"))
+        job.tuning.minimumConfidence = 0
+        #expect(throws: MixdownError.self) { _ = try job.run() }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("aligned.wav")))
+        #expect(dir.contents.filter { $0.hasPrefix(".") || $0.hasPrefix("mixdown-check") }.isEmpty)
+    }
+
 }

@@ -48,6 +48,12 @@ final class SndFileDecoder: AudioDecoder {
             sf_close(h)
             throw .truncatedAudio(path: path, expectedFrames: promised, readFrames: sfinfo.frames)
         }
+        if sfinfo.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_OGG) {
+            do { try OggChain.refuseChain(path, sampleRate: Int(sfinfo.samplerate)) } catch {
+                sf_close(h)
+                throw error
+            }
+        }
         // FLAC's STREAMINFO gives the length whatever the file holds: a damaged header can
         // promise 397 hours in a 1 MB file, which a job then refuses for want of disk space.
         // Its last frame is read before the length is believed.
