@@ -40,6 +40,11 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
         public let recordingTime: Double
         /// How far REF's time jumps there, seconds (positive: REC missed this much of the event).
         public let seconds: Double
+        /// How wide the stretch of REC is where the jump may lie, seconds: one analysis
+        /// sample (0.125 ms) where REC sounds on both sides; where it is silent on one side
+        /// (a pause that began in a word's tail) the silence's width, the audio there being
+        /// unable to say where REC stopped. `recordingTime` is its middle.
+        public var uncertaintySeconds: Double = 0
     }
 
     public internal(set) var reference: String
@@ -165,7 +170,10 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
             s += String(format: "; REC's clock wanders: it follows a map of %d knots (one ratio would leave it %.3f ms off)", map.knots.count, departure)
         }
         if let jumps {
-            s += "; REC jumped: " + jumps.map { String(format: "at %.3f s by %+.6f s", $0.recordingTime, $0.seconds) }.joined(separator: ", ")
+            s += "; REC jumped: " + jumps.map { j in
+                String(format: "at %.3f s by %+.6f s", j.recordingTime, j.seconds)
+                    + (j.uncertaintySeconds > 0.001 ? String(format: " (somewhere within ±%.1f ms: REC is silent there)", j.uncertaintySeconds * 500) : "")
+            }.joined(separator: ", ")
             s += " (" + (segments ?? []).map { String(format: "%.1f-%.1f s: REF's %+.6f s, %+.3f ppm", $0.start, $0.end, $0.offsetSeconds, $0.ppm) }.joined(separator: "; ") + ")"
         } else if let segments, segments.count > 1 {
             s += "; the drift changes: " + segments.map { String(format: "%.1f-%.1f s: %+.3f ppm", $0.start, $0.end, $0.ppm) }.joined(separator: ", ")

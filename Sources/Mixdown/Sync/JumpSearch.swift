@@ -146,9 +146,11 @@ struct JumpSearch {
         let rec = fitter.rec
         let recRate = rec.info.sampleRate, refRate = fitter.ref.info.sampleRate
         // Cuts between neighbouring stretches, REC seconds.
-        var cuts: [Double] = []
+        var cuts: [Double] = [], widths: [Double] = []
         for (x, y) in zip(stretches, stretches.dropFirst()) {
-            cuts.append(try cut(from: rec.times[x.last], to: rec.times[y.first], before: x.estimate, after: y.estimate))
+            let found = try cut(from: rec.times[x.last], to: rec.times[y.first], before: x.estimate, after: y.estimate)
+            cuts.append(found.time)
+            widths.append(found.width)
         }
         var combined = e
         var windows = e.windows
@@ -172,7 +174,8 @@ struct JumpSearch {
             segments.append(segment)
             if i > 0 {
                 let t = cuts[i - 1]
-                jumps.append(.init(recordingTime: t, seconds: s.estimate.modelLag(atRecordingSeconds: t) - stretches[i - 1].estimate.modelLag(atRecordingSeconds: t)))
+                jumps.append(.init(recordingTime: t, seconds: s.estimate.modelLag(atRecordingSeconds: t) - stretches[i - 1].estimate.modelLag(atRecordingSeconds: t),
+                                   uncertaintySeconds: widths[i - 1]))
             }
         }
         // The confidence of the stretches together: every line is two numbers.
@@ -207,11 +210,17 @@ struct JumpSearch {
     /// analysis rate; the cut maximises Σ_{i<c} x_i · a_i + Σ_{i≥c} x_i · b_i (x: REC, a
     /// and b: REF along each line, linearly interpolated, signed by the polarity): a
     /// cumulative sum, to the analysis sample (0.125 ms at 8 kHz).
-    func cut(from: Double, to: Double, before a: DriftEstimate, after b: DriftEstimate) throws(MixdownError) -> Double {
+    ///
+    /// Where REC is silent beside the cut the sum is flat there and its maximum says
+    /// nothing (a pause that began in a word's tail was cut 96 ms early). Every cut whose
+    /// sum is within `indistinct` typical samples' worth of the best (REC's mean energy per
+    /// analysis sample over the search) is as good: the cut is the middle of the span they
+    /// cover, and `width` that span (one analysis sample where REC sounds on both sides).
+    func cut(from: Double, to: Double, before a: DriftEstimate, after b: DriftEstimate) throws(MixdownError) -> (time: Double, width: Double) {
         let rec = fitter.rec, ref = fitter.ref, grid = fitter.grid
         let recRate = Double(rec.info.sampleRate), refRate = Double(ref.info.sampleRate), ra = grid.rate
         let f0 = max(0, Int64((from * recRate).rounded(.down))), f1 = min(rec.info.frames, Int64((to * recRate).rounded(.up)))
-        guard f1 > f0 + 2 else { return (from + to) / 2 }
+        guard f1 > f0 + 2 else { return ((from + to) / 2, to - from) }
         let x = try SignalAligner.read(AnalysisStream(path: rec.path, rate: grid.sampleRate, decimation: grid.decimation, range: f0..<f1))
         let t0 = Double(f0) / recRate
         /// REF along `e` for every REC sample.
@@ -231,11 +240,21 @@ struct JumpSearch {
             }
         }
         let ya = try along(a), yb = try along(b)
-        var sum = 0.0, best = (value: 0.0, index: 0)
+        // sums[c]: the objective with the cut before sample c.
+        var sums = [Double](repeating: 0, count: x.count + 1)
+        var energy = 0.0
         for i in x.indices {
-            sum += Double(x[i]) * (Double(a.polarity) * Double(ya[i]) - Double(b.polarity) * Double(yb[i]))
-            if sum > best.value { best = (sum, i + 1) }
+            sums[i + 1] = sums[i] + Double(x[i]) * (Double(a.polarity) * Double(ya[i]) - Double(b.polarity) * Double(yb[i]))
+            energy += Double(x[i]) * Double(x[i])
         }
-        return t0 + Double(best.index) / ra
+        let best = sums.indices.max { sums[$0] < sums[$1] || (sums[$0] == sums[$1] && $0 > $1) }!
+        let tolerance = Self.indistinct * energy / Double(x.count)
+        var lo = best, hi = best
+        while lo > 0 && sums[lo - 1] >= sums[best] - tolerance { lo -= 1 }
+        while hi < x.count && sums[hi + 1] >= sums[best] - tolerance { hi += 1 }
+        return (t0 + (Double(lo) + Double(hi)) / 2 / ra, Double(hi - lo + 1) / ra)
     }
+
+    /// Typical samples' worth of the objective within which two cuts are as good.
+    static let indistinct = 2.0
 }

@@ -54,6 +54,36 @@ import Testing
         #expect(out[(gapEnd + 48_000)..<(gapEnd + 96_000)].contains { $0 != 0 })
     }
 
+    /// Where a jump's cut lies, on four shapes of one 300 s pair (seed 3, its speech silent
+    /// from 132.1 to 133.1 s and from 136.7 to 137.2 s): a pause begun in silence is placed
+    /// in the middle of the span REC's audio cannot tell apart, whose width is reported and
+    /// holds the truth (it was cut 96 ms early, with no word of doubt); a pause or a 0.5 s
+    /// dropout in speech is cut to the analysis sample (0.125 ms), its width one sample.
+    @Test(arguments: [(132.5, 30.0, true), (137.0, 20.0, true), (133.5, 0.5, false), (133.7, 30.0, false)])
+    func aJumpsCutIsWhereTheAudioSaysAndNoSharper(at: Double, gap: Double, inSilence: Bool) throws {
+        let dir = TempDir()
+        var pair = SyncTestPair(reference: dir.file("ref.wav"), recording: dir.file("rec.wav"))
+        pair.duration = 300
+        pair.ppm = 50
+        pair.seed = 3
+        pair.snrDecibels = 30
+        pair.pause = .init(at: at, gap: gap)
+        _ = try pair.run()
+        let e = try DriftEstimator(reference: pair.reference, recording: pair.recording).run()
+        let jump = try #require(e.jumps?.first, "no jump found at \(at) s")
+        let error = jump.recordingTime - at, sample = 1.0 / 8000
+        #expect(abs(jump.seconds - gap) < 0.000_05, "jump of \(jump.seconds) s")
+        if inSilence {
+            #expect(jump.uncertaintySeconds > 0.05 && jump.uncertaintySeconds < 1.1, "width \(jump.uncertaintySeconds * 1000) ms")
+            #expect(abs(error) <= jump.uncertaintySeconds / 2 + sample, "\(error * 1000) ms off, ±\(jump.uncertaintySeconds * 500) ms")
+            #expect(e.summary.contains("somewhere within ±"))
+        } else {
+            #expect(abs(error) <= sample + 1e-9, "\(error * 1000) ms off")
+            #expect(abs(jump.uncertaintySeconds - sample) < 1e-9, "width \(jump.uncertaintySeconds * 1000) ms")
+            #expect(!e.summary.contains("somewhere within"))
+        }
+    }
+
     @Test func aSteadyRecordingHasNoJump() throws {
         let dir = TempDir()
         var pair = SyncTestPair(reference: dir.file("ref.wav"), recording: dir.file("rec.wav"))
