@@ -13,8 +13,18 @@ final class AnalysisStream {
     private let block = 4096
     private let buffer: AudioBuffer
 
-    /// `range`: the file's frames to read (its own rate), all of them when nil.
-    init(path: String, rate: Int, decimation: Int, range: Range<Int64>? = nil) throws(MixdownError) {
+    /// A 4th-order Butterworth high-pass on the analysis samples (two biquads), nil for
+    /// none. Both files of a match pass through the same filter at the same analysis rate,
+    /// so its delay cancels in every lag.
+    private var highPass: [Biquad]
+
+    /// `range`: the file's frames to read (its own rate), all of them when nil. `highPass`:
+    /// the corner of a high-pass on the analysis samples, Hz (`AnalysisGrid.highPassHz`).
+    init(path: String, rate: Int, decimation: Int, range: Range<Int64>? = nil, highPass corner: Double? = nil) throws(MixdownError) {
+        highPass = corner.map { hz in
+            // Butterworth's two sections: Q = 1 / (2 cos(π/8)) and 1 / (2 cos(3π/8)).
+            [0.541_196_1, 1.306_563].map { Biquad.highPass(corner: hz, rate: Double(rate / decimation), q: $0) }
+        } ?? []
         let source = try FileSource(path: path, range: range)
         let mono: AudioNode = source.format.channelCount == 1 ? source : try ChannelMapper(input: source, channelCount: 1)
         let own = source.format.sampleRate
@@ -44,7 +54,31 @@ final class AnalysisStream {
     func next() throws(MixdownError) -> UnsafeBufferPointer<Float>? {
         let status = try node.render(into: buffer, frames: block)
         if status.frames == 0 { return nil }
+        for k in highPass.indices { highPass[k].run(buffer[channel: 0], count: status.frames) }
         return UnsafeBufferPointer(start: buffer[channel: 0], count: status.frames)
+    }
+
+    /// One second-order section (RBJ's cookbook), run in place in doubles.
+    struct Biquad {
+        var b0, b1, b2, a1, a2: Double
+        var z1 = 0.0, z2 = 0.0
+
+        static func highPass(corner: Double, rate: Double, q: Double) -> Biquad {
+            let w = 2 * Double.pi * corner / rate, alpha = sin(w) / (2 * q), c = cos(w)
+            let a0 = 1 + alpha
+            return Biquad(b0: (1 + c) / 2 / a0, b1: -(1 + c) / a0, b2: (1 + c) / 2 / a0, a1: -2 * c / a0, a2: (1 - alpha) / a0)
+        }
+
+        /// Transposed direct form II.
+        mutating func run(_ x: UnsafeMutablePointer<Float>, count: Int) {
+            for i in 0..<count {
+                let v = Double(x[i])
+                let y = b0 * v + z1
+                z1 = b1 * v - a1 * y + z2
+                z2 = b2 * v - a2 * y
+                x[i] = Float(y)
+            }
+        }
     }
 
     /// The RMS of every `step` samples, the whole file; also copies `windows` (sorted

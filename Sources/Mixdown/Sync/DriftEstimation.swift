@@ -84,6 +84,10 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
     /// The offsets searched: ±this many seconds (`--max-offset`, else 60 s for a pair, the
     /// whole reference for a clip). nil where the estimate was not made by a search.
     public internal(set) var searchedOffsetSeconds: Double? = nil
+    /// Set when the estimate was made above this frequency (Hz): the full band's was in
+    /// doubt (its bands disagreed on the timing, or it was not confident), and the files
+    /// matched better through a high-pass.
+    public internal(set) var highPassHz: Double? = nil
     public let seconds: Double
     /// Which coarse strategy placed the windows: "envelope" (100 Hz energy envelopes) or
     /// "signal" (GCC-PHAT of excerpts, for material whose envelope is flat).
@@ -163,6 +167,7 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
                        sign, at, abs(ppm), speed, ratio, windowsUsed, windowsUsed + windowsRejected, confidence,
                        residualRMSMilliseconds, residualMaxMilliseconds)
         if polarity < 0 { s += "; REC's polarity is inverted" }
+        if let highPassHz { s += String(format: "; matched above %.0f Hz (below it the full band's match was in doubt: a filter on one side turns the low band's phase)", highPassHz) }
         if let band = bandDisagreementMilliseconds, band > 0.25 {
             s += String(format: "; its bands disagree on the timing by %.3f ms (a filter on one side moves the low ones): no closer than that", band)
         }
@@ -249,18 +254,48 @@ public struct DriftEstimator: Sendable {
 
     func validate() throws(MixdownError) { try tuning.validate() }
 
+    /// The corner (Hz) of the high-pass a doubtful estimate is made again through.
+    static let highBandHz = 300.0
+
+    /// Estimates REC against REF. When the estimate is in doubt (confidence under
+    /// `clearConfidence`, REC found inverted, or its bands disagree on the timing by more
+    /// than 0.1 ms: a drone
+    /// or hum seen through a minimum-phase filter on one side, whose phase turns by 80-130°
+    /// and sends the low band's match milliseconds away, or onto the drone's aliases), both
+    /// files are analysed again above `highBandHz`, where the filter leaves the phase
+    /// alone, and the better estimate is kept: the more confident; as confident, the one
+    /// whose bands agree; the high band's when it finds the other polarity.
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> DriftEstimate {
+        let full = try run(highPass: nil, progress: progress, cancellation: cancellation)
+        let disagreement = full.bandDisagreementMilliseconds ?? 0
+        guard full.confidence < Self.clearConfidence || disagreement > 0.1 || full.polarity < 0 else { return full }
+        var high = try run(highPass: Self.highBandHz, progress: nil, cancellation: cancellation)
+        high.highPassHz = Self.highBandHz
+        let highDisagreement = high.bandDisagreementMilliseconds ?? 0
+        // The polarity the full band found is the low band's when the high band finds the
+        // other: a phase turned by a filter, not a microphone wired the other way.
+        let turned = high.polarity != full.polarity && high.confidence >= Self.trustedConfidence && high.rivalOffsetSeconds == nil
+        if turned || high.confidence > full.confidence + 0.02
+            || (high.confidence >= full.confidence - 0.05 && highDisagreement + 0.05 < disagreement && high.rivalOffsetSeconds == nil) {
+            return high
+        }
+        return full
+    }
+
+    private func run(highPass: Double?, progress: ((Double) -> Void)?, cancellation: CancellationToken?) throws(MixdownError) -> DriftEstimate {
         let stopwatch = Stopwatch()
         let refInfo = try AudioFileInfo.read(path: reference)
         let recInfo = try AudioFileInfo.read(path: recording)
         try validate()
         var grid = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: tuning.windowSpacing)
+        grid.highPassHz = highPass
         // A short clip (fewer than three windows at the spacing): eight one-second windows
         // across it, and without a --max-offset the whole of REF searched.
         var job = self
         let recSeconds = recInfo.duration.approximateSeconds
         if let clip = try Self.clipGrid(sampleRate: refInfo.sampleRate, recording: recording, seconds: recSeconds, spacing: tuning.windowSpacing) {
             grid = clip
+            grid.highPassHz = highPass
             if job.tuning.maxOffset == nil { job.tuning.maxOffset = refInfo.duration + MediaTime(seconds: 1) }
         }
         let files = try RecordingAnalysis.run(paths: [reference, recording], grid: grid, parallel: 2,
@@ -276,7 +311,8 @@ public struct DriftEstimator: Sendable {
         let finer = max(1, tuning.windowSpacing / 5)
         guard first.windowsUsed < 3 || first.confidence < Self.trustedConfidence, 2 * silent > first.windows.count,
               finer < tuning.windowSpacing else { return first }
-        let denser = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: finer)
+        var denser = AnalysisGrid(sampleRate: refInfo.sampleRate, spacing: finer)
+        denser.highPassHz = highPass
         let rec = try RecordingAnalysis(path: recording, grid: denser, cancellation: cancellation) { _ in }
         let second = try estimate(files[0], rec, grid: denser, cancellation: cancellation, progress: nil, started: stopwatch)
         return second.confidence > first.confidence ? second : first

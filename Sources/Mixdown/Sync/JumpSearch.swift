@@ -32,7 +32,7 @@ struct StrategyFitter {
         -> (found: [[[(lag: Double, correlation: Double)]]], emphasis: [[Double?]]) {
         let rate = grid.rate, times = rec.times, half = Double(grid.windowLength) / 2
         let ordered = requests.sorted { FineAligner.searchStart($0.refStart, search: $0.search) < FineAligner.searchStart($1.refStart, search: $1.search) }
-        let stream = try AnalysisStream(path: ref.path, rate: grid.sampleRate, decimation: grid.decimation)
+        let stream = try AnalysisStream(path: ref.path, rate: grid.sampleRate, decimation: grid.decimation, highPass: grid.highPassHz)
         let fine = FineAligner(stream: stream, windowLength: grid.windowLength, rate: rate, measure: measure)
         var found = [[[(lag: Double, correlation: Double)]]](repeating: [[(lag: Double, correlation: Double)]](repeating: [], count: times.count),
                                                              count: slots)
@@ -221,14 +221,14 @@ struct JumpSearch {
         let recRate = Double(rec.info.sampleRate), refRate = Double(ref.info.sampleRate), ra = grid.rate
         let f0 = max(0, Int64((from * recRate).rounded(.down))), f1 = min(rec.info.frames, Int64((to * recRate).rounded(.up)))
         guard f1 > f0 + 2 else { return ((from + to) / 2, to - from) }
-        let x = try SignalAligner.read(AnalysisStream(path: rec.path, rate: grid.sampleRate, decimation: grid.decimation, range: f0..<f1))
+        let x = try SignalAligner.read(AnalysisStream(path: rec.path, rate: grid.sampleRate, decimation: grid.decimation, range: f0..<f1, highPass: grid.highPassHz))
         let t0 = Double(f0) / recRate
         /// REF along `e` for every REC sample.
         func along(_ e: DriftEstimate) throws(MixdownError) -> [Float] {
             let lo = t0 + e.modelLag(atRecordingSeconds: t0) - 0.1, hi = Double(f1) / recRate + e.modelLag(atRecordingSeconds: Double(f1) / recRate) + 0.1
             let g0 = max(0, Int64((lo * refRate).rounded(.down))), g1 = min(ref.info.frames, Int64((hi * refRate).rounded(.up)))
             guard g1 > g0 + 2 else { return [Float](repeating: 0, count: x.count) }
-            let y = try SignalAligner.read(AnalysisStream(path: ref.path, rate: grid.sampleRate, decimation: grid.decimation, range: g0..<g1))
+            let y = try SignalAligner.read(AnalysisStream(path: ref.path, rate: grid.sampleRate, decimation: grid.decimation, range: g0..<g1, highPass: grid.highPassHz))
             let r0 = Double(g0) / refRate
             return x.indices.map { i in
                 let t = t0 + Double(i) / ra

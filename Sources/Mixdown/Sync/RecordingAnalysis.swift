@@ -19,6 +19,10 @@ struct AnalysisGrid: Sendable {
     /// The first window's centre (seconds), when not half the spacing: a short clip's
     /// windows start at its first sample.
     let firstCentre: Double?
+    /// The corner of a high-pass both files are analysed through (Hz), nil for none: the
+    /// match above the band where a filter on one side turned the phase (a drone through a
+    /// recorder's minimum-phase high-pass).
+    var highPassHz: Double? = nil
 
     init(sampleRate: Int, spacing: Double, firstCentre: Double? = nil) {
         self.firstCentre = firstCentre
@@ -75,7 +79,7 @@ final class RecordingAnalysis: @unchecked Sendable {
         windows = .allocate(capacity: max(1, centres.count * grid.windowLength))
         windows.initialize(repeating: 0, count: max(1, centres.count * grid.windowLength))
         do {
-            let stream = try AnalysisStream(path: path, rate: grid.sampleRate, decimation: grid.decimation)
+            let stream = try AnalysisStream(path: path, rate: grid.sampleRate, decimation: grid.decimation, highPass: grid.highPassHz)
             envelope = try stream.envelope(step: grid.envelopeStep, cancellation: cancellation,
                                            windows: (windowStarts, grid.windowLength, windows), progress: progress)
         } catch {

@@ -78,7 +78,7 @@ struct SignalAligner {
             let f0 = Int64((start * recRate).rounded(.down))
             let f1 = min(recording.info.frames, f0 + Int64(Self.excerptSeconds * recRate))
             guard f1 - f0 > Int64(recRate) else { continue }
-            let excerpt = try Self.read(AnalysisStream(path: recording.path, rate: grid.sampleRate, decimation: decimation, range: f0..<f1))
+            let excerpt = try Self.read(AnalysisStream(path: recording.path, rate: grid.sampleRate, decimation: decimation, range: f0..<f1, highPass: grid.highPassHz))
             let t0 = Double(f0) / recRate, t1 = Double(f1) / recRate
             let span = maxOffset + maxDrift * t1 + 0.5
             // Where the excerpt's first sample may land (half of it may hang before REF).
@@ -112,7 +112,7 @@ struct SignalAligner {
             let a = max(0, Int64((stretch.from * refRate).rounded(.down)))
             let b = min(reference.info.frames, Int64((stretch.to * refRate).rounded(.up)))
             guard b - a > Int64(refRate) / 10 else { continue }
-            let stream = try AnalysisStream(path: reference.path, rate: grid.sampleRate, decimation: decimation, range: a..<b)
+            let stream = try AnalysisStream(path: reference.path, rate: grid.sampleRate, decimation: decimation, range: a..<b, highPass: grid.highPassHz)
             let pad = a == 0 && stretch.from < 0 ? Int((-stretch.from * coarseRate).rounded(.up)) : 0
             // REF time of buffer sample 0.
             let origin = Double(a) / refRate - Double(pad) / coarseRate
