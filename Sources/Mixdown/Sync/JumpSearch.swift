@@ -181,10 +181,8 @@ struct JumpSearch {
         // The confidence of the stretches together: every line is two numbers.
         let status = windows.map(\.status)
         let usedWindows = windows.filter { $0.status == "used" }
-        let audible = status.filter { $0 != "silent" }.count
-        let outside = status.filter { $0 == "outside" }.count, ambiguous = status.filter { $0 == "ambiguous" }.count
-        let inside = max(audible - outside - ambiguous, (audible - outside + 1) / 2)
         let residuals = usedWindows.compactMap { $0.residual.map(abs) }
+        let inside = Fit.inside(status, used: usedWindows.count, lines: stretches.count, maxResidual: residuals.max() ?? 0)
         let maxResidual = residuals.max() ?? 0
         combined.windows = windows
         combined.windowsUsed = usedWindows.count
