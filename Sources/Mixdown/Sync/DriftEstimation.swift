@@ -267,14 +267,25 @@ public struct DriftEstimator: Sendable {
     /// whose bands agree; the high band's when it finds the other polarity.
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> DriftEstimate {
         let full = try run(highPass: nil, progress: progress, cancellation: cancellation)
-        let disagreement = full.bandDisagreementMilliseconds ?? 0
-        guard full.confidence < Self.clearConfidence || disagreement > 0.1 || full.polarity < 0 else { return full }
-        var high = try run(highPass: Self.highBandHz, progress: nil, cancellation: cancellation)
-        high.highPassHz = Self.highBandHz
-        let highDisagreement = high.bandDisagreementMilliseconds ?? 0
-        // The polarity the full band found is the low band's when the high band finds the
-        // other: a phase turned by a filter, not a microphone wired the other way.
-        let turned = high.polarity != full.polarity && high.confidence >= Self.trustedConfidence && high.rivalOffsetSeconds == nil
+        guard Self.inDoubt(full) else { return full }
+        return Self.better(full: full, high: try run(highPass: Self.highBandHz, progress: nil, cancellation: cancellation))
+    }
+
+    /// Whether `e` is made again through the high band: not clearly confident, REC found
+    /// inverted, or its bands disagreeing by more than 0.1 ms.
+    static func inDoubt(_ e: DriftEstimate) -> Bool {
+        e.confidence < clearConfidence || (e.bandDisagreementMilliseconds ?? 0) > 0.1 || e.polarity < 0
+    }
+
+    /// The estimate kept of the full band's and the high band's: the more confident; as
+    /// confident, the one whose bands agree; the high band's when it finds the other
+    /// polarity (the full band's was the low band's phase, turned by a filter, not a
+    /// microphone wired the other way).
+    static func better(full: DriftEstimate, high found: DriftEstimate) -> DriftEstimate {
+        var high = found
+        high.highPassHz = highBandHz
+        let disagreement = full.bandDisagreementMilliseconds ?? 0, highDisagreement = high.bandDisagreementMilliseconds ?? 0
+        let turned = high.polarity != full.polarity && high.confidence >= trustedConfidence && high.rivalOffsetSeconds == nil
         if turned || high.confidence > full.confidence + 0.02
             || (high.confidence >= full.confidence - 0.05 && highDisagreement + 0.05 < disagreement && high.rivalOffsetSeconds == nil) {
             return high

@@ -184,8 +184,18 @@ public struct EventSync: Sendable {
                 if grids[b].firstCentre != nil && limit == nil {
                     job.tuning.maxOffset = MediaTime(seconds: Int64((files[a].duration + files[b].duration).rounded(.up)) + 1)
                 }
-                return try job.estimate(files[a], files[b], grid: grids[b], cancellation: cancellation,
-                                        progress: { shares.set(k, $0) }, started: Stopwatch())
+                let full = try job.estimate(files[a], files[b], grid: grids[b], cancellation: cancellation,
+                                            progress: { shares.set(k, $0) }, started: Stopwatch())
+                guard DriftEstimator.inDoubt(full) else { return full }
+                // In doubt: both files of the pair analysed again above the high band's corner,
+                // as a pair estimate is (`DriftEstimator.run`).
+                var highA = grid, highB = grids[b]
+                highA.highPassHz = DriftEstimator.highBandHz
+                highB.highPassHz = DriftEstimator.highBandHz
+                let ra = try RecordingAnalysis(path: paths[a], grid: highA, keepingWindows: false, cancellation: cancellation) { _ in }
+                let rb = try RecordingAnalysis(path: paths[b], grid: highB, cancellation: cancellation) { _ in }
+                let high = try job.estimate(ra, rb, grid: highB, cancellation: cancellation, progress: nil, started: Stopwatch())
+                return DriftEstimator.better(full: full, high: high)
             }
             if cancellation?.isCancelled == true { throw .cancelled }
             // Each pending recording goes through its most confident accepted estimate.

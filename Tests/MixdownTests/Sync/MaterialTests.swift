@@ -75,6 +75,23 @@ import Testing
         }
     }
 
+    /// The same through `EventSync` (sync with several recordings): the filtered recorder
+    /// beside a plain one, each placed within 0.2 ms, the filtered one above 300 Hz.
+    @Test(.enabled(if: sox != nil)) func dronesThroughAFilterArePlacedAmongSeveralRecordings() throws {
+        let dir = TempDir()
+        let world = try Self.ambience(dir)
+        try Self.sox([world, "-b", "16", dir.file("cam.wav"), "trim", "20", "240"])
+        try Self.sox([world, "-r", "44100", "-b", "16", dir.file("hp.wav"), "trim", "\(20 + Self.offset)", "230",
+                      "speed", String(format: "%.7f", 1 + Self.ppm / 1e6), "highpass", "120", "bass", "+3", "gain", "-n", "-6"])
+        try Self.sox([world, "-b", "16", dir.file("plain.wav"), "trim", "\(20 + Self.offset)", "200"])
+        let result = try EventSync(reference: dir.file("cam.wav"), recordings: [dir.file("hp.wav"), dir.file("plain.wav")]).run()
+        try result.requireAllPlaced()
+        let hp = try #require(result.placements[0].estimate), plain = try #require(result.placements[1].estimate)
+        #expect(abs(hp.offsetSeconds - Self.offset) < 0.000_2 && hp.polarity == 1, "\(hp.summary)")
+        #expect(hp.highPassHz == 300)
+        #expect(abs(plain.offsetSeconds - Self.offset) < 0.000_2, "\(plain.summary)")
+    }
+
     /// A recorder wired the other way is still found inverted, through the full band or the
     /// high band alike.
     @Test(.enabled(if: sox != nil)) func anInvertedRecorderStaysInverted() throws {
