@@ -368,9 +368,17 @@ enum Fit {
         let floor = (audible - outside + 1) / 2
         let strict = max(audible - outside - ambiguous, floor)
         let lenient = max(audible - outside - ambiguous - weak, floor)
+        return beyondChance(used: used, inside: lenient, lines: lines, maxResidual: maxResidual) ? lenient : strict
+    }
+
+    /// Whether `used` windows agreeing within `maxResidual` seconds establish `lines`
+    /// lines beyond chance among `inside`: a window matched at random in its ±50 ms search
+    /// lands within the largest residual with probability residual / 50 ms; ten or more
+    /// agreeing windows beyond two per line, over ten times the number chance would give.
+    static func beyondChance(used: Int, inside: Int, lines: Int, maxResidual: Double) -> Bool {
         let given = 2 * lines
-        let chance = Double(max(0, lenient - given)) * max(maxResidual, 0.000_05) / FineAligner.defaultSearch
-        return used - given >= 10 && Double(used - given) > 10 * chance ? lenient : strict
+        let chance = Double(max(0, inside - given)) * max(maxResidual, 0.000_05) / FineAligner.defaultSearch
+        return used - given >= 10 && Double(used - given) > 10 * chance
     }
 
     /// (windows used − 2 per line) / (windows inside REF − 2 per line) × min(1, median
@@ -385,8 +393,7 @@ enum Fit {
         // in its ±50 ms search lands within the largest residual of the line with
         // probability residual / 50 ms; ten or more agreeing windows, over ten times the
         // number chance would give, leave no doubt.
-        let chance = Double(inside - given) * max(maxResidual, 0.000_05) / FineAligner.defaultSearch
-        if used - given >= 10 && Double(used - given) > 10 * chance { clarity = 1 }
+        if beyondChance(used: used, inside: inside, lines: lines, maxResidual: maxResidual) { clarity = 1 }
         return min(1, Double(used - given) / Double(inside - given)) * clarity * modelAgreement(maxResidual)
     }
 
