@@ -40,10 +40,10 @@ struct GeneratePair: ParsableCommand {
     var wanderPeriod: Double?
     @Option(name: .customLong("ramp-ppm-per-hour"), parsing: .unconditional, help: "REC's rate moves away from --ppm by this much every hour (a clock warming up).")
     var rampPPMPerHour: Double?
-    @Option(name: .customLong("pause-at"), parsing: .unconditional, help: "REC paused at this time of its own, seconds (with --pause-gap).")
-    var pauseAt: Double?
-    @Option(name: .customLong("pause-gap"), parsing: .unconditional, help: "Seconds of the event REC missed while paused.")
-    var pauseGap: Double?
+    @Option(name: .customLong("pause-at"), parsing: .unconditionalSingleValue, help: "REC paused at this time of its own, seconds (with --pause-gap; repeat both for more pauses).")
+    var pauseAt: [Double] = []
+    @Option(name: .customLong("pause-gap"), parsing: .unconditionalSingleValue, help: "Seconds of the event REC missed while paused (one per --pause-at, in their order).")
+    var pauseGap: [Double] = []
     @Flag(help: "Print the truth as JSON.")
     var json = false
 
@@ -54,14 +54,15 @@ struct GeneratePair: ParsableCommand {
         guard abs(ppm) <= 10_000, abs(ppmAfterHalf ?? 0) <= 10_000 else { throw UsageError(message: "--ppm: at most 10000 either way") }
         guard abs(offset) < Double(duration) / 2 else { throw UsageError(message: "--offset \(offset): less than half the duration") }
         guard wanderPPM == nil || rampPPMPerHour == nil else { throw UsageError(message: "--wander-ppm and --ramp-ppm-per-hour: one or the other") }
-        guard (pauseAt == nil) == (pauseGap == nil) else { throw UsageError(message: "--pause-at and --pause-gap go together") }
-        if let g = pauseGap, !(g > 0) { throw UsageError(message: "--pause-gap \(g): must be above 0 s") }
+        guard pauseAt.count == pauseGap.count else { throw UsageError(message: "--pause-at and --pause-gap go together, one of each per pause") }
+        for g in pauseGap where !(g > 0) { throw UsageError(message: "--pause-gap \(g): must be above 0 s") }
+        for (a, b) in zip(pauseAt, pauseAt.dropFirst()) where !(b > a) { throw UsageError(message: "--pause-at \(b): pauses in order, each after the one before (\(a) s)") }
         if let a = wanderPPM, !(abs(a) <= 1000) { throw UsageError(message: "--wander-ppm \(a): at most 1000 either way") }
         if let p = wanderPeriod, !(p >= 10) { throw UsageError(message: "--wander-period \(p): at least 10 s") }
         var job = SyncTestPair(reference: reference, recording: recording)
         if let a = wanderPPM { job.wander = .sinusoid(amplitudePPM: a, periodSeconds: wanderPeriod ?? Double(duration)) }
         if let k = rampPPMPerHour { job.wander = .ramp(ppmPerHour: k) }
-        if let a = pauseAt, let g = pauseGap { job.pause = .init(at: a, gap: g) }
+        job.pauses = zip(pauseAt, pauseGap).map { SyncTestPair.Pause(at: $0, gap: $1) }
         job.duration = duration
         job.offsetSeconds = offset
         job.ppm = ppm

@@ -31,9 +31,14 @@ public struct SyncTestPair: Sendable {
     /// REC's clock wanders around `ppm` (temperature): rendered in 2-second pieces of
     /// constant ratio whose positions follow the exact integral of the rate.
     public var wander: Wander?
-    /// REC paused: from REC's time `at` (seconds) on, REC lands `gap` seconds later on
-    /// REF's clock (the gap was not recorded).
-    public var pause: Pause?
+    /// REC paused, once or more: from each pause's REC time `at` (seconds) on, REC lands a
+    /// further `gap` seconds later on REF's clock (the gap was not recorded).
+    public var pauses: [Pause] = []
+    /// The one pause of a recorder that paused once (`pauses`' first).
+    public var pause: Pause? {
+        get { pauses.first }
+        set { pauses = newValue.map { [$0] } ?? [] }
+    }
 
     /// How REC's rate departs from `ppm` over its time τ (seconds).
     public enum Wander: Sendable, Codable, Equatable {
@@ -71,14 +76,14 @@ public struct SyncTestPair: Sendable {
         public let offsetAfterChange: Double?
         public let ratioAfterChange: Double?
         public var wander: Wander? = nil
-        public var pause: Pause? = nil
+        public var pauses: [Pause] = []
 
         /// REF's time (seconds) of REC's time `t` (seconds, its own clock), exactly as rendered
         /// (within half a world frame).
         public func referenceSeconds(atRecordingSeconds t: Double) -> Double {
             if let change, t >= change, let o = offsetAfterChange, let r = ratioAfterChange { return o + r * t }
             var ref = offsetSeconds + ratio * t + (wander?.integral(t) ?? 0)
-            if let pause, t >= pause.at { ref += pause.gap }
+            for p in pauses where t >= p.at { ref += p.gap }
             return ref
         }
     }
@@ -120,9 +125,9 @@ public struct SyncTestPair: Sendable {
                 return try Resampler(input: src, ratio: StretchRatio(exactly: rateRatio / r), outputRate: recordingRate, outputFrames: n)
             }
         }
-        if wander != nil || pause != nil {
+        if wander != nil || !pauses.isEmpty {
             truth.wander = wander
-            truth.pause = pause
+            truth.pauses = pauses
             // Pieces of 2 s of REC, each at the mean rate of its stretch; each chain starts
             // `lead` outputs early (dropped) so that no piece begins on the resampler's
             // zero padding, its first input frame rounded to the world's frames.
@@ -131,7 +136,7 @@ public struct SyncTestPair: Sendable {
             while j0 < outFrames {
                 var j1 = min(outFrames, j0 + piece)
                 // A piece ends where REC paused.
-                if let pause { let p = Int64((pause.at * Double(recordingRate)).rounded()); if j0 < p && p < j1 { j1 = p } }
+                for pause in pauses { let p = Int64((pause.at * Double(recordingRate)).rounded()); if j0 < p && p < j1 { j1 = p } }
                 let t0 = Double(j0) / Double(recordingRate), t1 = Double(j1) / Double(recordingRate)
                 let w0 = truth.referenceSeconds(atRecordingSeconds: t0) * Double(fs) + Double(refStart)
                 let w1 = w0 + (truth.referenceSeconds(atRecordingSeconds: t1 - 1e-9) - truth.referenceSeconds(atRecordingSeconds: t0)) * Double(fs)

@@ -204,16 +204,23 @@ struct JumpSearch {
     }
 
     /// Where REC jumps between REC times `from` and `to` (seconds): the sample after which
-    /// REC matches REF along `after`'s line rather than `before`'s. Both are read at the
-    /// analysis rate; the cut maximises Σ_{i<c} x_i · a_i + Σ_{i≥c} x_i · b_i (x: REC, a
-    /// and b: REF along each line, linearly interpolated, signed by the polarity): a
+    /// REC is explained by REF along `after`'s line rather than `before`'s. Both are read at
+    /// the analysis rate; the cut minimises the squared error of REC against REF, scaled by
+    /// REC's gain g, along each line: Σ_{i<c} (x_i − g·a_i)² + Σ_{i≥c} (x_i − g·b_i)² (x:
+    /// REC, a and b: REF along each line, linearly interpolated, signed by the polarity). A
     /// cumulative sum, to the analysis sample (0.125 ms at 8 kHz).
     ///
-    /// Where REC is silent beside the cut the sum is flat there and its maximum says
-    /// nothing (a pause that began in a word's tail was cut 96 ms early). Every cut whose
-    /// sum is within `indistinct` typical samples' worth of the best (REC's mean energy per
-    /// analysis sample over the search) is as good: the cut is the middle of the span they
-    /// cover, and `width` that span (one analysis sample where REC sounds on both sides).
+    /// The error, not the correlation alone: where REC is silent and one line's REF sounds,
+    /// that line is wrong there, which a correlation (zero against silence either way) cannot
+    /// see; on a pause that began in a word's tail it cut 400 ms late. g is REC's gain found
+    /// by least squares about the correlation's own cut (0, and the correlation alone, when
+    /// REC does not follow REF with a positive gain).
+    ///
+    /// Where REC and both lines' REF are silent beside the cut the error is flat there and
+    /// its minimum says nothing. Every cut whose error is within `indistinct` typical
+    /// samples' worth of the best (REC's mean energy per analysis sample over the search) is
+    /// as good: the cut is the middle of the span they cover, and `width` that span (one
+    /// analysis sample where REC sounds on both sides).
     func cut(from: Double, to: Double, before a: DriftEstimate, after b: DriftEstimate) throws(MixdownError) -> (time: Double, width: Double) {
         let rec = fitter.rec, ref = fitter.ref, grid = fitter.grid
         let recRate = Double(rec.info.sampleRate), refRate = Double(ref.info.sampleRate), ra = grid.rate
@@ -238,18 +245,37 @@ struct JumpSearch {
             }
         }
         let ya = try along(a), yb = try along(b)
-        // sums[c]: the objective with the cut before sample c.
-        var sums = [Double](repeating: 0, count: x.count + 1)
-        var energy = 0.0
-        for i in x.indices {
-            sums[i + 1] = sums[i] + Double(x[i]) * (Double(a.polarity) * Double(ya[i]) - Double(b.polarity) * Double(yb[i]))
-            energy += Double(x[i]) * Double(x[i])
+        let pa = Double(a.polarity), pb = Double(b.polarity)
+        let energy = x.reduce(0.0) { $0 + Double($1) * Double($1) }
+        /// sums[c] = Σ_{i<c} d(i) for every cut c, and the c that maximises it (the first of equals).
+        func best(_ d: (Int) -> Double) -> (index: Int, sums: [Double]) {
+            var sums = [Double](repeating: 0, count: x.count + 1)
+            for i in x.indices { sums[i + 1] = sums[i] + d(i) }
+            return (sums.indices.max { sums[$0] < sums[$1] || (sums[$0] == sums[$1] && $0 > $1) }!, sums)
         }
-        let best = sums.indices.max { sums[$0] < sums[$1] || (sums[$0] == sums[$1] && $0 > $1) }!
-        let tolerance = Self.indistinct * energy / Double(x.count)
-        var lo = best, hi = best
-        while lo > 0 && sums[lo - 1] >= sums[best] - tolerance { lo -= 1 }
-        while hi < x.count && sums[hi + 1] >= sums[best] - tolerance { hi += 1 }
+        // The correlation's cut, for REC's gain about it.
+        let correlation = best { i in Double(x[i]) * (pa * Double(ya[i]) - pb * Double(yb[i])) }
+        var follow = 0.0, power = 0.0
+        for i in x.indices {
+            let y = i < correlation.index ? pa * Double(ya[i]) : pb * Double(yb[i])
+            follow += Double(x[i]) * y
+            power += y * y
+        }
+        let g = power > 0 && follow > 0 ? follow / power : 0
+        // sums[c]: minus half the squared error over g with the cut before sample c, less a
+        // constant (each term of the error is x² − 2g·x·y + g²·y²).
+        let chosen = g > 0
+            ? best { i in
+                let ai = pa * Double(ya[i]), bi = pb * Double(yb[i]), xi = Double(x[i])
+                return xi * (ai - bi) - g / 2 * (ai * ai - bi * bi)
+            }
+            : correlation
+        let sums = chosen.sums, top = chosen.index
+        // Typical samples' worth of the squared error, in the sums' units (over 2g).
+        let tolerance = Self.indistinct * energy / Double(x.count) / (g > 0 ? 2 * g : 1)
+        var lo = top, hi = top
+        while lo > 0 && sums[lo - 1] >= sums[top] - tolerance { lo -= 1 }
+        while hi < x.count && sums[hi + 1] >= sums[top] - tolerance { hi += 1 }
         return (t0 + (Double(lo) + Double(hi)) / 2 / ra, Double(hi - lo + 1) / ra)
     }
 
