@@ -184,4 +184,8 @@ static inline unsigned mx_denormals_flush_begin(void) { return 0; }
 static inline void mx_denormals_flush_end(unsigned state) { (void)state; }
 #endif
 
+/* Where the first onset at or after the frame's centre begins in in[0..channels), n frames
+ * each, by blocks of `size` frames (n if none); e: n / size floats of scratch (onsets.c). */
+size_t mx_onset_ahead_in(float *MX_RESTRICT e, const float *const *in, size_t channels, size_t n, size_t size);
+
 #endif

@@ -232,6 +232,24 @@ size_t mx_rfft_size(const mx_rfft *plan);
 void mx_rfft_forward(const mx_rfft *plan, float *MX_RESTRICT re, float *MX_RESTRICT im, const float *MX_RESTRICT x);
 void mx_rfft_inverse(const mx_rfft *plan, float *MX_RESTRICT x, const float *MX_RESTRICT re, const float *MX_RESTRICT im);
 
+/* Elementary functions by the array (the phase vocoder's phases, log magnitudes and
+ * rotations), polynomials in float with no branches (vecmath.c). Each writes count
+ * values; dst and the inputs do not overlap; any alignment; count 0 writes nothing. The
+ * _scalar forms are the references, the same arithmetic element for element with
+ * vectorisation off: the two agree bit for bit.
+ * - mx_atan2_array: dst[k] = atan2(y[k], x[k]) in [-pi, pi], 0 for (0, 0); within 3e-7 rad
+ *   of double precision.
+ * - mx_log_array: dst[k] = log(x[k]) for normal positive x[k]; within 4e-6 (absolute)
+ *   of double precision. Zero, negative, subnormal, infinite or NaN x: unspecified.
+ * - mx_sincos_array: s[k] = sin(x[k]), c[k] = cos(x[k]) for x[k] in [-pi, pi]; within
+ *   2e-7. Outside that range: unspecified. */
+void mx_atan2_array(float *MX_RESTRICT dst, const float *MX_RESTRICT y, const float *MX_RESTRICT x, size_t count);
+void mx_atan2_array_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT y, const float *MX_RESTRICT x, size_t count);
+void mx_log_array(float *MX_RESTRICT dst, const float *MX_RESTRICT x, size_t count);
+void mx_log_array_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT x, size_t count);
+void mx_sincos_array(float *MX_RESTRICT s, float *MX_RESTRICT c, const float *MX_RESTRICT x, size_t count);
+void mx_sincos_array_scalar(float *MX_RESTRICT s, float *MX_RESTRICT c, const float *MX_RESTRICT x, size_t count);
+
 /* Onsets, one test for the frame engine (an onset ahead of a frame's centre is cut from
  * it) and for SpectralStretch (the hand-over to the short frame; docs/spectral.md,
  * "Onsets"): blocks of MX_ONSET_BLOCK frames, and a block is an onset when its energy is

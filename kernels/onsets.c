@@ -1,0 +1,52 @@
+/* Onsets by block energy: the spectral stretch's cut of an attack from the frames before it.
+ * Contracts in mixdown_kernels.h ("Onsets"). */
+#include "internal.h"
+
+/* mx_block_energy for blocks of `size` frames (1 to MX_ONSET_BLOCK). */
+static void mx_block_energy_of(float *restrict dst, const float *const *src, size_t channels, size_t blocks, size_t size) {
+    for (size_t q = 0; q < blocks; q++) {
+        float sum[MX_ONSET_BLOCK];
+        const float *restrict first = src[0] + q * size;
+        for (size_t i = 0; i < size; i++) sum[i] = first[i];
+        for (size_t c = 1; c < channels; c++) {
+            const float *restrict x = src[c] + q * size;
+            for (size_t i = 0; i < size; i++) sum[i] += x[i];
+        }
+        float acc = 0;
+        for (size_t i = 0; i < size; i++) acc += sum[i] * sum[i];
+        dst[q] = acc;
+    }
+}
+
+void mx_block_energy(float *restrict dst, const float *const *src, size_t channels, size_t blocks) {
+    mx_block_energy_of(dst, src, channels, blocks, MX_ONSET_BLOCK);
+}
+
+/* mx_onset_block for blocks of `size` frames: the floor is per frame. */
+static int mx_onset_block_of(float block, float before, size_t size) {
+    return block > MX_ONSET_JUMP * (before / 8) && block > 1e-12f * (float)size;
+}
+
+int mx_onset_block(float block, float before) { return mx_onset_block_of(block, before, MX_ONSET_BLOCK); }
+
+/* Where the first onset at or after the frame's centre begins (n if none): a block that
+ * mx_onset_block takes for one, after the eight blocks before it. */
+size_t mx_onset_ahead_in(float *restrict e, const float *const *in, size_t channels, size_t n, size_t size) {
+    size_t blocks = n / size;
+    if (blocks < 16) return n;
+    size_t first = blocks / 2 - 8;
+    const float *from[64];
+    for (size_t c = 0; c < channels; c++) from[c] = in[c] + first * size;
+    mx_block_energy_of(e + first, from, channels, blocks - first, size);
+    float before = 0;
+    for (size_t q = first; q < blocks / 2; q++) before += e[q];
+    for (size_t q = blocks / 2; q < blocks; q++) {
+        if (mx_onset_block_of(e[q], before, size)) return q * size;
+        before += e[q] - e[q - 8];
+    }
+    return n;
+}
+
+size_t mx_onset_ahead_of(float *scratch, const float *const *in, size_t channels, size_t n) {
+    return channels >= 1 && channels <= 64 ? mx_onset_ahead_in(scratch, in, channels, n, MX_ONSET_BLOCK) : n;
+}
