@@ -75,81 +75,68 @@ static void mx_guard_bins(float *restrict re, float *restrict im, size_t b) {
     re[b + 1] = re[b - 1]; im[b + 1] = -im[b - 1];
 }
 
-static void analyse_onset(mx_pvoc *restrict p, const float *const *in, double position, double onset);
-
 void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double position) {
     mx_pvoc_analyse_onset(p, in, position, NAN);
 }
 
-void mx_pvoc_analyse_onset(mx_pvoc *restrict p, const float *const *in, double position, double onset) {
-    unsigned state = mx_denormals_flush_begin();
-    analyse_onset(p, in, position, onset);
-    mx_denormals_flush_end(state);
+/* The channels' sum of the frame's input: in[0] itself for one channel, else p->mix. */
+static const float *mx_frame_mix(mx_pvoc *restrict p, const float *const *in) {
+    if (p->channels == 1) return in[0];
+    size_t n = p->n;
+    float *restrict m = p->mix;
+    memcpy(m, in[0], n * sizeof(float));
+    for (size_t c = 1; c < p->channels; c++) {
+        const float *restrict src = in[c];
+        for (size_t i = 0; i < n; i++) m[i] += src[i];
+    }
+    return m;
 }
 
-static void analyse_onset(mx_pvoc *restrict p, const float *const *in, double position, double onset) {
-    size_t n = p->n, b = p->bins;
-    long long j = p->analysed;
-    mx_pv_frame *f = &p->frames[j % MX_RING];
-    mx_pv_frame *prev = j > 0 ? &p->frames[(j - 1) % MX_RING] : NULL;
-    float *sr = p->asr, *si = p->asi, *x = p->ax;
-    double hop_in = prev && prev->valid ? position - prev->position : 0;
-    /* Stretching: the input hop is below the output's. */
-    int stretching = hop_in > 0 && hop_in < (double)p->hop;
-    const float *mix = in[0];
-    if (p->channels > 1) {
-        float *restrict m = p->mix;
-        memcpy(m, in[0], n * sizeof(float));
-        for (size_t c = 1; c < p->channels; c++) {
-            const float *restrict src = in[c];
-            for (size_t i = 0; i < n; i++) m[i] += src[i];
-        }
-        mix = m;
+/* The part of the frame read, [*start, *cut) of its n input frames (all of it unless
+ * stretching: the input hop hop_in below the output's). Stretching by R, the frame's input
+ * at d frames from its centre sounds at R d from the centre of its output, where it keeps
+ * its shape (an onset, by its phases):
+ * - an onset d ahead lands (R - 1) d early: pre-echo. Cut from the frame, it first
+ *   sounds from the frame centred on it. `onset` is where it begins, from the frame's
+ *   first input frame (NaN: found here, on `mix`).
+ * - an onset more than n / 2R behind lands past the frame's start, and wraps round to
+ *   its end: an echo a frame later. The frame's input before n / 2R is left out then
+ *   (a frame of 2048 at R = 2: an echo of a click went from -25 to -X dB). */
+static void mx_frame_extent(mx_pvoc *restrict p, const float *mix, double centre, double hop_in, double onset,
+                            size_t *start, size_t *cut) {
+    size_t n = p->n;
+    *start = 0;
+    *cut = n;
+    if (!(hop_in > 0 && hop_in < (double)p->hop)) return;
+    double first = centre - (double)(n / 2);   /* the input frame at the frame's start */
+    if (onset != onset) *cut = mx_onset_ahead(p, mix);
+    else *cut = onset >= (double)n ? n : onset <= (double)(n / 2) ? n / 2 : (size_t)ceil(onset);
+    /* Each onset is found ahead of a centre before it is behind one: kept, by position. */
+    if (*cut < n && (p->onset_count == 0 || first + (double)*cut > p->onsets[(p->onset_count - 1) % MX_ONSETS_KEPT] + (double)p->onset_block))
+        p->onsets[p->onset_count++ % MX_ONSETS_KEPT] = first + (double)*cut;
+    double reach = (double)(n / 2) * (1 - hop_in / (double)p->hop);
+    size_t kept = p->onset_count < MX_ONSETS_KEPT ? p->onset_count : MX_ONSETS_KEPT;
+    for (size_t i = 0; i < kept; i++) {
+        double d = p->onsets[i] - first;
+        if (d >= 0 && d < reach) *start = (size_t)reach;
     }
-    /* Stretching by R, the frame's input at d frames from its centre sounds at R d from the
-     * centre of its output, where it keeps its shape (an onset, by its phases):
-     * - an onset d ahead lands (R - 1) d early: pre-echo. Cut from the frame, it first
-     *   sounds from the frame centred on it.
-     * - an onset more than n / 2R behind lands past the frame's start, and wraps round to
-     *   its end: an echo a frame later. The frame's input before n / 2R is left out then
-     *   (a frame of 2048 at R = 2: an echo of a click went from -25 to -X dB). */
-    /* The frame's input is centred on input frame `centre`; a position between frames (an
-     * input decimated by D, its frames' centres on the full rate's) is frac frames after
-     * it, and the windows below are centred there (on the full rate's frame, as a frame of
-     * the full rate would be): the Hann window and its derivative by complex weights on
-     * the rectangular window's neighbouring bins, the time-weighted one by a window of its
-     * own, and the phases measured from there. Centred on the input frame instead, a
-     * stationary partial's main lobe took the offset as a slope across its bins, which the
-     * synthesis moved off its window: a tone that stops rang on 7 dB longer at 5/4. */
-    double centre = floor(position + 0.5), frac = position - centre;
-    float shift_re = 1, shift_im = 0;
-    if (frac != 0) { shift_re = (float)cos(2 * mx_pi * frac / (double)n); shift_im = (float)sin(2 * mx_pi * frac / (double)n); }
-    size_t start = 0, cut = n;
-    if (stretching) {
-        double first = centre - (double)(n / 2);   /* the input frame at the frame's start */
-        if (onset != onset) cut = mx_onset_ahead(p, mix);
-        else cut = onset >= (double)n ? n : onset <= (double)(n / 2) ? n / 2 : (size_t)ceil(onset);
-        /* Each onset is found ahead of a centre before it is behind one: kept, by position. */
-        if (cut < n && (p->onset_count == 0 || first + (double)cut > p->onsets[(p->onset_count - 1) % MX_ONSETS_KEPT] + (double)p->onset_block))
-            p->onsets[p->onset_count++ % MX_ONSETS_KEPT] = first + (double)cut;
-        double reach = (double)(n / 2) * (1 - hop_in / (double)p->hop);
-        size_t kept = p->onset_count < MX_ONSETS_KEPT ? p->onset_count : MX_ONSETS_KEPT;
-        for (size_t i = 0; i < kept; i++) {
-            double d = p->onsets[i] - first;
-            if (d >= 0 && d < reach) start = (size_t)reach;
-        }
-    }
+}
 
-    /* Only the band this engine synthesises is read (every bin without a band).
-     * One transform per channel, of its frame with no window (R). The periodic Hann window
-     * is 1/2 - cos/2 and its derivative a sine, so in the rotated frame's spectrum
-     *     Hann:        X[k] = R[k]/2 + (R[k-1] + R[k+1])/4
-     *     derivative:  D[k] = (pi / 2n) (-i) (R[k+1] - R[k-1])
-     * exactly: the derivative window's transform of the channels' sum comes from the sum
-     * of their R, without a transform of its own (a quarter of the analysis's transforms
-     * at two channels). */
+/* Each channel's Hann spectrum into f, their sum into (p->asr, p->asi), and the sum of
+ * their rectangular spectra (with guard bins) into (p->rsre, p->rsim), over the bins the
+ * analysis reads (every bin without a band). One transform per channel, of its frame with
+ * no window (R). The periodic Hann window is 1/2 - cos/2 and its derivative a sine, so in
+ * the rotated frame's spectrum
+ *     Hann:        X[k] = R[k]/2 + (R[k-1] + R[k+1])/4
+ *     derivative:  D[k] = (pi / 2n) (-i) (R[k+1] - R[k-1])
+ * exactly: the derivative window's transform of the channels' sum comes from the sum of
+ * their R, without a transform of its own (a quarter of the analysis's transforms at two
+ * channels). Centred frac frames after the input frame (shift = e^(i 2 pi frac / n)). */
+static void mx_analyse_channels(mx_pvoc *restrict p, mx_pv_frame *f, const float *const *in, size_t start, size_t cut,
+                                double frac, float shift_re, float shift_im) {
+    size_t n = p->n, b = p->bins;
+    float *sr = p->asr, *si = p->asi, *x = p->ax;
     size_t lo = p->analysis_lo, hi = p->band_hi, nb = hi - lo;
-    size_t sounding = p->band_lo;   /* the band's own bins, for the frame's largest and its rise */
     float *restrict rre = p->rre, *restrict rim = p->rim, *restrict rsre = p->rsre, *restrict rsim = p->rsim;
     memset(sr + lo, 0, nb * sizeof(float));   /* only [lo, hi) is read */
     memset(si + lo, 0, nb * sizeof(float));
@@ -182,6 +169,15 @@ static void analyse_onset(mx_pvoc *restrict p, const float *const *in, double po
             }
         }
     }
+}
+
+/* The channels' sum (p->asr, p->asi) into f: its magnitude, log magnitude, their largest,
+ * and its phase, measured from the frame's position (frac frames after its centre). */
+static void mx_analyse_sum(mx_pvoc *restrict p, mx_pv_frame *f, double frac) {
+    size_t n = p->n;
+    float *sr = p->asr, *si = p->asi;
+    size_t lo = p->analysis_lo, hi = p->band_hi, nb = hi - lo;
+    size_t sounding = p->band_lo;   /* the band's own bins, for the frame's largest */
     float *floored = p->ascratch;
     for (size_t k = lo; k < hi; k++) {
         float m = MX_SQRTF(sr[k] * sr[k] + si[k] * si[k]);
@@ -203,10 +199,14 @@ static void analyse_onset(mx_pvoc *restrict p, const float *const *in, double po
      * t - frac from it, its phase 2 pi k frac / n further on. */
     if (frac != 0)
         for (size_t k = lo; k < hi; k++) f->sum_phase[k] += (float)(2 * mx_pi * (double)k * frac / (double)n);
+}
 
-    /* Each bin's local time (Auger and Flandrin's reassignment): Re(X_tw / X) with the
-     * time-weighted window, in input frames from the centre. It is the phase's slope across
-     * bins: -2 pi / n times it. */
+/* Each bin's local time into f (Auger and Flandrin's reassignment): Re(X_tw / X) with the
+ * time-weighted window on the channels' sum `mix` over [start, cut), in input frames from
+ * the centre. It is the phase's slope across bins: -2 pi / n times it. */
+static void mx_analyse_local_time(mx_pvoc *restrict p, mx_pv_frame *f, const float *mix, size_t start, size_t cut, double frac) {
+    size_t n = p->n, lo = p->analysis_lo, hi = p->band_hi;
+    float *sr = p->asr, *si = p->asi, *x = p->ax;
     float *restrict tr = p->atr, *restrict ti = p->ati;
     mx_window_rotated(x, mix, frac == 0 ? p->time_window : mx_time_window_at(p, frac), n, start, cut);
     mx_rfft_forward(p->analysis_fft, tr, ti, x);
@@ -215,13 +215,18 @@ static void analyse_onset(mx_pvoc *restrict p, const float *const *in, double po
         float dot = tr[k] * sr[k] + ti[k] * si[k];
         f->local_time[k] = m2 > 1e-30f ? dot / m2 : 0;
     }
+}
 
-    /* Each bin's instantaneous frequency from the derivative window: bin - Im(X_dw / X),
-     * radians per input frame. It needs no previous frame: a frame after a cut one, or after
-     * a jump in the input hop, reads as it is. Measured against the phase difference over
-     * the hop: level on round-trip PESQ of ten espeak-ng voices, and a click at 0.95 keeps
-     * its shape (pre-echo -56 dB; -26 dB through the phase difference, which smears an
-     * impulse when the hop is near the output's). */
+/* Each bin's instantaneous frequency into f, from the derivative window: bin - Im(X_dw /
+ * X), radians per input frame. It needs no previous frame: a frame after a cut one, or
+ * after a jump in the input hop, reads as it is. Measured against the phase difference
+ * over the hop: level on round-trip PESQ of ten espeak-ng voices, and a click at 0.95
+ * keeps its shape (pre-echo -56 dB; -26 dB through the phase difference, which smears an
+ * impulse when the hop is near the output's). */
+static void mx_analyse_frequency(const mx_pvoc *restrict p, mx_pv_frame *f, double frac, float shift_re, float shift_im) {
+    size_t n = p->n, lo = p->analysis_lo, hi = p->band_hi;
+    const float *sr = p->asr, *si = p->asi;
+    const float *restrict rsre = p->rsre, *restrict rsim = p->rsim;
     float *restrict omega = f->omega;
     float bin_step = (float)(2 * mx_pi / (double)n);
     float slope = (float)(mx_pi / (2 * (double)n));
@@ -243,7 +248,12 @@ static void analyse_onset(mx_pvoc *restrict p, const float *const *in, double po
             omega[k] = bin_step * (float)k - (m2 > 1e-30f ? cross / m2 : 0);
         }
     }
-    /* Onset strength: how much of this frame's magnitude is new (0 steady, 1 after silence). */
+}
+
+/* Onset strength: how much of frame f's magnitude over the band's own bins is new since
+ * prev (0 steady, 1 after silence or with no previous frame). */
+static float mx_rise(const mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_frame *prev) {
+    size_t sounding = p->band_lo, hi = p->band_hi;
     float grown = 0, total = 0;
     const float *restrict mag = f->sum_mag;
     if (prev && prev->valid) {
@@ -256,8 +266,36 @@ static void analyse_onset(mx_pvoc *restrict p, const float *const *in, double po
         for (size_t k = sounding; k < hi; k++) total += mag[k];
         grown = total;
     }
-    f->rise = total > 1e-20 ? (float)(grown / total) : 0;
+    return total > 1e-20 ? (float)(grown / total) : 0;
+}
+
+/* The frame's input is centred on input frame `centre`; a position between frames (an
+ * input decimated by D, its frames' centres on the full rate's) is frac frames after it,
+ * and the windows are centred there (on the full rate's frame, as a frame of the full
+ * rate would be): the Hann window and its derivative by complex weights on the
+ * rectangular window's neighbouring bins, the time-weighted one by a window of its own,
+ * and the phases measured from there. Centred on the input frame instead, a stationary
+ * partial's main lobe took the offset as a slope across its bins, which the synthesis
+ * moved off its window: a tone that stops rang on 7 dB longer at 5/4. */
+void mx_pvoc_analyse_onset(mx_pvoc *restrict p, const float *const *in, double position, double onset) {
+    unsigned state = mx_denormals_flush_begin();
+    long long j = p->analysed;
+    mx_pv_frame *f = &p->frames[j % MX_RING];
+    mx_pv_frame *prev = j > 0 ? &p->frames[(j - 1) % MX_RING] : NULL;
+    double hop_in = prev && prev->valid ? position - prev->position : 0;
+    const float *mix = mx_frame_mix(p, in);
+    double centre = floor(position + 0.5), frac = position - centre;
+    float shift_re = 1, shift_im = 0;
+    if (frac != 0) { shift_re = (float)cos(2 * mx_pi * frac / (double)p->n); shift_im = (float)sin(2 * mx_pi * frac / (double)p->n); }
+    size_t start, cut;
+    mx_frame_extent(p, mix, centre, hop_in, onset, &start, &cut);
+    mx_analyse_channels(p, f, in, start, cut, frac, shift_re, shift_im);
+    mx_analyse_sum(p, f, frac);
+    mx_analyse_local_time(p, f, mix, start, cut, frac);
+    mx_analyse_frequency(p, f, frac, shift_re, shift_im);
+    f->rise = mx_rise(p, f, prev);
     f->position = position;
     f->valid = 1;
     p->analysed = j + 1;
+    mx_denormals_flush_end(state);
 }
