@@ -95,67 +95,57 @@ void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
     mx_pvoc_synthesise_low(p, out, NULL, reset);
 }
 
-static void synthesise_low(mx_pvoc *restrict p, float *const *out, float *const *low, int reset);
-
-void mx_pvoc_synthesise_low(mx_pvoc *restrict p, float *const *out, float *const *low, int reset) {
-    unsigned state = mx_denormals_flush_begin();
-    synthesise_low(p, out, low, reset);
-    mx_denormals_flush_end(state);
+/* R for frame f, the output hop over the input hop, from the frames' positions (the same
+ * at every block size), with the log magnitudes either side of f and the input frames
+ * between them (*span, 0 with f alone) for the log magnitude's slope in time. A bin's
+ * local time d in the input sounds at R d in the output, where the time map puts it: the
+ * frequency-direction slope is R times the analysis's. Measured on round-trip PESQ of 20
+ * espeak-ng sentences: +0.19, +0.07, +0.07 and +0.10 at 0.5, 0.8, 1.25 and 2 (the slope
+ * as analysed put an attack d from the centre (R - 1) d off). */
+static float mx_time_scale(const mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_frame *prev, const mx_pv_frame *next,
+                           const float **lo, const float **hi, double *span) {
+    *span = 0;
+    *lo = f->sum_log;
+    *hi = f->sum_log;
+    double hops = 1;   /* output hops across `span` */
+    if (prev && prev->valid && next->valid && next != f) { *lo = prev->sum_log; *hi = next->sum_log; *span = next->position - prev->position; hops = 2; }
+    else if (next->valid && next != f) { *hi = next->sum_log; *span = next->position - f->position; }
+    else if (prev && prev->valid) { *lo = prev->sum_log; *span = f->position - prev->position; }
+    return *span > 0 ? (float)((double)p->hop * hops / *span) : 1.0f;
 }
 
-static void synthesise_low(mx_pvoc *restrict p, float *const *out, float *const *low, int reset) {
-    size_t n = p->n, b = p->bins;
-    /* Frame s, with one frame of look-ahead (s + 1 is analysed). */
-    long long s = p->synthesised;   /* the caller has analysed up to s + 1 (p->analysed is not read: */
-                                    /* the analysis of s + 2 may be writing it, on another thread) */
-    mx_pv_frame *f = &p->frames[s % MX_RING], *next = &p->frames[(s + 1) % MX_RING];
-    mx_pv_frame *prev = s > 0 ? &p->frames[(s - 1) % MX_RING] : NULL;
-    float *phase = p->next_phase;
-    float hop_out = (float)p->hop;
-    float hop_in = (prev && prev->valid) ? (float)(f->position - prev->position) : hop_out;
-
-    /* The frequency-direction phase derivative from the time derivative of the log
-     * magnitude (a Gaussian window's relation): radians per bin. */
-    float *fgrad = p->fgrad, *key = p->key;
-    double span = 0;
-    const float *lo = f->sum_log, *hi = f->sum_log;
-    double hops = 1;   /* output hops across `span` */
-    if (prev && prev->valid && next->valid && next != f) { lo = prev->sum_log; hi = next->sum_log; span = next->position - prev->position; hops = 2; }
-    else if (next->valid && next != f) { hi = next->sum_log; span = next->position - f->position; }
-    else if (prev && prev->valid) { lo = prev->sum_log; span = f->position - prev->position; }
-    /* R, the output hop over the input hop (from the frames' positions: the same at every
-     * block size). A bin's local time d in the input sounds at R d in the output, where the
-     * time map puts it: the frequency-direction slope is R times the analysis's. Measured on
-     * round-trip PESQ of 20 espeak-ng sentences: +0.19, +0.07, +0.07 and +0.10 at 0.5, 0.8,
-     * 1.25 and 2 (the slope as analysed put an attack d from the centre (R - 1) d off). */
-    float time_scale = span > 0 ? (float)((double)p->hop * hops / span) : 1.0f;
-    /* Each step of the integration also keeps this share of the analysis's own residual:
-     * in time, how far the analysis phase moved from what its frequency predicts over the
-     * input hop; across bins, how far it moved from the slope. With all of it, a frame's
-     * phases are the analysis's plus an offset carried along (Laroche and Dolson's identity
-     * phase locking, in PGHI's order), so at R = 1 the output is the input, noise keeps
-     * its own phases, and a Hann window's sidelobes their signs. Round-trip PESQ on 8
-     * espeak-ng sentences, none kept against all of it: 4.19 -> 4.46 at 1, 2.90 -> 2.94,
-     * 3.69 -> 3.76, 3.83 -> 3.88, 3.90 -> 3.94, 3.90 -> 3.96 and 3.93 -> 4.01 at 0.5, 0.8,
-     * 0.95, 1.05, 1.25 and 1.5; at 2, 3.87 -> 3.81, so the share falls from all of it at
-     * 1.5 to none at 2 (MX_KEEP_UNTIL, MX_KEEP_NONE). Since the seventh session of
-     * 2026-11-27 that share is the time direction's only, and compressing it falls the same
-     * way by 1/R; across bins the residual is kept whole at every ratio. On the bench's
-     * first 6 sentences and 3 pieces, against all of it in both directions: at 0.5,
-     * round-trip PESQ 2.913 -> 2.966 and ViSQOL 4.605 -> 4.614 (none in either direction:
-     * 2.952 and 4.621, but a stereo mix's partials, each channel's sum, 0.005 dB off where
-     * the residual across bins keeps them within 0.0015); at 2, against none in either,
-     * PESQ 3.917 -> 3.929, ViSQOL 4.669 -> 4.673. At 0.67 to 0.95 all of it is ahead of
-     * none (ViSQOL by 0.002; PESQ at 0.8 and 0.95 by 0.02 and 0.03). */
+/* The share of the analysis's own residual each step of the integration keeps in time, at
+ * R = time_scale: how far the analysis phase moved from what its frequency predicts over
+ * the input hop. With all of it, a frame's phases are the analysis's plus an offset
+ * carried along (Laroche and Dolson's identity phase locking, in PGHI's order), so at R = 1
+ * the output is the input, noise keeps its own phases, and a Hann window's sidelobes their
+ * signs. Round-trip PESQ on 8 espeak-ng sentences, none kept against all of it: 4.19 ->
+ * 4.46 at 1, 2.90 -> 2.94, 3.69 -> 3.76, 3.83 -> 3.88, 3.90 -> 3.94, 3.90 -> 3.96 and 3.93
+ * -> 4.01 at 0.5, 0.8, 0.95, 1.05, 1.25 and 1.5; at 2, 3.87 -> 3.81, so the share falls
+ * from all of it at 1.5 to none at 2 (MX_KEEP_UNTIL, MX_KEEP_NONE). Since the seventh
+ * session of 2026-11-27 that share is the time direction's only, and compressing it falls
+ * the same way by 1/R; across bins the residual is kept whole at every ratio. On the
+ * bench's first 6 sentences and 3 pieces, against all of it in both directions: at 0.5,
+ * round-trip PESQ 2.913 -> 2.966 and ViSQOL 4.605 -> 4.614 (none in either direction:
+ * 2.952 and 4.621, but a stereo mix's partials, each channel's sum, 0.005 dB off where the
+ * residual across bins keeps them within 0.0015); at 2, against none in either, PESQ 3.917
+ * -> 3.929, ViSQOL 4.669 -> 4.673. At 0.67 to 0.95 all of it is ahead of none (ViSQOL by
+ * 0.002; PESQ at 0.8 and 0.95 by 0.02 and 0.03). */
+static float mx_keep_share(float time_scale) {
     double stretch = time_scale >= 1.0f ? (double)time_scale : 1.0 / (double)time_scale;
-    float keep = stretch <= MX_KEEP_UNTIL ? 1.0f
-               : stretch >= MX_KEEP_NONE ? 0.0f
-               : (float)(log(MX_KEEP_NONE / stretch) / log(MX_KEEP_NONE / MX_KEEP_UNTIL));
-    size_t keep_lo = p->keep_lo, keep_hi = p->keep_hi;
-    /* The largest key, found by the analysis (on the helper thread when there is one). */
-    float largest = low ? f->log_max_all : f->log_max;
-    /* Bins outside the band are not synthesised: their phases are not integrated. */
-    size_t lo_bin = low ? p->analysis_lo : p->band_lo, hi_bin = p->band_hi;
+    return stretch <= MX_KEEP_UNTIL ? 1.0f
+         : stretch >= MX_KEEP_NONE ? 0.0f
+         : (float)(log(MX_KEEP_NONE / stretch) / log(MX_KEEP_NONE / MX_KEEP_UNTIL));
+}
+
+/* The frequency-direction phase derivative of frame f into p->fgrad (radians per bin) and
+ * the queue's keys into p->key (its log magnitudes; -inf outside [lo_bin, hi_bin), whose
+ * phases are not integrated), from the time derivative of the log magnitude (a Gaussian
+ * window's relation: lo to hi over span input frames) blended with the local time. */
+static void mx_slopes(mx_pvoc *restrict p, const mx_pv_frame *f, const float *lo, const float *hi, double span,
+                      float time_scale, size_t lo_bin, size_t hi_bin) {
+    size_t n = p->n, b = p->bins;
+    float *fgrad = p->fgrad, *key = p->key;
     for (size_t k = 0; k < lo_bin; k++) key[k] = -INFINITY;
     for (size_t k = hi_bin; k < b; k++) key[k] = -INFINITY;
     for (size_t k = lo_bin; k < hi_bin; k++) {
@@ -171,177 +161,207 @@ static void synthesise_low(mx_pvoc *restrict p, float *const *out, float *const 
         fgrad[k] = time_scale * (magnitude_share * from_magnitude + (1 - magnitude_share) * from_local_time);
         key[k] = f->sum_log[k];
     }
-    float floor_log = largest + logf(p->tolerance);
+}
 
-    /* An onset (most of the frame's magnitude new, and more so than before): the analysis
-     * phases, so the attack keeps its shape instead of spreading over the frame. */
-    if (prev && f->rise > MX_ONSET && f->rise > prev->rise) reset = 1;
-    /* Bins whose phases a leader gave (mx_pvoc_follow). */
-    size_t follow_hi = p->follow_hi;
-    if (reset || !prev) {
-        /* A phase reset: the analysis phases, as they are (a leader's where given). */
-        p->since_reset = 0;
-        memcpy(phase + lo_bin, f->sum_phase + lo_bin, (hi_bin - lo_bin) * sizeof(float));
-        if (time_scale != 1.0f) mx_land(p, f, phase, time_scale, lo_bin, hi_bin);
-        for (size_t k = lo_bin; k < follow_hi; k++)
-            if (p->follow[k] == p->follow[k]) phase[k] = p->follow[k];
-    } else {
-        /* PGHI (heap integration): from the strongest bins outward, in time from the
-         * previous frame's synthesis phase, in frequency from a neighbour already set. */
-        p->since_reset++;
-        memset(p->done, 0, b);
-        /* Entries: k < b for the previous frame's bin k, b + k for this one's; keyed on
-         * their log magnitude. */
-        const float *prev_key = prev->sum_log;
-        float prev_largest = low ? prev->log_max_all : prev->log_max;
-        float top_key = largest > prev_largest ? largest : prev_largest;
-        for (int i = 0; i < MX_BUCKETS; i++) p->head[i] = -1;
-        mx_queue q = {p->head, p->next, floor_log, (float)(MX_BUCKETS - 1) / fmaxf(top_key - floor_log, 1e-6f), 0, 0};
-        size_t remaining = 0;
-        for (size_t k = 0; k < b; k++) {
-            if (key[k] > floor_log) remaining++;
-            else { p->done[k] = 1; }
-        }
-        /* In time only from bins the previous frame had phases for. A step in time is keyed on
-         * the weaker of its two ends: where a sound decays, by this frame's magnitudes, so a
-         * peak spreads its phase to its own main lobe before that lobe's bins carry their own
-         * offsets on in time (offsets that drift apart bin by bin, and smeared a word's end
-         * into the pause after it: 12 to 18 ms after it, -31 dB against -41; Bungee -52). Keyed
-         * on the previous frame's, as in Průša and Holighaus, the decay went first. With less
-         * of the time residual kept (stretch 1.5 to 2, either way) the key moves back to the
-         * previous frame's: there the time steps carry the partials and the frequency steps
-         * cost ViSQOL (round trip at 2 and 1/2, on 6 sentences and 3 pieces: -0.010 and
-         * -0.013, for +0.03 PESQ). Measured on those at 0.67, 0.8, 1.05, 1.25 and 1.5:
-         * round-trip PESQ +0.18, +0.20, +0.19, +0.14 and +0.11; ViSQOL -0.013, -0.004,
-         * -0.001, -0.003 and -0.004. Not within a frame's length of a phase reset: there the
-         * steps in time carry an attack's phases from the frame that reset, and the frequency
-         * steps, integrating the slope over every bin, put a click's energy before it
-         * (pre-echo from 21 to 1 ms before a click -57 dB at 1.05, against -300). */
-        float decay_share = p->since_reset < (long long)(n / p->hop) ? 0.0f : keep;
-        for (size_t k = lo_bin > p->prev_lo ? lo_bin : p->prev_lo; k < hi_bin; k++)
-            if (prev_key[k] > floor_log)
-                mx_queue_push(&q, (uint32_t)k, prev_key[k] - decay_share * fmaxf(prev_key[k] - key[k], 0));
-        /* A leader's phases are set first, and spread before anything else: the first bin
-         * past them takes its phase from them, not from its own past, so a partial whose
-         * main lobe straddles the last bin followed stays one partial. (Spread in their
-         * turn, the bins past them kept their own phases, set apart from the leader's by
-         * how each engine began, and a partial there lost up to 1.4 dB at R = 2.) */
-        /* A leader's bin too quiet to have a phase of its own (NaN: a sine centred on bin m
-         * of this engine leaves the leader's bins 2m +- 2 empty, and their random phases
-         * in this engine's main lobe cost it up to 1.7 dB) is left to this engine. */
-        for (size_t k = lo_bin; k < follow_hi; k++) {
-            if (p->follow[k] != p->follow[k]) continue;
-            phase[k] = p->follow[k];
-            if (!p->done[k]) { p->done[k] = 1; remaining--; }
-            if (key[k] > floor_log) mx_queue_push(&q, (uint32_t)(b + k), top_key);
-        }
-        /* Each step's terms, per bin, in loops that vectorise (the queue's order does not
-         * change them): in time, hop_out w and the residual kept; up from k, the slope gu[k]
-         * and its residual ru[k]; down to j, the residual rd[j] (its slope is gu[j]). */
-        float *restrict tstep = p->steps, *restrict rt = p->steps + b, *restrict gu = p->steps + 2 * b;
-        float *restrict ru = p->steps + 3 * b, *restrict rd = p->steps + 4 * b;
-        const float *restrict sp = f->sum_phase, *restrict pp = prev->sum_phase;
-        const float *restrict wo = prev->omega, *restrict wn = f->omega;
-        for (size_t k = lo_bin; k < hi_bin; k++) {
+/* A phase reset: frame f's analysis phases as they are, landed where the time map puts
+ * them, and a leader's where given (mx_pvoc_follow). */
+static void mx_reset_phases(mx_pvoc *restrict p, const mx_pv_frame *f, float *restrict phase, float time_scale,
+                            size_t lo_bin, size_t hi_bin) {
+    p->since_reset = 0;
+    memcpy(phase + lo_bin, f->sum_phase + lo_bin, (hi_bin - lo_bin) * sizeof(float));
+    if (time_scale != 1.0f) mx_land(p, f, phase, time_scale, lo_bin, hi_bin);
+    for (size_t k = lo_bin; k < p->follow_hi; k++)
+        if (p->follow[k] == p->follow[k]) phase[k] = p->follow[k];
+}
+
+/* PGHI's queue for frame f after prev, its entries keyed on their log magnitude: k < b for
+ * the previous frame's bin k, b + k for this one's. Bins at or under floor_log are done
+ * (noise); a leader's phases are set into `phase` and done. Returns the bins left to set.
+ *
+ * In time only from bins the previous frame had phases for. A step in time is keyed on the
+ * weaker of its two ends: where a sound decays, by this frame's magnitudes, so a peak
+ * spreads its phase to its own main lobe before that lobe's bins carry their own offsets
+ * on in time (offsets that drift apart bin by bin, and smeared a word's end into the pause
+ * after it: 12 to 18 ms after it, -31 dB against -41; Bungee -52). Keyed on the previous
+ * frame's, as in Průša and Holighaus, the decay went first. With less of the time residual
+ * kept (stretch 1.5 to 2, either way) the key moves back to the previous frame's: there the
+ * time steps carry the partials and the frequency steps cost ViSQOL (round trip at 2 and
+ * 1/2, on 6 sentences and 3 pieces: -0.010 and -0.013, for +0.03 PESQ). Measured on those
+ * at 0.67, 0.8, 1.05, 1.25 and 1.5: round-trip PESQ +0.18, +0.20, +0.19, +0.14 and +0.11;
+ * ViSQOL -0.013, -0.004, -0.001, -0.003 and -0.004. Not within a frame's length of a phase
+ * reset: there the steps in time carry an attack's phases from the frame that reset, and
+ * the frequency steps, integrating the slope over every bin, put a click's energy before it
+ * (pre-echo from 21 to 1 ms before a click -57 dB at 1.05, against -300).
+ *
+ * A leader's phases are set first, and spread before anything else: the first bin past
+ * them takes its phase from them, not from its own past, so a partial whose main lobe
+ * straddles the last bin followed stays one partial. (Spread in their turn, the bins past
+ * them kept their own phases, set apart from the leader's by how each engine began, and a
+ * partial there lost up to 1.4 dB at R = 2.) A leader's bin too quiet to have a phase of
+ * its own (NaN: a sine centred on bin m of this engine leaves the leader's bins 2m +- 2
+ * empty, and their random phases in this engine's main lobe cost it up to 1.7 dB) is left
+ * to this engine. */
+static size_t mx_queue_seed(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame *prev, float *restrict phase, float keep,
+                            float floor_log, float top_key, size_t lo_bin, size_t hi_bin) {
+    size_t n = p->n, b = p->bins;
+    const float *key = p->key, *prev_key = prev->sum_log;
+    memset(p->done, 0, b);
+    for (int i = 0; i < MX_BUCKETS; i++) p->head[i] = -1;
+    *q = (mx_queue){p->head, p->next, floor_log, (float)(MX_BUCKETS - 1) / fmaxf(top_key - floor_log, 1e-6f), 0, 0};
+    size_t remaining = 0;
+    for (size_t k = 0; k < b; k++) {
+        if (key[k] > floor_log) remaining++;
+        else { p->done[k] = 1; }
+    }
+    float decay_share = p->since_reset < (long long)(n / p->hop) ? 0.0f : keep;
+    for (size_t k = lo_bin > p->prev_lo ? lo_bin : p->prev_lo; k < hi_bin; k++)
+        if (prev_key[k] > floor_log)
+            mx_queue_push(q, (uint32_t)k, prev_key[k] - decay_share * fmaxf(prev_key[k] - key[k], 0));
+    for (size_t k = lo_bin; k < p->follow_hi; k++) {
+        if (p->follow[k] != p->follow[k]) continue;
+        phase[k] = p->follow[k];
+        if (!p->done[k]) { p->done[k] = 1; remaining--; }
+        if (key[k] > floor_log) mx_queue_push(q, (uint32_t)(b + k), top_key);
+    }
+    return remaining;
+}
+
+/* Each integration step's terms, per bin, into p->steps, in loops that vectorise (the
+ * queue's order does not change them): in time, hop_out w and the residual kept (keep of
+ * it); up from k, the slope gu[k] and its residual ru[k]; down to j, the residual rd[j]
+ * (its slope is gu[j]). The residuals only over the bins that keep them (p->keep_lo to
+ * keep_hi), up and down whole at every ratio. */
+static void mx_step_terms(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_frame *prev, float hop_in, float time_scale,
+                          float keep, size_t lo_bin, size_t hi_bin) {
+    size_t b = p->bins;
+    float hop_out = (float)p->hop;
+    const float *restrict fgrad = p->fgrad;
+    float *restrict tstep = p->steps, *restrict rt = p->steps + b, *restrict gu = p->steps + 2 * b;
+    float *restrict ru = p->steps + 3 * b, *restrict rd = p->steps + 4 * b;
+    const float *restrict sp = f->sum_phase, *restrict pp = prev->sum_phase;
+    const float *restrict wo = prev->omega, *restrict wn = f->omega;
+    for (size_t k = lo_bin; k < hi_bin; k++) {
+        float w = 0.5f * (wo[k] + wn[k]);
+        tstep[k] = hop_out * w;
+        rt[k] = 0.0f;
+    }
+    for (size_t k = lo_bin; k + 1 < hi_bin; k++) {
+        gu[k] = 0.5f * (fgrad[k] + fgrad[k + 1]);
+        ru[k] = 0.0f;
+        rd[k] = 0.0f;
+    }
+    size_t klo = p->keep_lo > lo_bin ? p->keep_lo : lo_bin, khi = p->keep_hi < hi_bin ? p->keep_hi : hi_bin;
+    if (klo >= khi) return;
+    if (keep > 0)
+        for (size_t k = klo; k < khi; k++) {
             float w = 0.5f * (wo[k] + wn[k]);
-            tstep[k] = hop_out * w;
-            rt[k] = 0.0f;
+            rt[k] = keep * mx_princarg(sp[k] - pp[k] - hop_in * w);
         }
-        for (size_t k = lo_bin; k + 1 < hi_bin; k++) {
-            gu[k] = 0.5f * (fgrad[k] + fgrad[k + 1]);
-            ru[k] = 0.0f;
-            rd[k] = 0.0f;
-        }
-        /* The residuals, over the bins that keep them only. */
-        size_t klo = keep_lo > lo_bin ? keep_lo : lo_bin, khi = keep_hi < hi_bin ? keep_hi : hi_bin;
-        if (klo < khi) {
-            if (keep > 0)
-                for (size_t k = klo; k < khi; k++) {
-                    float w = 0.5f * (wo[k] + wn[k]);
-                    rt[k] = keep * mx_princarg(sp[k] - pp[k] - hop_in * w);
-                }
-            /* Up from k to k + 1 (k + 1 keeps), and down from k + 1 to k (k keeps): whole at
-             * every ratio. */
-            for (size_t k = klo > lo_bin ? klo - 1 : lo_bin; k + 1 < khi; k++)
-                ru[k] = mx_princarg(sp[k + 1] - sp[k] - gu[k] / time_scale);
-            for (size_t k = klo; k < khi && k + 1 < hi_bin; k++)
-                rd[k] = mx_princarg(sp[k] - sp[k + 1] + gu[k] / time_scale);
-        }
-        while (remaining > 0) {
-            if (q.count == 0) {
-                /* Nothing connects: start from the strongest unset bin, at its analysis phase. */
-                size_t best = b;
-                for (size_t k = 0; k < b; k++)
-                    if (!p->done[k] && (best == b || key[k] > key[best])) best = k;
-                phase[best] = f->sum_phase[best];
-                p->done[best] = 1;
-                remaining--;
-                mx_queue_push(&q, (uint32_t)(b + best), key[best]);
-                continue;
-            }
-            uint32_t top = mx_queue_pop(&q);
-            if (top < b) {
-                size_t k = top;
-                if (!p->done[k]) {
-                    phase[k] = p->phase[k] + tstep[k];
-                    phase[k] += rt[k];
-                    p->done[k] = 1;
-                    remaining--;
-                    mx_queue_push(&q, (uint32_t)(b + k), key[k]);
-                }
-            } else {
-                size_t k = top - b;
-                if (k + 1 < hi_bin && !p->done[k + 1]) {
-                    phase[k + 1] = phase[k] + gu[k];
-                    phase[k + 1] += ru[k];
-                    p->done[k + 1] = 1;
-                    remaining--;
-                    mx_queue_push(&q, (uint32_t)(b + k + 1), key[k + 1]);
-                }
-                if (k > lo_bin && !p->done[k - 1]) {
-                    phase[k - 1] = phase[k] - gu[k - 1];
-                    phase[k - 1] += rd[k - 1];
-                    p->done[k - 1] = 1;
-                    remaining--;
-                    mx_queue_push(&q, (uint32_t)(b + k - 1), key[k - 1]);
-                }
-            }
-        }
-        /* Bins too quiet to matter: a random phase (a fixed sequence: renders repeat). */
-        for (size_t k = lo_bin; k < hi_bin; k++)
-            if (!(key[k] > floor_log) && !(k < follow_hi && p->follow[k] == p->follow[k])) {
-                p->noise = p->noise * 1664525u + 1013904223u;
-                phase[k] = (float)(2 * mx_pi) * (float)(p->noise >> 8) / 16777216.0f;
-            }
-    }
-    for (size_t k = lo_bin; k < hi_bin; k++) phase[k] = mx_princarg(phase[k]);
-    /* princarg's rounding can leave a hair past pi: sincos folds [-pi, pi] only. */
-    for (size_t k = lo_bin; k < hi_bin; k++) phase[k] = fminf(fmaxf(phase[k], -(float)mx_pi), (float)mx_pi);
-    /* What a follower takes: the phase where the bin had one of its own. */
-    for (size_t k = lo_bin; k < hi_bin; k++) p->shared[k] = key[k] > floor_log ? phase[k] : NAN;
+    /* Up from k to k + 1 (k + 1 keeps), and down from k + 1 to k (k keeps). */
+    for (size_t k = klo > lo_bin ? klo - 1 : lo_bin; k + 1 < khi; k++)
+        ru[k] = mx_princarg(sp[k + 1] - sp[k] - gu[k] / time_scale);
+    for (size_t k = klo; k < khi && k + 1 < hi_bin; k++)
+        rd[k] = mx_princarg(sp[k] - sp[k + 1] + gu[k] / time_scale);
+}
 
-    /* Each channel: its own magnitude, at the shared phase plus its own offset from the
-     * sum's (so inter-channel phase, and with it the stereo image and mono sum, is kept). */
-    /* The rotation from the sum's analysis phase to its synthesis phase, once per bin:
-     * u = e^(i phase) conj(sum) / |sum|; channel c is then X_c u (its magnitude, and its
-     * phase offset from the sum, kept). */
-    float *restrict ur = p->sr, *restrict ui = p->si;
-    size_t nb = hi_bin - lo_bin;
-    mx_sincos_array(ui + lo_bin, ur + lo_bin, phase + lo_bin, nb);
-    {
-        const float *restrict mag = f->sum_mag, *restrict sre = f->sum_re, *restrict sim = f->sum_im;
-        for (size_t k = lo_bin; k < hi_bin; k++) {
-            float cr = ur[k], ci = ui[k];
-            float m = mag[k];
-            int some = m > 1e-30f;
-            float inv = 1.0f / (some ? m : 1.0f);
-            float nr = some ? sre[k] * inv : 1.0f, ni = some ? -sim[k] * inv : 0.0f;
-            ur[k] = cr * nr - ci * ni;
-            ui[k] = cr * ni + ci * nr;
+/* PGHI's integration (heap integration, with a bucket queue): from the strongest bins
+ * outward, in time from the previous frame's synthesis phase (p->phase), in frequency from
+ * a neighbour already set, until `remaining` bins are set; where nothing connects, from
+ * the strongest unset bin at its analysis phase. One loop: each pop's step depends on the
+ * one before. */
+static void mx_queue_run(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame *f, float *restrict phase, size_t remaining,
+                         size_t lo_bin, size_t hi_bin) {
+    size_t b = p->bins;
+    const float *key = p->key;
+    const float *restrict tstep = p->steps, *restrict rt = p->steps + b, *restrict gu = p->steps + 2 * b;
+    const float *restrict ru = p->steps + 3 * b, *restrict rd = p->steps + 4 * b;
+    while (remaining > 0) {
+        if (q->count == 0) {
+            size_t best = b;
+            for (size_t k = 0; k < b; k++)
+                if (!p->done[k] && (best == b || key[k] > key[best])) best = k;
+            phase[best] = f->sum_phase[best];
+            p->done[best] = 1;
+            remaining--;
+            mx_queue_push(q, (uint32_t)(b + best), key[best]);
+            continue;
+        }
+        uint32_t top = mx_queue_pop(q);
+        if (top < b) {
+            size_t k = top;
+            if (!p->done[k]) {
+                phase[k] = p->phase[k] + tstep[k];
+                phase[k] += rt[k];
+                p->done[k] = 1;
+                remaining--;
+                mx_queue_push(q, (uint32_t)(b + k), key[k]);
+            }
+        } else {
+            size_t k = top - b;
+            if (k + 1 < hi_bin && !p->done[k + 1]) {
+                phase[k + 1] = phase[k] + gu[k];
+                phase[k + 1] += ru[k];
+                p->done[k + 1] = 1;
+                remaining--;
+                mx_queue_push(q, (uint32_t)(b + k + 1), key[k + 1]);
+            }
+            if (k > lo_bin && !p->done[k - 1]) {
+                phase[k - 1] = phase[k] - gu[k - 1];
+                phase[k - 1] += rd[k - 1];
+                p->done[k - 1] = 1;
+                remaining--;
+                mx_queue_push(q, (uint32_t)(b + k - 1), key[k - 1]);
+            }
         }
     }
+}
+
+/* Frame f's phases by PGHI from prev's (p->phase): the queue seeded, the steps' terms,
+ * the integration, and a random phase for bins too quiet to matter (a fixed sequence:
+ * renders repeat). */
+static void mx_integrate(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_frame *prev, float *restrict phase,
+                         float hop_in, float time_scale, float keep, float largest, float prev_largest, float floor_log,
+                         size_t lo_bin, size_t hi_bin) {
+    p->since_reset++;
+    float top_key = largest > prev_largest ? largest : prev_largest;
+    mx_queue q;
+    size_t remaining = mx_queue_seed(p, &q, prev, phase, keep, floor_log, top_key, lo_bin, hi_bin);
+    mx_step_terms(p, f, prev, hop_in, time_scale, keep, lo_bin, hi_bin);
+    mx_queue_run(p, &q, f, phase, remaining, lo_bin, hi_bin);
+    const float *key = p->key;
+    size_t follow_hi = p->follow_hi;
+    for (size_t k = lo_bin; k < hi_bin; k++)
+        if (!(key[k] > floor_log) && !(k < follow_hi && p->follow[k] == p->follow[k])) {
+            p->noise = p->noise * 1664525u + 1013904223u;
+            phase[k] = (float)(2 * mx_pi) * (float)(p->noise >> 8) / 16777216.0f;
+        }
+}
+
+/* The rotation from the sum's analysis phase to its synthesis phase, once per bin, into
+ * (p->sr, p->si): u = e^(i phase) conj(sum) / |sum|; channel c is then X_c u (its
+ * magnitude, and its phase offset from the sum, kept: so inter-channel phase, and with it
+ * the stereo image and mono sum, is kept). */
+static void mx_rotation(mx_pvoc *restrict p, const mx_pv_frame *f, const float *phase, size_t lo_bin, size_t hi_bin) {
+    float *restrict ur = p->sr, *restrict ui = p->si;
+    mx_sincos_array(ui + lo_bin, ur + lo_bin, phase + lo_bin, hi_bin - lo_bin);
+    const float *restrict mag = f->sum_mag, *restrict sre = f->sum_re, *restrict sim = f->sum_im;
+    for (size_t k = lo_bin; k < hi_bin; k++) {
+        float cr = ur[k], ci = ui[k];
+        float m = mag[k];
+        int some = m > 1e-30f;
+        float inv = 1.0f / (some ? m : 1.0f);
+        float nr = some ? sre[k] * inv : 1.0f, ni = some ? -sim[k] * inv : 0.0f;
+        ur[k] = cr * nr - ci * ni;
+        ui[k] = cr * ni + ci * nr;
+    }
+}
+
+/* Frame f's channels rotated by (p->sr, p->si) added to out (and with a band, the band
+ * below it to low at 1 - g: the same phases, zero from the crossover's top up). */
+static void mx_add_channels(mx_pvoc *restrict p, const mx_pv_frame *f, float *const *out, float *const *low,
+                            size_t lo_bin, size_t hi_bin) {
+    float *restrict ur = p->sr, *restrict ui = p->si;
     if (low && p->band) {
-        /* The band below: the same phases, at 1 - g (zero from the crossover's top up). */
         const float *restrict g = p->band;
         float *restrict lr = p->fgrad, *restrict li = p->key;   /* free by now: scratch */
         size_t top = lo_bin;
@@ -354,9 +374,45 @@ static void synthesise_low(mx_pvoc *restrict p, float *const *out, float *const 
         for (size_t k = lo_bin; k < hi_bin; k++) { ur[k] *= g[k]; ui[k] *= g[k]; }
     }
     for (size_t c = 0; c < p->channels; c++) mx_add_frame(p, f, c, ur, ui, lo_bin, hi_bin, out[c]);
+}
+
+void mx_pvoc_synthesise_low(mx_pvoc *restrict p, float *const *out, float *const *low, int reset) {
+    unsigned state = mx_denormals_flush_begin();
+    /* Frame s, with one frame of look-ahead (s + 1 is analysed). The caller has analysed up
+     * to s + 1 (p->analysed is not read: the analysis of s + 2 may be writing it, on
+     * another thread). */
+    long long s = p->synthesised;
+    mx_pv_frame *f = &p->frames[s % MX_RING], *next = &p->frames[(s + 1) % MX_RING];
+    mx_pv_frame *prev = s > 0 ? &p->frames[(s - 1) % MX_RING] : NULL;
+    float *phase = p->next_phase;
+    float hop_in = (prev && prev->valid) ? (float)(f->position - prev->position) : (float)p->hop;
+    const float *lo, *hi;
+    double span;
+    float time_scale = mx_time_scale(p, f, prev, next, &lo, &hi, &span);
+    float keep = mx_keep_share(time_scale);
+    /* The largest key, found by the analysis (on the helper thread when there is one). */
+    float largest = low ? f->log_max_all : f->log_max;
+    /* Bins outside the band are not synthesised: their phases are not integrated. */
+    size_t lo_bin = low ? p->analysis_lo : p->band_lo, hi_bin = p->band_hi;
+    mx_slopes(p, f, lo, hi, span, time_scale, lo_bin, hi_bin);
+    float floor_log = largest + logf(p->tolerance);
+    /* An onset (most of the frame's magnitude new, and more so than before): the analysis
+     * phases, so the attack keeps its shape instead of spreading over the frame. */
+    if (prev && f->rise > MX_ONSET && f->rise > prev->rise) reset = 1;
+    if (reset || !prev) mx_reset_phases(p, f, phase, time_scale, lo_bin, hi_bin);
+    else mx_integrate(p, f, prev, phase, hop_in, time_scale, keep, largest, low ? prev->log_max_all : prev->log_max,
+                      floor_log, lo_bin, hi_bin);
+    for (size_t k = lo_bin; k < hi_bin; k++) phase[k] = mx_princarg(phase[k]);
+    /* princarg's rounding can leave a hair past pi: sincos folds [-pi, pi] only. */
+    for (size_t k = lo_bin; k < hi_bin; k++) phase[k] = fminf(fmaxf(phase[k], -(float)mx_pi), (float)mx_pi);
+    /* What a follower takes: the phase where the bin had one of its own. */
+    for (size_t k = lo_bin; k < hi_bin; k++) p->shared[k] = p->key[k] > floor_log ? phase[k] : NAN;
+    mx_rotation(p, f, phase, lo_bin, hi_bin);
+    mx_add_channels(p, f, out, low, lo_bin, hi_bin);
     /* The phase just set is the previous one for the next frame. */
     float *t = p->phase; p->phase = p->next_phase; p->next_phase = t;
     p->follow_hi = 0;
     p->prev_lo = lo_bin;
     p->synthesised++;
+    mx_denormals_flush_end(state);
 }
