@@ -117,7 +117,7 @@ extern const mx_kernels mx_kernels_avx2;
 extern const mx_kernels mx_kernels_neon;
 #endif
 extern const mx_kernels mx_kernels_scalar;
-/* The spectral FFT's radix-4 pass in generic vectors of four (spectral.c): the SSE2 and
+/* The spectral FFT's radix-4 pass in generic vectors of four (rfft.c): the SSE2 and
  * NEON tables' cfft_pass4, bit-identical to mx_cfft_pass4_scalar. */
 /* One radix-4 butterfly of the spectral FFT (mx_kernels.cfft_pass4) on T (float or a
  * vector of floats): declares o0r, o0i ... o3r, o3i, the outputs times their twiddles, in
@@ -134,7 +134,7 @@ extern const mx_kernels mx_kernels_scalar;
 void mx_cfft_pass4_v4(float *MX_RESTRICT yr, float *MX_RESTRICT yi, const float *MX_RESTRICT xr,
                       const float *MX_RESTRICT xi, const float *MX_RESTRICT tw, size_t n1, size_t s);
 /* The real FFT's unpack and pack (mx_kernels.rfft_unpack, rfft_pack), compiled for the
- * baseline (spectral.c: the SSE2 and NEON tables'); the scalar reference and the AVX2 path
+ * baseline (rfft.c: the SSE2 and NEON tables'); the scalar reference and the AVX2 path
  * compile the same loops (MX_RFFT_UNPACK, MX_RFFT_PACK), with vectorisation off and with
  * AVX2 on. */
 void mx_rfft_unpack_auto(float *MX_RESTRICT re, float *MX_RESTRICT im, const float *MX_RESTRICT zr,

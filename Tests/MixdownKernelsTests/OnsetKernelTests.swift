@@ -2,7 +2,7 @@ import Foundation
 import MixdownKernels
 import Testing
 
-/// The onset test shared by the frame engine and SpectralStretch (kernels/spectral.c):
+/// The onset test shared by the frame engine and SpectralStretch (kernels/onsets.c):
 /// block energies of the channels' sum, and the 30 dB jump over the eight blocks before.
 @Suite struct OnsetKernelTests {
     static let block = Int(MX_ONSET_BLOCK)

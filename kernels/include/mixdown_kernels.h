@@ -237,12 +237,14 @@ void mx_rfft_inverse(const mx_rfft *plan, float *MX_RESTRICT x, const float *MX_
  * values; dst and the inputs do not overlap; any alignment; count 0 writes nothing. The
  * _scalar forms are the references, the same arithmetic element for element with
  * vectorisation off: the two agree bit for bit.
- * - mx_atan2_array: dst[k] = atan2(y[k], x[k]) in [-pi, pi], 0 for (0, 0); within 3e-7 rad
- *   of double precision.
- * - mx_log_array: dst[k] = log(x[k]) for normal positive x[k]; within 4e-6 (absolute)
- *   of double precision. Zero, negative, subnormal, infinite or NaN x: unspecified.
+ * - mx_atan2_array: dst[k] = atan2(y[k], x[k]) in [-pi, pi] (pi rounded to nearest), 0
+ *   for (0, 0), a y of -0 taken as +0; within 4e-7 rad of double precision.
+ * - mx_log_array: dst[k] = log(x[k]) for normal positive x[k]; within 2e-7 + 1.1e-7
+ *   |log x[k]| of double precision (the float result's own rounding grows with it).
+ *   Zero, negative, subnormal, infinite or NaN x: unspecified.
  * - mx_sincos_array: s[k] = sin(x[k]), c[k] = cos(x[k]) for x[k] in [-pi, pi]; within
- *   2e-7. Outside that range: unspecified. */
+ *   3e-7 (the fold about pi/2 carries float pi's own error). Outside that range:
+ *   unspecified. */
 void mx_atan2_array(float *MX_RESTRICT dst, const float *MX_RESTRICT y, const float *MX_RESTRICT x, size_t count);
 void mx_atan2_array_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT y, const float *MX_RESTRICT x, size_t count);
 void mx_log_array(float *MX_RESTRICT dst, const float *MX_RESTRICT x, size_t count);

@@ -1,5 +1,5 @@
 /* The real FFT candidates for the spectral stretch, timed on one core: Mixdown's own
- * (kernels/spectral.c), libavutil's av_tx, KissFFT and FFTW3f. Built and run by
+ * (kernels/rfft.c), libavutil's av_tx, KissFFT and FFTW3f. Built and run by
  * tools/bench-fft. Prints nanoseconds per forward + inverse pair at each size. */
 #define _POSIX_C_SOURCE 199309L
 #include "mixdown_kernels.h"
