@@ -13,7 +13,7 @@ let package = Package(
         .library(name: "MixdownKernels", targets: ["MixdownKernels"]),
         // The C API (include/mixdown.h) as a shared library. SwiftPM names its file
         // lib<product>.so and the name mixdown is the command's: the file is liblibmixdown.so,
-        // installed as libmixdown.so (tools/install, tools/build-static).
+        // installed as libmixdown.so (tools/install, tools/packaging/build-static).
         .library(name: "libmixdown", type: .dynamic, targets: ["MixdownCAPI"]),
     ],
     traits: [

@@ -1,5 +1,5 @@
 // swift-tools-version:6.1
-// libFuzzer targets for Mixdown's parsers: built only by tools/fuzz, with
+// libFuzzer targets for Mixdown's parsers: built only by tools/testing/fuzz, with
 // `swift build -Xswiftc -sanitize=fuzzer`; neither this manifest nor the main one sets
 // compiler flags of its own, so packages that depend on Mixdown can still build it.
 import PackageDescription

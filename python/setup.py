@@ -1,4 +1,4 @@
-"""Builds libmixdown (with the Swift runtime linked in: tools/build-static) from the
+"""Builds libmixdown (with the Swift runtime linked in: tools/packaging/build-static) from the
 checkout this folder lies in, and puts it inside the package. The wheel is tagged for
 this platform and any Python 3 (the package loads the library with ctypes)."""
 import re
@@ -30,10 +30,10 @@ class BuildWithLibrary(build_py):
 
     def run(self) -> None:
         super().run()
-        if not (ROOT / "tools" / "build-static").exists():
+        if not (ROOT / "tools" / "packaging" / "build-static").exists():
             raise SystemExit("mixdown: build from a checkout of Mixdown (pip install ./python); "
-                             f"{ROOT} has no tools/build-static")
-        output = subprocess.run([str(ROOT / "tools" / "build-static"), "libmixdown"], check=True,
+                             f"{ROOT} has no tools/packaging/build-static")
+        output = subprocess.run([str(ROOT / "tools" / "packaging" / "build-static"), "libmixdown"], check=True,
                                 stdout=subprocess.PIPE, text=True).stdout
         built = Path(output.strip().splitlines()[-1]) / "libmixdown.so"
         target = Path(self.build_lib) / "mixdown" / "libmixdown.so"

@@ -3,7 +3,7 @@ import Mixdown
 
 /// Pulls a composition document's whole render through `RenderStream` into one block of
 /// caller-owned memory and discards it: the Swift side of the C pull API's comparison
-/// (`tools/bench-c-api`, whose C client does the same through `mixdown_render_pull`).
+/// (`tools/bench/c-api`, whose C client does the same through `mixdown_render_pull`).
 public struct PullBench: Sendable {
     public struct Report: Sendable, Codable, Equatable {
         public let frames: Int64

@@ -3,7 +3,7 @@ import Mixdown
 import Testing
 
 /// OpenTimelineIO timelines rendered by `mixdown render`: ones the real client
-/// (opentimelineio 0.18.1 in tools/.venv, made by tools/otio/setup) wrote, checked frame by
+/// (opentimelineio 0.18.1 in tools/.venv, made by tools/check/otio/setup) wrote, checked frame by
 /// frame against what its script computed with exact fractions; and bad timelines, each
 /// refused with the path of the object at fault.
 @Suite(.serialized) struct OTIOTests {
@@ -26,15 +26,15 @@ import Testing
     /// gaps, a dissolve, a time warp, gains, a disabled clip, a nested stack and a video track
     /// give the levels computed independently; a MissingReference names its clip.
     @Test func timelinesTheRealClientWroteRenderOnTheirExactFrames() throws {
-        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/check/otio/setup")
         let dir = ScratchDir()
-        let made = try Self.runPython("tools/otio/make_timelines.py", [dir.path])
+        let made = try Self.runPython("tools/check/otio/make_timelines.py", [dir.path])
         #expect(made.code == 0, "\(made.output)")
         for name in ["cuts", "features"] {
             let r = try CLI.run(["render", "\(name).otio", "\(name).wav", "--json"], in: dir.path)
             #expect(r.code == 0, "\(name): \(r.stderr)")
         }
-        let checked = try Self.runPython("tools/otio/check_renders.py", [dir.path])
+        let checked = try Self.runPython("tools/check/otio/check_renders.py", [dir.path])
         #expect(checked.code == 0, "\(checked.output)")
         #expect(checked.output.contains("1000 cuts"))
         let missing = try CLI.run(["render", "missing.otio", "missing.wav"], in: dir.path)
@@ -194,7 +194,7 @@ import Testing
     /// document, and so does the same timeline after opentimelineio read it and wrote it
     /// again; the client finds every clip where the document placed it, its media range exact.
     @Test func aDocumentWrittenAsOTIORendersTheSameBytes() throws {
-        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/check/otio/setup")
         let dir = try ExamplesTests.prepared.get()
         for name in try Self.roundTripDocuments(in: dir) {
             let quiet = ["--format", "s24", "--overwrite", "-q"]
@@ -202,7 +202,7 @@ import Testing
             #expect(direct.code == 0, "\(name): \(direct.stderr)")
             let written = try CLI.run(["render", "\(name).json", "--otio", "\(name).otio", "--overwrite"], in: dir)
             #expect(written.code == 0 && written.stdout == "wrote \(name).otio\n", "\(name): \(written.stderr)")
-            let client = try Self.runPython("tools/otio/read_back.py", [dir + "/\(name).otio", dir + "/\(name)-client.otio"])
+            let client = try Self.runPython("tools/check/otio/read_back.py", [dir + "/\(name).otio", dir + "/\(name)-client.otio"])
             #expect(client.code == 0, "\(name): \(client.output)")
             for otio in ["\(name)", "\(name)-client"] {
                 let r = try CLI.run(["render", "\(otio).otio", "\(otio).wav"] + quiet, in: dir)
@@ -221,7 +221,7 @@ import Testing
     /// (At 30000/1001 the first clip's 10 s are 299.7 frames: both clips are rounded.)
     @Test(arguments: [("25", 25.0, [(0, 250, 0), (251, 100, 63)], 1), ("30000/1001", 30_000.0 / 1_001, [(0, 300, 0), (300, 120, 75)], 2)])
     func aTimelineAtAnEditRateConvertsToFCPXMLWithEveryClipOnItsFrame(rate: String, fps: Double, expected: [(Int, Int, Int)], rounded: Int) throws {
-        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/check/otio/setup")
         let ws = try Workspace()
         // 10 s from 0 at 0; 4 s from 2.5 s at 10.02 s (not a frame at either rate).
         try """
@@ -233,7 +233,7 @@ import Testing
         #expect(w.code == 0, "\(w.stderr)")
         let text = try String(contentsOfFile: ws.file("t.otio"), encoding: .utf8)
         #expect(text.contains("\"edit_rate\": \"\(rate)\", \"rounded\": \(rounded)"), "\(text.prefix(400))")
-        let r = try Self.runPython("tools/otio/fcp_check.py", [ws.file("t.otio"), ws.file("t.xml")])
+        let r = try Self.runPython("tools/check/otio/fcp_check.py", [ws.file("t.otio"), ws.file("t.xml")])
         #expect(r.code == 0, "\(r.output)")
         struct Report: Decodable { struct Clip: Decodable { let record_in: Int, duration: Int, source_in: Int, rate: Double }; let tracks: [[Clip]] }
         let report = try JSONDecoder().decode(Report.self, from: Data(r.output.utf8))
@@ -290,13 +290,13 @@ import Testing
     /// converted to OTIO and rendered; every frame checked by the scripts from the timecodes.
     @Test(arguments: [("edl.py", "sound"), ("fcp.py", "sequence")])
     func anEditorsFormatConvertedByItsAdapterRendersEndToEnd(script: String, name: String) throws {
-        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/check/otio/setup")
         let dir = ScratchDir()
-        let made = try Self.runPython("tools/otio/\(script)", ["make", dir.path])
+        let made = try Self.runPython("tools/check/otio/\(script)", ["make", dir.path])
         #expect(made.code == 0, "\(made.output)")
         let r = try CLI.run(["render", "\(name).otio", "\(name).wav", "-q"], in: dir.path)
         #expect(r.code == 0, "\(r.stderr)")
-        let checked = try Self.runPython("tools/otio/\(script)", ["check", dir.path])
+        let checked = try Self.runPython("tools/check/otio/\(script)", ["check", dir.path])
         #expect(checked.code == 0 && checked.output.hasSuffix("ok\n"), "\(checked.output)")
     }
 
@@ -304,15 +304,15 @@ import Testing
     /// multi_audio.edl), recorded at 00:59:53:11 and converted by the real adapter: A1 plays
     /// channel 1 on the left and A2 channel 2 on the right, every 16-bit sample the source's
     /// (summed whole they were twice it, and clipped); the render starts at the event, not
-    /// 59 min 53 s of silence after 00:00:00:00 (checked by tools/otio/edl.py).
+    /// 59 min 53 s of silence after 00:00:00:00 (checked by tools/check/otio/edl.py).
     @Test func anEDLStereoEventRendersAsItsSourceFromTheEvent() throws {
-        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/check/otio/setup")
         let dir = ScratchDir()
-        let made = try Self.runPython("tools/otio/edl.py", ["make", dir.path])
+        let made = try Self.runPython("tools/check/otio/edl.py", ["make", dir.path])
         #expect(made.code == 0, "\(made.output)")
         let r = try CLI.run(["render", "stereo.otio", "stereo.wav.out.wav", "--format", "s16", "-q"], in: dir.path)
         #expect(r.code == 0, "\(r.stderr)")
-        let checked = try Self.runPython("tools/otio/edl.py", ["check-stereo", dir.path])
+        let checked = try Self.runPython("tools/check/otio/edl.py", ["check-stereo", dir.path])
         #expect(checked.code == 0 && checked.output.hasSuffix("ok\n"), "\(checked.output)")
         let explained = try CLI.run(["render", "stereo.otio", "--explain"], in: dir.path)
         #expect(explained.stdout.contains("channel 1 of the file") && explained.stdout.contains("channel 2 of the file")
@@ -326,15 +326,15 @@ import Testing
     /// script from its own fractions and opentimelineio's places); keyframes that are not
     /// linear are refused.
     @Test func avidAudioGainFromTheAAFAdapterRendersItsLevels() throws {
-        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/check/otio/setup")
         let dir = ScratchDir()
-        let made = try Self.runPython("tools/otio/aaf.py", ["make", dir.path])
+        let made = try Self.runPython("tools/check/otio/aaf.py", ["make", dir.path])
         #expect(made.code == 0, "\(made.output)")
         for name in ["gain", "fade"] {
             let r = try CLI.run(["render", "\(name).otio", "\(name).wav", "--format", "f32", "-q"], in: dir.path)
             #expect(r.code == 0, "\(name): \(r.stderr)")
         }
-        let checked = try Self.runPython("tools/otio/aaf.py", ["check", dir.path])
+        let checked = try Self.runPython("tools/check/otio/aaf.py", ["check", dir.path])
         #expect(checked.code == 0 && checked.output.hasSuffix("ok\n"), "\(checked.output)")
         let explained = try CLI.run(["render", "gain.otio", "--explain"], in: dir.path)
         #expect(explained.stdout.contains("144000..<192000  ramp 1 -> 0.25") && explained.stdout.contains("307200..<345600  2"),
@@ -355,15 +355,15 @@ import Testing
     /// written by opentimelineio: every frame of the render is where opentimelineio's
     /// `child_at_time` and `transformed_time` put its media frame (silence before the track).
     @Test func trackWindowsRenderWhereOpentimelineioPlacesThem() throws {
-        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/check/otio/setup")
         let dir = ScratchDir()
-        let made = try Self.runPython("tools/otio/window.py", ["make", dir.path])
+        let made = try Self.runPython("tools/check/otio/window.py", ["make", dir.path])
         #expect(made.code == 0, "\(made.output)")
         for name in ["window-7-9", "window-7-16", "window3-4"] {
             let r = try CLI.run(["render", "\(name).otio", "\(name).wav", "--format", "f32", "-q"], in: dir.path)
             #expect(r.code == 0, "\(name): \(r.stderr)")
         }
-        let checked = try Self.runPython("tools/otio/window.py", ["check", dir.path])
+        let checked = try Self.runPython("tools/check/otio/window.py", ["check", dir.path])
         #expect(checked.code == 0 && checked.output.hasSuffix("ok\n"), "\(checked.output)")
     }
 

@@ -194,7 +194,7 @@ import Testing
         try Self.event(ws)
         let r = try CLI.run(["sync", "ref.wav", "a.wav", "b.wav", "--doc", "ev.json", "--otio", "ev.otio", "--otio-rate", "25", "-q"], in: ws.path)
         #expect(r.code == 0, "\(r.stderr)")
-        let fcp = try OTIOTests.runPython("tools/otio/fcp_check.py", [ws.file("ev.otio"), ws.file("ev.xml")])
+        let fcp = try OTIOTests.runPython("tools/check/otio/fcp_check.py", [ws.file("ev.otio"), ws.file("ev.xml")])
         #expect(fcp.code == 0, "\(fcp.output)")
         #expect(fcp.output.contains("\"rate\": 25.0"))
         for name in ["ev.json", "ev.otio"] {

@@ -11,13 +11,13 @@ import Testing
     /// (5-9 s and 9-13 s: 13 s long, silence first), none is lost at the end.
     @Test(arguments: ["late", "frames", "sound"])
     func anEDLsEventsLandAtTheirRecordTimecodes(name: String) throws {
-        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/check/otio/setup")
         let dir = ScratchDir()
-        let made = try OTIOTests.runPython("tools/otio/edl.py", ["make", dir.path])
+        let made = try OTIOTests.runPython("tools/check/otio/edl.py", ["make", dir.path])
         #expect(made.code == 0, "\(made.output)")
         let r = try CLI.run(["render", "\(name).otio", "\(name).wav", "-q"], in: dir.path)
         #expect(r.code == 0, "\(r.stderr)")
-        let checked = try OTIOTests.runPython("tools/otio/edl.py", ["check", dir.path, name])
+        let checked = try OTIOTests.runPython("tools/check/otio/edl.py", ["check", dir.path, name])
         #expect(checked.code == 0 && checked.output.hasSuffix("ok\n"), "\(checked.output)")
         let explained = try CLI.run(["render", "\(name).otio", "--explain"], in: dir.path)
         #expect(explained.stdout.contains(name == "sound" ? "the render starts at 01:00:00:00" : "the render starts at 00:00:00:00"), "\(explained.stdout)")

@@ -58,7 +58,7 @@ func composition(seconds: Int64) throws -> (Composition, AudioMix) {
 }
 
 /// A document that plays `count` pieces of `source` (`frames` long) back to back, each
-/// dropping the first tenth of its stretch: what tools/make-cuts writes.
+/// dropping the first tenth of its stretch: what tools/bench/make-cuts writes.
 func cutDocument(count: Int, source: String, frames: Int64) throws -> String {
     let path = directory + "/cuts-\(count).json"
     if FileManager.default.fileExists(atPath: path) { return path }

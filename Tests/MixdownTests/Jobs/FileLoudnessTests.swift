@@ -40,7 +40,7 @@ import Testing
 
     @Test func mixdownFfmpegAndPyloudnormAgreeOnTheTechDocumentSignals() throws {
         #expect(Self.ffmpeg != nil, "ffmpeg is missing: tools/setup ffmpeg installs it")
-        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/check/otio/setup")
         let dir = TempDir()
         var paths: [String] = []
         for c in Self.cases {
@@ -48,7 +48,7 @@ import Testing
             try writeFile(path, LoudnessMeterTests.signal(c.tones), sampleRate: 48_000, format: .f32)
             paths.append(path)
         }
-        let pyOut = try Self.run(Self.python, [OTIOPaths.repository.appendingPathComponent("tools/loudness/pyloudnorm_check.py").path] + paths)
+        let pyOut = try Self.run(Self.python, [OTIOPaths.repository.appendingPathComponent("tools/check/loudness/pyloudnorm_check.py").path] + paths)
         var pyloudnorm: [String: Double] = [:]
         for line in pyOut.split(separator: "\n") {
             let parts = line.split(separator: "\t")

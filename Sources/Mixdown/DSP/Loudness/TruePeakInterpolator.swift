@@ -12,7 +12,7 @@ import MixdownKernels
 ///   kHz and none from 192 kHz (the sample peak is the true peak), as libebur128 does, with
 ///   16 taps (beta 6): within 0.01 dB of flat up to 0.35 fs, 0.2 dB low at 0.40 fs. On
 ///   full-band noise it reads 0.3-0.4 dB under ffmpeg's ebur128 and a 16x polyphase
-///   reference (`tools/loudness/true_peak_reference.py`), and up to 1.1 dB under the ideal
+///   reference (`tools/check/loudness/true_peak_reference.py`), and up to 1.1 dB under the ideal
 ///   reconstruction.
 /// - `fine`, what the limiter holds and the output check reads: 8x at every rate with 64
 ///   taps (beta 5), flat to 0.45 fs; on the same material it reads at or above ffmpeg's,
@@ -44,7 +44,7 @@ struct TruePeakInterpolator {
     /// ceiling by the limiter, a 16x polyphase reference, libebur128 and ffmpeg's ebur128
     /// read the same output 0.2-0.3 dB over this reading (the ideal, FFT-interpolated
     /// reconstruction 0.5 dB); on speech, tones and clicks they agree within 0.1 dB.
-    /// Measured by `tools/loudness/ceiling-check`.
+    /// Measured by `tools/check/loudness/ceiling-check`.
     static let fineAllowance = 0.5
 
     init(factor: Int, taps: Int, beta: Double) {

@@ -18,7 +18,7 @@ import Synchronization
 /// kept: packet i (pts = i x frameSize - the encoder's delay) belongs to chunk
 /// i / chunkFrames, so the packets are the serial encoder's in number, timing and priming,
 /// and the jump in the audio between two chunks of one worker lies in dropped packets.
-/// Measured (tools/encode/joins.py, docs/containers.md): without the pre-roll a join is
+/// Measured (tools/check/encode-joins.py, docs/containers.md): without the pre-roll a join is
 /// audible; with 4 codec frames or more, no decoder's block near a join is worse than the
 /// serial encode's.
 ///

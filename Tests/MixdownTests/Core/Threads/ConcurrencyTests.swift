@@ -4,7 +4,7 @@ import Testing
 @testable import Mixdown
 
 /// Small, fast runs of every piece that hands data between threads, for ThreadSanitizer
-/// (`tools/test-sanitizers`, which `tools/test` runs on this suite): each checks its result
+/// (`tools/testing/sanitizers`, which `tools/test` runs on this suite): each checks its result
 /// too, so it also runs in the ordinary release tests.
 @Suite struct ConcurrencyTests {
     /// A producer and a consumer on two threads: every tag arrives, in order.

@@ -6,7 +6,7 @@ import MixdownKernels
 /// Mixdown's spectral stretch, by physics: the pitch of a sine and a chord held, a click
 /// without pre-echo, the stereo image and the mono sum kept, every channel count and rate.
 /// (Exact lengths, block sizes and sync are in StretchTests with the other stretchers;
-/// quality scores are in tools/bench-stretch-quality.)
+/// quality scores are in tools/bench/stretch-quality.)
 @Suite struct SpectralStretchTests {
     static let ratios = [StretchRatio(1, 2), StretchRatio(4, 5), StretchRatio(19, 20), StretchRatio(21, 20), StretchRatio(5, 4),
                          StretchRatio(3, 2), StretchRatio(2, 1)]

@@ -6,14 +6,14 @@ import Testing
 /// AAC and Opus encoded on several cores (`ChunkedEncoder`): the same frames, packets and
 /// declared length as the serial encoder, and joins no decoder can find. Each encode is
 /// decoded by FFmpeg and by an independent decoder (faad for AAC, opusdec for Opus), and
-/// tools/encode/joins.py compares the error of every 1024-frame block with the serial
+/// tools/check/encode-joins.py compares the error of every 1024-frame block with the serial
 /// encode's: the worst block near a join no worse than the serial encode's worst, the
 /// median within 0.4 dB. The chunks here are short (16 codec frames) so that 20 s of
 /// material has dozens of joins; without the pre-roll the same check fails.
 @Suite(.serialized) struct ChunkedEncoderTests {
     static let frames = 20 * 48_000 + 777
     static let python = OTIOPaths.repository.appendingPathComponent("tools/.venv/bin/python").path
-    static let joins = OTIOPaths.repository.appendingPathComponent("tools/encode/joins.py").path
+    static let joins = OTIOPaths.repository.appendingPathComponent("tools/check/encode-joins.py").path
 
     /// Material that makes an encoder switch blocks: noise bursts out of silence, click
     /// trains and decaying plucks, at random places (so some sit on the joins).
@@ -111,7 +111,7 @@ import Testing
 
     @Test(arguments: [(AudioFileType.m4a, AudioCodec.aac, 1024), (.webm, .opus, 960)])
     func parallelJoinsAreSeamlessToEveryDecoder(type: AudioFileType, codec: AudioCodec, frameSize: Int) throws {
-        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/otio/setup")
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "tools/.venv is missing: run tools/check/otio/setup")
         let dir = TempDir()
         let reference = dir.file("reference.wav")
         try writeFile(reference, Self.source)
