@@ -13,7 +13,8 @@ public enum CommandTasks {
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a manifest of jobs (JSON Lines), resumably, several at once, or one shard of it.",
-        discussion: """
+        usage: "mixdown batch <manifest> [<options>]",
+        discussion: paragraphs("""
         Each line is {"args": ["stretch", "in.wav", "out.wav", "--ratio", "1.0001309"], "id": "..."}:
         the arguments of a stretch, export, render or sync, as typed after `mixdown`; relative
         paths are relative to the manifest (docs/batch.md, schema docs/batch.schema.json).
@@ -22,7 +23,7 @@ struct Batch: ParsableCommand {
         inputs and whose outputs are still there, and redoes the rest. A batch's jobs
         replace their outputs (as --overwrite). Exit status 0 when every job of the shard has
         completed, 1 otherwise.
-        """)
+        """))
 
     @Argument(help: "The manifest (JSON Lines).", completion: .file())
     var manifest: String

@@ -5,7 +5,8 @@ import MixdownTools
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Time each stage and the drift-correction job on this machine, in memory (no file needed).")
+        abstract: "Time each stage and the drift-correction job on this machine, in memory (no file needed).",
+        usage: "mixdown bench [<options>]")
 
     @Option(parsing: .unconditional, help: "Wall seconds to spend on each stage.")
     var seconds = 1.0

@@ -5,12 +5,12 @@ import Mixdown
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Export part of a file, with fades, to WAV, FLAC, AIFF, CAF, Ogg, Opus, MP3, W64, RF64, M4A, MP4, MOV, MKV or WebM.",
-        discussion: """
+        discussion: paragraphs("""
         Times are exact: 30, 30.25, 1:02:03.5, 1440000f (frames of the input), 131/1000.
         Frames round half away from zero. A fade-in rises from 0 on the first frame to 1
         at its end; a fade-out falls to exactly 0 on the last frame. A WAV that would pass
         4 GiB is written as RF64. The output appears complete or not at all.
-        """)
+        """))
 
     @OptionGroup var files: FileArguments
     var input: String { files.input }

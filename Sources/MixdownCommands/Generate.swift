@@ -5,7 +5,8 @@ import MixdownTools
 
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Synthesise a test recording: quiet sines plus a 20 ms noise burst every marker interval.")
+        abstract: "Synthesise a test recording: quiet sines plus a 20 ms noise burst every marker interval.",
+        usage: "mixdown generate <output> --duration <duration> [<options>]")
 
     @Argument(help: "The output file.", completion: .file())
     var output: String

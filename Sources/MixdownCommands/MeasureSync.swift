@@ -5,7 +5,8 @@ import MixdownTools
 struct MeasureSync: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "measure-sync",
-        abstract: "Find each sync marker of an original recording in a stretched copy and report its error.")
+        abstract: "Find each sync marker of an original recording in a stretched copy and report its error.",
+        usage: "mixdown measure-sync <original> <stretched> [<options>]")
 
     @Argument(help: "The original (with a 20 ms noise burst every --interval, as `generate` makes).", completion: .file())
     var original: String

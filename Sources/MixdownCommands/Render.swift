@@ -5,14 +5,14 @@ import Mixdown
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render a composition document (JSON) or an OpenTimelineIO timeline to a file, or explain it.",
-        discussion: """
+        discussion: paragraphs("""
         The document format is described in docs/composition.md (schema:
         docs/composition.schema.json); OpenTimelineIO timelines (.otio) in docs/otio.md.
         Paths in them are relative to the file. With --explain, prints the segment table
         (exact source and target frames) and the gain spans of every track, and renders
         nothing (for a timeline, first what was rounded or ignored). --otio writes the
         document as a timeline. Errors name the JSON or OTIO path at fault.
-        """)
+        """))
 
     @Argument(help: "The composition document (JSON) or an editor's timeline (.otio, .edl, .xml, .aaf).", completion: .file())
     var document: String

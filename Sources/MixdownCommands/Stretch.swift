@@ -5,12 +5,12 @@ import Mixdown
 struct Stretch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Stretch a file to an exact length: correct clock drift, or change tempo.",
-        discussion: """
+        discussion: paragraphs("""
         R is output length over input length. The output has exactly round(N x R) frames
         (N the input's frames, half away from zero), or exactly the target given by
         --to-frames, --to-duration or --match. auto uses varispeed below 5 cents of pitch
         change (|R - 1| < 29/10000, on the exact ratio) and Mixdown's spectral stretch above.
-        """)
+        """))
 
     @OptionGroup var files: FileArguments
     var input: String { files.input }

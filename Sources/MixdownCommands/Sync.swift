@@ -5,7 +5,7 @@ import Mixdown
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Place recordings of one event on a reference's clock: offset and drift of each.",
-        discussion: """
+        discussion: paragraphs("""
         REC's time t lands on REF's time offset + ratio x t. Windows of REC every --spacing
         seconds are matched against REF (energy envelopes, and GCC-PHAT of the signal for
         material whose envelope is flat; then cross-correlation at ~8 kHz) and a robust line
@@ -18,7 +18,7 @@ struct Sync: ParsableCommand {
         one device, which then share one drift. Exits 1 when a recording cannot be placed
         (confidence below --min-confidence, periodic material, no overlap); with
         --keep-going the others are still written.
-        """)
+        """))
 
     @Argument(help: "The reference recording.", completion: .file())
     var reference: String
