@@ -110,7 +110,9 @@ public struct OutputJob: Sendable {
         public let outputMeasuredOn: String
         /// Wall time of the measuring passes, seconds.
         public let measuringSeconds: Double
-        /// Passes over the render before the write: 1, or more through the limiter.
+        /// Passes over the render before the write: 1, or more through the limiter (a lossless
+        /// output's first pass through the limiter is the write, and is not counted when it
+        /// lands).
         public let passes: Int
         /// Times the output was encoded: up to 3 when a lossy codec's loss or overshoot was
         /// corrected.
@@ -188,7 +190,22 @@ public struct OutputJob: Sendable {
             // Passes through the limiter until the loudness lands (LimiterGainSearch), aiming at
             // `aim` under `ceiling`: pass k of a search takes the k-th half of what is left of
             // its share of the progress (a lossy output's later searches report none).
-            func solve(aim: Double, ceiling: Double, reporting: Bool) throws(MixdownError) -> Double {
+            // A lossless output's first pass through the limiter is the write itself, metered:
+            // when it lands (the usual case) it is the output, and the search stops there, one
+            // whole pass sooner; when it does not, the search goes on measuring and the output
+            // is written again at the gain found.
+            var written: (gain: Double, outcome: Outcome, measurement: LoudnessMeasurement, seconds: Double)? = nil
+            func writeFirst(_ g: Double, progress: ((Double) -> Void)?) throws(MixdownError) -> Double {
+                let writing = Stopwatch()
+                let meter = try LoudnessMeter(sampleRate: node.format.sampleRate, channelCount: node.format.channelCount,
+                                              maximumFrames: settings.maximumBlock, finePeak: true)
+                let outcome = try OutputJob(settings: settings, path: path, type: type).render(
+                    try Self.normalised(try graph(), gain: g, ceiling: target.truePeak, limit: true), frames: frames,
+                    encoding: encoding, meter: meter, progress: progress, cancellation: cancellation)
+                written = (g, outcome, meter.measurement, writing.seconds)
+                return meter.measurement.integrated
+            }
+            func solve(aim: Double, ceiling: Double, reporting: Bool, writingFirst: Bool = false) throws(MixdownError) -> Double {
                 var pass = 0
                 // The deepest drive: the gain that brings the peaks to this ceiling, plus the
                 // limiting allowed. A gain, whatever the target: a suggestion lands when asked.
@@ -197,10 +214,11 @@ public struct OutputJob: Sendable {
                 let found = try search.run { (g: Double) throws(MixdownError) -> Double in
                     let from = 1 - pow(0.5, Double(pass)), width = pow(0.5, Double(pass + 1))
                     pass += 1
+                    let passProgress = reporting ? shown.map { p in { p(share + (start - share) * (from + width * $0)) } } : nil
+                    if writingFirst && pass == 1 { return try writeFirst(g, progress: passProgress) }
                     return try LoudnessPass.measure(try Self.normalised(try graph(), gain: g, ceiling: ceiling, limit: true),
                                                     expectedFrames: frames, threads: settings.threads,
-                                                    progress: reporting ? shown.map { p in { p(share + (start - share) * (from + width * $0)) } } : nil,
-                                                    cancellation: cancellation).integrated
+                                                    progress: passProgress, cancellation: cancellation).integrated
                 }
                 passes += found.passes
                 guard found.reachable else {
@@ -215,8 +233,18 @@ public struct OutputJob: Sendable {
                 }
                 return found.gain
             }
-            if limiter { gain = try solve(aim: target.integrated, ceiling: target.truePeak, reporting: true) }
-            let measuringSeconds = clock.seconds
+            if limiter {
+                do { gain = try solve(aim: target.integrated, ceiling: target.truePeak, reporting: true, writingFirst: lossless) } catch {
+                    // The first pass's file is not the job's output: nothing stays.
+                    if written != nil { unlink(path) }
+                    throw error
+                }
+            }
+            // The first pass landed: it is the output, metered as it was written (neither a
+            // measuring pass nor its time).
+            let landedWhileWriting = written.map { $0.gain == gain } ?? false
+            if landedWhileWriting { passes -= 1 }
+            let measuringSeconds = clock.seconds - (landedWhileWriting ? written!.seconds : 0)
             var output: LoudnessMeasurement
             var outcome: Outcome
             var attempt = 0
@@ -224,19 +252,23 @@ public struct OutputJob: Sendable {
             // and the loudness its search aims at, moved by the codec's loss.
             var ceilingOffset = 0.0
             var aim = target.integrated
-            while true {
+            if let first = written, landedWhileWriting {
+                output = first.measurement
+                outcome = first.outcome
+            } else { while true {
                 let final = try Self.normalised(try graph(), gain: gain, ceiling: target.truePeak - ceilingOffset, limit: limiter)
                 let meter = lossless ? try LoudnessMeter(sampleRate: node.format.sampleRate, channelCount: node.format.channelCount,
                                                          maximumFrames: settings.maximumBlock, finePeak: true) : nil
                 var write = settings
-                if attempt > 0 { write.overwrite = true }
+                if attempt > 0 || written != nil { write.overwrite = true }
                 do {
                     outcome = try OutputJob(settings: write, path: path, type: type).render(
                         final, frames: frames, encoding: encoding, meter: meter,
                         progress: shown.map { p in { p(start + $0 * (1 - start)) } }, cancellation: cancellation)
                 } catch {
-                    // The first encode, already in place, is not the job's output: nothing stays.
-                    if attempt > 0 { unlink(path) }
+                    // The first encode (or the first pass's file), already in place, is not the
+                    // job's output: nothing stays.
+                    if attempt > 0 || written != nil { unlink(path) }
                     throw error
                 }
                 if let meter { output = meter.measurement } else {
@@ -278,7 +310,7 @@ public struct OutputJob: Sendable {
                     gain += miss
                 }
                 attempt += 1
-            }
+            } }
             // The check of what was written: under the ceiling by the fine reading, and on the
             // target (unless the ceiling, without the limiter, had to win).
             let peak = output.truePeakFine ?? output.truePeak

@@ -149,6 +149,31 @@ import Testing
     /// limiter either lands (libebur128 reads the file within 0.2 LU of the target, and its
     /// true peak and Mixdown's 8x reading at or under the ceiling) or is refused as out of
     /// the limiter's reach with nothing written; never a silent file or a wild gain.
+    /// A lossless output's first pass through the limiter is the write: where it lands, it
+    /// is the output (one pass fewer, counted as none), sample for sample the render of the
+    /// input at the report's gain through the limiter; where it does not, the search goes on
+    /// and the file is written again at the gain found, still landing. Speech (about -24
+    /// LUFS, peaks near -7 dBTP) at -19.5 LUFS under -3 dBTP lands on its first pass (the
+    /// limiter touches a few peaks); at -16 it takes too much for the first gain.
+    @Test(arguments: [(-19.5, true), (-16.0, false)])
+    func aLimitedLosslessWriteIsItsOwnFirstPass(target: Double, landsFirst: Bool) throws {
+        let dir = TempDir()
+        let input = try Self.speech(in: dir, seconds: 60)
+        var job = FileExport(input: input, output: dir.file("out.wav"))
+        job.settings.loudness = LoudnessTarget(integrated: target, truePeak: -3, limit: true)
+        job.settings.sampleFormat = .f32
+        let r = try #require(try job.run().loudness)
+        #expect(r.limiter)
+        #expect(landsFirst ? r.passes == 1 : r.passes >= 2, "\(r.passes) passes")
+        #expect(abs(r.output.integrated - target) <= 0.05, "\(r.output.integrated)")
+        let written = try readFile(dir.file("out.wav")).planes
+        let reference = try renderAll(try OutputJob.normalised(try FileSource(path: input), gain: r.gainDb, ceiling: -3, limit: true),
+                                      blockSizes: [4096])
+        #expect(written.count == 2 && written[0].count == 60 * 48_000)
+        #expect(written.map { $0.map(\.bitPattern) } == reference.map { $0.map(\.bitPattern) })
+        #expect(Self.libebur128(written, rate: 48_000).truePeak <= -3 + 0.2)
+    }
+
     @Test(arguments: ["noise", "clicks", "square", "plosives"])
     func peakyMaterialLandsOrIsRefusedAtEveryTarget(kind: String) throws {
         let dir = TempDir()
