@@ -255,6 +255,8 @@ public struct OutputJob: Sendable {
             if let first = written, landedWhileWriting {
                 output = first.measurement
                 outcome = first.outcome
+                // Its progress ran within the search's share: the job is done.
+                shown?(1)
             } else { while true {
                 let final = try Self.normalised(try graph(), gain: gain, ceiling: target.truePeak - ceilingOffset, limit: limiter)
                 let meter = lossless ? try LoudnessMeter(sampleRate: node.format.sampleRate, channelCount: node.format.channelCount,

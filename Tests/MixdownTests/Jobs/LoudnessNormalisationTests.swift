@@ -1,5 +1,6 @@
 import CEbur128
 import Foundation
+import Synchronization
 import MixdownTools
 import Testing
 @testable import Mixdown
@@ -162,9 +163,13 @@ import Testing
         var job = FileExport(input: input, output: dir.file("out.wav"))
         job.settings.loudness = LoudnessTarget(integrated: target, truePeak: -3, limit: true)
         job.settings.sampleFormat = .f32
-        let r = try #require(try job.run().loudness)
+        let seen = Mutex<[Double]>([])
+        let r = try #require(try job.run(progress: { p in seen.withLock { $0.append(p) } }).loudness)
         #expect(r.limiter)
         #expect(landsFirst ? r.passes == 1 : r.passes >= 2, "\(r.passes) passes")
+        // Progress never goes back, and ends at 1 whichever pass was the output.
+        let fractions = seen.withLock { $0 }
+        #expect(zip(fractions, fractions.dropFirst()).allSatisfy { $0 <= $1 } && fractions.last == 1, "\(fractions.suffix(5))")
         #expect(abs(r.output.integrated - target) <= 0.05, "\(r.output.integrated)")
         let written = try readFile(dir.file("out.wav")).planes
         let reference = try renderAll(try OutputJob.normalised(try FileSource(path: input), gain: r.gainDb, ceiling: -3, limit: true),
