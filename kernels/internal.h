@@ -3,6 +3,9 @@
 #define MIXDOWN_KERNELS_INTERNAL_H
 #include "mixdown_kernels.h"
 
+/* pi, for the spectral stretch's FFT, phases and windows. */
+static const double mx_pi = 3.14159265358979323846264338327950288;
+
 /* Keep a*b+c as two roundings everywhere, so vector bodies and scalar tails agree. */
 #pragma STDC FP_CONTRACT OFF
 

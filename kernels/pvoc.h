@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const double mx_pi = 3.14159265358979323846264338327950288;
 /* A frame whose magnitude is more than half new is an onset (measured: 0.3 costs round-trip
  * PESQ at every ratio; 0.5 leaves it as it was and takes a click's pre-echo from -48 to -58 dB
  * at 0.8). */

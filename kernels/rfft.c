@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const double mx_pi = 3.14159265358979323846264338327950288;
 
 /* A real FFT of n through a complex FFT of n/2 (even samples as real parts, odd as
  * imaginary). The complex FFT is a Stockham autosort: each pass reads one buffer and writes

@@ -14,14 +14,6 @@
 #include <math.h>
 #include <string.h>
 
-static const double mx_pi = 3.14159265358979323846264338327950288;
-
-#if defined(__clang__)
-#define MX_SCALAR_LOOP _Pragma("clang loop vectorize(disable) interleave(disable)")
-#else
-#define MX_SCALAR_LOOP
-#endif
-
 /* atan2(y, x) in [-pi, pi]; 0 for (0, 0). */
 static inline float mx_atan2_one(float y, float x) {
     const float half_pi = (float)(mx_pi / 2), pi = (float)mx_pi;
@@ -70,7 +62,7 @@ void mx_atan2_array(float *restrict dst, const float *restrict y, const float *r
 }
 
 void mx_atan2_array_scalar(float *restrict dst, const float *restrict y, const float *restrict x, size_t count) {
-    MX_SCALAR_LOOP
+    MX_NO_VECTORIZE
     for (size_t k = 0; k < count; k++) dst[k] = mx_atan2_one(y[k], x[k]);
 }
 
@@ -79,7 +71,7 @@ void mx_log_array(float *restrict dst, const float *restrict x, size_t count) {
 }
 
 void mx_log_array_scalar(float *restrict dst, const float *restrict x, size_t count) {
-    MX_SCALAR_LOOP
+    MX_NO_VECTORIZE
     for (size_t k = 0; k < count; k++) dst[k] = mx_log_one(x[k]);
 }
 
@@ -88,6 +80,6 @@ void mx_sincos_array(float *restrict s, float *restrict c, const float *restrict
 }
 
 void mx_sincos_array_scalar(float *restrict s, float *restrict c, const float *restrict x, size_t count) {
-    MX_SCALAR_LOOP
+    MX_NO_VECTORIZE
     for (size_t k = 0; k < count; k++) mx_sincos_one(&s[k], &c[k], x[k]);
 }
