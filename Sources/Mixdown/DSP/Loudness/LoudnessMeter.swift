@@ -212,36 +212,12 @@ public final class LoudnessMeter {
         let w = window[c]
         if interpolator.phases > 0 {
             let start = w + (history - (interpolator.taps - 1))
-            interpolatedPeaks[c] = Self.peak(interpolator, start, frames: count, beating: interpolatedPeaks[c], kernels: kernels)
+            interpolatedPeaks[c] = interpolator.peak(of: start, frames: count, beating: interpolatedPeaks[c], kernels: kernels)
         }
         if let fine {
             let start = w + (history - (fine.taps - 1))
-            finePeaks[c] = Self.peak(fine, start, frames: count, beating: finePeaks[c], kernels: kernels)
+            finePeaks[c] = fine.peak(of: start, frames: count, beating: finePeaks[c], kernels: kernels)
         }
-    }
-
-    /// Frames per span that `peak(_:_:frames:beating:kernels:)` skips or reads whole.
-    static let skipSpan = 64
-
-    /// The larger of `peak` and the largest in-between point of `frames` windows from
-    /// `start` (as `TruePeakInterpolator.peak(of:frames:kernels:)`). No point can exceed its
-    /// window's largest sample times the filter's gain bound, so a span of `skipSpan` windows
-    /// that cannot beat the peak so far costs one scan of its samples: past the first loud
-    /// passage, most of a programme is skipped (whole blocks were read when one sample in
-    /// them could beat it). The same value as reading every point: a point is computed the
-    /// same way wherever a read starts, and the maximum does not depend on the order.
-    static func peak(_ interpolator: TruePeakInterpolator, _ start: UnsafePointer<Float>, frames: Int, beating peak: Float,
-                     kernels: mx_kernels) -> Float {
-        var m = peak
-        var f = 0
-        while f < frames {
-            let n = min(skipSpan, frames - f)
-            if kernels.peak(start + f, n + interpolator.taps - 1) * interpolator.gainBound > m {
-                m = max(m, interpolator.peak(of: start + f, frames: n, kernels: kernels))
-            }
-            f += n
-        }
-        return m
     }
 
     /// The measurement of everything added. The first call ends the stream: the points

@@ -94,6 +94,29 @@ struct TruePeakInterpolator {
         }
     }
 
+    /// Windows per span that `peak(of:frames:beating:kernels:)` skips or reads whole.
+    static let skipSpan = 64
+
+    /// The larger of `peak` and the largest in-between point of `frames` windows (as
+    /// `peak(of:frames:kernels:)`). No point can exceed its window's largest sample times
+    /// `gainBound`, so a span of `skipSpan` windows that cannot beat `peak` costs one scan
+    /// of its samples: the meter, past a programme's first loud passage, skips most of it;
+    /// the limiter, given its ceiling, reads only chunks whose points could pass it. The
+    /// same value as reading every point: a point is computed the same way wherever a read
+    /// starts, and the maximum does not depend on the order.
+    func peak(of window: UnsafePointer<Float>, frames: Int, beating peak: Float, kernels: mx_kernels) -> Float {
+        var m = peak
+        var f = 0
+        while f < frames {
+            let n = min(Self.skipSpan, frames - f)
+            if kernels.peak(window + f, n + taps - 1) * gainBound > m {
+                m = max(m, self.peak(of: window + f, frames: n, kernels: kernels))
+            }
+            f += n
+        }
+        return m
+    }
+
     /// The modified Bessel function of the first kind, order 0, by its power series.
     static func besselI0(_ x: Double) -> Double {
         var sum = 1.0, term = 1.0, k = 1.0

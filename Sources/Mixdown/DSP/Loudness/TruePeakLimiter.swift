@@ -153,7 +153,7 @@ public final class TruePeakLimiter: AudioNode {
 
     /// r for every chunk whose frames and the `reach` frames after them are in the work buffers.
     private func decide() {
-        let c = Self.chunk, reach = reach, taps = interpolator.taps
+        let c = Self.chunk, reach = reach
         while true {
             let chunkStart = (requiredBase + required.count) * c
             guard chunkStart + c + reach <= workEnd else { break }
@@ -161,12 +161,8 @@ public final class TruePeakLimiter: AudioNode {
             for ch in 0..<format.channelCount {
                 let w = work[ch] + (chunkStart - workStart)
                 // The samples, and the points after frames chunkStart - 1 ... chunkStart + c - 2,
-                // unless no point can reach the ceiling.
-                let around = kernels.peak(w - reach, c + taps - 1)
-                peak = max(peak, kernels.peak(w, c))
-                if around * interpolator.gainBound > ceiling {
-                    peak = max(peak, interpolator.peak(of: w - reach, frames: c, kernels: kernels))
-                }
+                // unless no point can pass the ceiling (then at most the ceiling: r is 1).
+                peak = max(peak, kernels.peak(w, c), interpolator.peak(of: w - reach, frames: c, beating: ceiling, kernels: kernels))
             }
             required.append(peak > ceiling ? Double(ceiling) / Double(peak) : 1)
         }

@@ -240,7 +240,7 @@ import Testing
                 x.withUnsafeBufferPointer { b in
                     let full = interpolator.peak(of: b.baseAddress!, frames: frames, kernels: kernels)
                     for before: Float in [0, 0.005, full * 0.5, full, full * 1.5] {
-                        let skipped = LoudnessMeter.peak(interpolator, b.baseAddress!, frames: frames, beating: before, kernels: kernels)
+                        let skipped = interpolator.peak(of: b.baseAddress!, frames: frames, beating: before, kernels: kernels)
                         #expect(skipped.bitPattern == max(before, full).bitPattern, "\(interpolator.factor)x, \(frames) frames, from \(before)")
                     }
                 }
