@@ -194,16 +194,27 @@ public struct OutputJob: Sendable {
             // when it lands (the usual case) it is the output, and the search stops there, one
             // whole pass sooner; when it does not, the search goes on measuring and the output
             // is written again at the gain found.
-            var written: (gain: Double, outcome: Outcome, measurement: LoudnessMeasurement, seconds: Double)? = nil
-            func writeFirst(_ g: Double, progress: ((Double) -> Void)?) throws(MixdownError) -> Double {
-                let writing = Stopwatch()
-                let meter = try LoudnessMeter(sampleRate: node.format.sampleRate, channelCount: node.format.channelCount,
-                                              maximumFrames: settings.maximumBlock, finePeak: true)
-                let outcome = try OutputJob(settings: settings, path: path, type: type).render(
-                    try Self.normalised(try graph(), gain: g, ceiling: target.truePeak, limit: true), frames: frames,
+            /// The output written at `gain` (through the limiter at `ceiling` when it runs),
+            /// metered as it goes to the encoder for a lossless type (nil: a lossy one, measured
+            /// decoded).
+            func writeOutput(gain: Double, ceiling: Double, overwrite: Bool,
+                             progress: ((Double) -> Void)?) throws(MixdownError) -> (outcome: Outcome, meter: LoudnessMeter?) {
+                let meter = lossless ? try LoudnessMeter(sampleRate: node.format.sampleRate, channelCount: node.format.channelCount,
+                                                         maximumFrames: settings.maximumBlock, finePeak: true) : nil
+                var write = settings
+                if overwrite { write.overwrite = true }
+                let outcome = try OutputJob(settings: write, path: path, type: type).render(
+                    try Self.normalised(try graph(), gain: gain, ceiling: ceiling, limit: limiter), frames: frames,
                     encoding: encoding, meter: meter, progress: progress, cancellation: cancellation)
-                written = (g, outcome, meter.measurement, writing.seconds)
-                return meter.measurement.integrated
+                return (outcome, meter)
+            }
+            var written: (gain: Double, outcome: Outcome, measurement: LoudnessMeasurement, seconds: Double)? = nil
+            func writeFirst(_ g: Double, ceiling: Double, progress: ((Double) -> Void)?) throws(MixdownError) -> Double {
+                let writing = Stopwatch()
+                let (outcome, meter) = try writeOutput(gain: g, ceiling: ceiling, overwrite: false, progress: progress)
+                let measurement = meter!.measurement   // writingFirst: lossless only
+                written = (g, outcome, measurement, writing.seconds)
+                return measurement.integrated
             }
             func solve(aim: Double, ceiling: Double, reporting: Bool, writingFirst: Bool = false) throws(MixdownError) -> Double {
                 var pass = 0
@@ -215,7 +226,7 @@ public struct OutputJob: Sendable {
                     let from = 1 - pow(0.5, Double(pass)), width = pow(0.5, Double(pass + 1))
                     pass += 1
                     let passProgress = reporting ? shown.map { p in { p(share + (start - share) * (from + width * $0)) } } : nil
-                    if writingFirst && pass == 1 { return try writeFirst(g, progress: passProgress) }
+                    if writingFirst && pass == 1 { return try writeFirst(g, ceiling: ceiling, progress: passProgress) }
                     return try LoudnessPass.measure(try Self.normalised(try graph(), gain: g, ceiling: ceiling, limit: true),
                                                     expectedFrames: frames, threads: settings.threads,
                                                     progress: passProgress, cancellation: cancellation).integrated
@@ -257,62 +268,59 @@ public struct OutputJob: Sendable {
                 outcome = first.outcome
                 // Its progress ran within the search's share: the job is done.
                 shown?(1)
-            } else { while true {
-                let final = try Self.normalised(try graph(), gain: gain, ceiling: target.truePeak - ceilingOffset, limit: limiter)
-                let meter = lossless ? try LoudnessMeter(sampleRate: node.format.sampleRate, channelCount: node.format.channelCount,
-                                                         maximumFrames: settings.maximumBlock, finePeak: true) : nil
-                var write = settings
-                if attempt > 0 || written != nil { write.overwrite = true }
-                do {
-                    outcome = try OutputJob(settings: write, path: path, type: type).render(
-                        final, frames: frames, encoding: encoding, meter: meter,
-                        progress: shown.map { p in { p(start + $0 * (1 - start)) } }, cancellation: cancellation)
-                } catch {
-                    // The first encode (or the first pass's file), already in place, is not the
-                    // job's output: nothing stays.
-                    if attempt > 0 || written != nil { unlink(path) }
-                    throw error
-                }
-                if let meter { output = meter.measurement } else {
+            } else {
+                while true {
+                    let meter: LoudnessMeter?
                     do {
-                        var decoded = FileLoudness(input: path)
-                        decoded.finePeak = true
-                        output = try decoded.run().loudness
+                        (outcome, meter) = try writeOutput(gain: gain, ceiling: target.truePeak - ceilingOffset, overwrite: attempt > 0 || written != nil,
+                                                           progress: shown.map { p in { p(start + $0 * (1 - start)) } })
                     } catch {
-                        // An output that cannot be measured is not reported as done: nothing stays.
-                        unlink(path)
+                        // The first encode (or the first pass's file), already in place, is not the
+                        // job's output: nothing stays.
+                        if attempt > 0 || written != nil { unlink(path) }
                         throw error
                     }
-                }
-                // A lossy codec drops what it cannot hear (the top octave first), which the meter
-                // weighs, and lifts peaks (FFmpeg's AAC encoder lifts full-band noise bursts by 2
-                // to 5 dB, whatever their level): when the decoded file misses the target by more
-                // than 0.1 LU or reads over the ceiling, it is encoded again (at most twice): with
-                // the limiter, its ceiling lowered by the overshoot and the gain searched again;
-                // without it, the gain lowered by the overshoot, or corrected by the miss.
-                guard !lossless, attempt < 2 else { break }
-                let over = (output.truePeakFine ?? output.truePeak) - held
-                let miss = target.integrated - output.integrated
-                guard over > Self.peakTolerance || (!limitedByPeak && abs(miss) > 0.1) else { break }
-                if limiter {
-                    // The limiter's ceiling lowered by the codec's overshoot (and a little more:
-                    // the overshoot varies with what the codec is given), its aim moved by the
-                    // codec's loss, and the gain searched again under them.
-                    if over > Self.peakTolerance { ceilingOffset += over + 0.1 }
-                    aim += miss
-                    do { gain = try solve(aim: aim, ceiling: target.truePeak - ceilingOffset, reporting: false) } catch {
-                        // The encode already in place is not the job's output: nothing stays.
-                        unlink(path)
-                        throw error
+                    if let meter { output = meter.measurement } else {
+                        do {
+                            var decoded = FileLoudness(input: path)
+                            decoded.finePeak = true
+                            output = try decoded.run().loudness
+                        } catch {
+                            // An output that cannot be measured is not reported as done: nothing stays.
+                            unlink(path)
+                            throw error
+                        }
                     }
-                } else if over > Self.peakTolerance {
-                    gain -= over + 0.1
-                    limitedByPeak = true
-                } else {
-                    gain += miss
+                    // A lossy codec drops what it cannot hear (the top octave first), which the meter
+                    // weighs, and lifts peaks (FFmpeg's AAC encoder lifts full-band noise bursts by 2
+                    // to 5 dB, whatever their level): when the decoded file misses the target by more
+                    // than 0.1 LU or reads over the ceiling, it is encoded again (at most twice): with
+                    // the limiter, its ceiling lowered by the overshoot and the gain searched again;
+                    // without it, the gain lowered by the overshoot, or corrected by the miss.
+                    guard !lossless, attempt < 2 else { break }
+                    let over = (output.truePeakFine ?? output.truePeak) - held
+                    let miss = target.integrated - output.integrated
+                    guard over > Self.peakTolerance || (!limitedByPeak && abs(miss) > 0.1) else { break }
+                    if limiter {
+                        // The limiter's ceiling lowered by the codec's overshoot (and a little more:
+                        // the overshoot varies with what the codec is given), its aim moved by the
+                        // codec's loss, and the gain searched again under them.
+                        if over > Self.peakTolerance { ceilingOffset += over + 0.1 }
+                        aim += miss
+                        do { gain = try solve(aim: aim, ceiling: target.truePeak - ceilingOffset, reporting: false) } catch {
+                            // The encode already in place is not the job's output: nothing stays.
+                            unlink(path)
+                            throw error
+                        }
+                    } else if over > Self.peakTolerance {
+                        gain -= over + 0.1
+                        limitedByPeak = true
+                    } else {
+                        gain += miss
+                    }
+                    attempt += 1
                 }
-                attempt += 1
-            } }
+            }
             // The check of what was written: under the ceiling by the fine reading, and on the
             // target (unless the ceiling, without the limiter, had to win).
             let peak = output.truePeakFine ?? output.truePeak
