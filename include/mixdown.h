@@ -60,11 +60,12 @@ typedef enum mixdown_status {
 
 /* Time-scale algorithms (the CLI's --algorithm). */
 typedef enum mixdown_algorithm {
-    MIXDOWN_ALGORITHM_AUTO = 0,       /* varispeed for a change under 0.29 %, else spectral (since 0.3; Rubber Band before) */
+    MIXDOWN_ALGORITHM_AUTO = 0,       /* varispeed under 0.29 %, splice to 1 %, else spectral */
     MIXDOWN_ALGORITHM_VARISPEED = 1,  /* resampling: pitch follows speed (drift correction) */
     MIXDOWN_ALGORITHM_WSOLA = 2,      /* time domain, pitch kept */
     MIXDOWN_ALGORITHM_RUBBERBAND = 3, /* Rubber Band, pitch kept (when built with it) */
-    MIXDOWN_ALGORITHM_SPECTRAL = 4    /* Mixdown's spectral stretch, pitch kept (every build) */
+    MIXDOWN_ALGORITHM_SPECTRAL = 4,   /* Mixdown's spectral stretch, pitch kept (every build) */
+    MIXDOWN_ALGORITHM_SPLICE = 5      /* the input untouched but for a few splices, pitch kept (every build) */
 } mixdown_algorithm;
 
 /* Resampler quality (the CLI's --quality). */

@@ -12,6 +12,7 @@ enum Options {
         case MIXDOWN_ALGORITHM_WSOLA: .wsola
         case MIXDOWN_ALGORITHM_RUBBERBAND: .rubberband
         case MIXDOWN_ALGORITHM_SPECTRAL: .spectral
+        case MIXDOWN_ALGORITHM_SPLICE: .splice
         default: throw CallBoundary.invalid("algorithm \(value.rawValue): not a mixdown_algorithm")
         }
     }
@@ -23,6 +24,7 @@ enum Options {
         case .wsola: MIXDOWN_ALGORITHM_WSOLA
         case .rubberband: MIXDOWN_ALGORITHM_RUBBERBAND
         case .spectral: MIXDOWN_ALGORITHM_SPECTRAL
+        case .splice: MIXDOWN_ALGORITHM_SPLICE
         }
     }
 

@@ -32,7 +32,7 @@ struct Stretch: ParsableCommand {
     var maxOffset: String?
     @Flag(name: .customLong("keep-polarity"), help: "With --align: keep the input's polarity as recorded (by default an input found inverted against the reference is turned over).")
     var keepPolarity = false
-    @Option(parsing: .unconditional, help: "auto, varispeed, wsola, spectral (Mixdown's own spectral stretch) or rubberband (timeDomain: wsola).", completion: .list(TimeScaleAlgorithm.names))
+    @Option(parsing: .unconditional, help: "auto, varispeed, wsola, spectral (Mixdown's own spectral stretch), splice (the input untouched but for a few splices) or rubberband (timeDomain: wsola).", completion: .list(TimeScaleAlgorithm.names))
     var algorithm = "auto"
     @Option(parsing: .unconditional, help: "best, medium or fastest (resampler filter; Rubber Band: best = R3, else R2).", completion: .list(ResamplerQuality.allCases.map(\.rawValue)))
     var quality = "best"

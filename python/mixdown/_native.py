@@ -17,7 +17,7 @@ ERROR_CANCELLED = 10
 ERROR_NO_ALIGNMENT = 11
 ERROR_BATCH = 14
 
-ALGORITHMS = {"auto": 0, "varispeed": 1, "wsola": 2, "rubberband": 3, "spectral": 4}
+ALGORITHMS = {"auto": 0, "varispeed": 1, "wsola": 2, "rubberband": 3, "spectral": 4, "splice": 5}
 QUALITIES = {"best": 0, "medium": 1, "fastest": 2}
 
 

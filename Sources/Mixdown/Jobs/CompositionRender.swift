@@ -450,6 +450,10 @@ public struct CompositionRender: Sendable {
                 make = { () throws(MixdownError) in
                     try mapped(WSOLAStretch(input: atOutputRate(), ratio: StretchRatio(n, converted), outputFrames: n))
                 }
+            case .splice:
+                make = { () throws(MixdownError) in
+                    try mapped(SpliceStretch(input: atOutputRate(), ratio: StretchRatio(n, converted), outputFrames: n))
+                }
             case .spectral:
                 make = { () throws(MixdownError) in
                     try mapped(SpectralStretch.guarded(input: atOutputRate(), ratio: StretchRatio(n, converted), outputFrames: n))

@@ -190,7 +190,7 @@ public struct FileAlign: Sendable {
                     let ratio = StretchRatio(exactly: frameRatio)
                     return try engine.makeNode(input: source, ratio: ratio, outputRate: ref.sampleRate, quality: quality,
                                                outputFrames: count, threads: threads)
-                case .wsola, .rubberband, .spectral:
+                case .wsola, .rubberband, .spectral, .splice:
                     let atRate: () throws(MixdownError) -> AudioNode = { () throws(MixdownError) in
                         let s = try FileSource(path: path, range: range)
                         return rec.sampleRate == ref.sampleRate ? s
@@ -201,6 +201,7 @@ public struct FileAlign: Sendable {
                     let ratio = StretchRatio(count, base.length!)
                     switch chosen {
                     case .wsola: return try WSOLAStretch(input: base, ratio: ratio, outputFrames: count)
+                    case .splice: return try SpliceStretch(input: base, ratio: ratio, outputFrames: count)
                     case .spectral: return try SpectralStretch.guarded(input: base, ratio: ratio, outputFrames: count, threads: threads)
                     default: return try FileStretch.rubberBand(makeInput: atRate, ratio: ratio, outputFrames: count, quality: quality)
                     }

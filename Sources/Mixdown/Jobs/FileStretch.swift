@@ -240,6 +240,9 @@ public struct FileStretch: Sendable {
         case .wsola:
             engine = nil
             node = try WSOLAStretch(input: ReadAhead(input: try FileSource(decoder: reader, range: nil)), ratio: ratio, outputFrames: outFrames)
+        case .splice:
+            engine = nil
+            node = try SpliceStretch(input: ReadAhead(input: try FileSource(decoder: reader, range: nil)), ratio: ratio, outputFrames: outFrames)
         case .spectral:
             engine = nil
             node = try SpectralStretch.guarded(input: ReadAhead(input: try FileSource(decoder: reader, range: nil)), ratio: ratio, outputFrames: outFrames,

@@ -165,7 +165,7 @@ def rubberband_cli(engine):
 ENGINES = {
     "mixdown-spectral": mixdown("spectral"), "bungee": bungee, "signalsmith": signalsmith,
     "pedalboard-r3": pedalboard_r3, "rubberband-r2": rubberband_cli("--fast"), "rubberband-r3": rubberband_cli("--fine"),
-    "mixdown-wsola": mixdown("wsola"),
+    "mixdown-wsola": mixdown("wsola"), "mixdown-splice": mixdown("splice"), "mixdown-auto": mixdown("auto"),
     # Another build's spectral stretch (--baseline PATH): a change measured against what it changes.
     "mixdown-baseline": mixdown("spectral", baseline=True),
 }
@@ -363,10 +363,11 @@ def main():
     p.add_argument("--mixdown", required=True)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--out", default=None)
-    p.add_argument("--engines", default=",".join(e for e in ENGINES if e != "mixdown-baseline"))
+    p.add_argument("--engines", default=",".join(e for e in ENGINES if e not in ("mixdown-baseline", "mixdown-auto")))
     p.add_argument("--baseline", default=None, help="another mixdown binary, as the engine mixdown-baseline")
     p.add_argument("--ratios", default=None, help="comma-separated (default: the issue's ten; --quick: four)")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--reference", default="mixdown-spectral", help="the engine every other is compared with")
     p.add_argument("--cache", default=None, help="a directory of results kept between runs (peers once; mixdown per binary)")
     ARGS = p.parse_args()
     if ARGS.ratios:
@@ -400,15 +401,15 @@ def main():
                     row.append("-")
                     continue
                 cell = f"{np.mean(list(s.values())):.2f}"
-                base = scores.get((metric, r, "mixdown-spectral"))
+                base = scores.get((metric, r, ARGS.reference))
                 items = sorted(set(s) & set(base or {}))
-                if e != "mixdown-spectral" and len(items) > 1 and metric != "length error (frames)":
+                if e != ARGS.reference and len(items) > 1 and metric != "length error (frames)":
                     d = np.array([base[i] - s[i] for i in items])
                     m, lo, hi = bootstrap(d if metric in HIGHER_IS_BETTER else -d, rng)
                     cell += f" ({m:+.2f} [{lo:+.2f}, {hi:+.2f}])"
                 row.append(cell)
             print(f"| {metric} | {r} | " + " | ".join(row) + " |")
-    print(f"\n(Each peer's cell: its mean, then how much better Mixdown spectral is, per item, paired, with a "
+    print(f"\n(Each other engine's cell: its mean, then how much better {ARGS.reference} is, per item, paired, with a "
           f"bootstrap 95 % interval: above 0 means Mixdown is better, for scores (higher is better) and errors "
           f"(lower is better) alike. Round trip: {sum(k == 'speech' for k, _ in clips)} speech, "
           f"{sum(k == 'music' for k, _ in clips)} music, {sum(k == 'synth' for k, _ in clips)} synthesised clips. "

@@ -219,6 +219,11 @@ public struct CompositionDocument: Sendable {
                 let up = try d.member("ramp_up", in: o)?.time(frameRate: rate) ?? .zero
                 do { try audioMix.duck(ducked, to: level, whileAudioOn: trigger, in: composition, rampDown: down, rampUp: up) }
                 catch { throw d.fail("\(error)") }
+                // duck checks its events against the track's in exact time; the render places
+                // them on frames, where a restore less than a frame before a ramp lands on the
+                // ramp's own frame. Refuse that here, as the track's own events are refused.
+                do { _ = try audioMix[trackID: ducked].volume.envelope(sampleRate: rate ?? 48_000) }
+                catch { throw d.fail("\(error)") }
             }
         }
         if let r = top.member("time_range", in: m) { try readTimeRange(r) }

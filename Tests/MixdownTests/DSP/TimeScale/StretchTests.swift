@@ -81,7 +81,7 @@ func markerErrors(signal: () -> TestSignal, ratio: StretchRatio, search: Int,
     static let ratios = [StretchRatio(10_001_309, 10_000_000), StretchRatio(9_998_691_805, 10_000_000_000),
                          StretchRatio(101, 100), StretchRatio(4, 5), StretchRatio(5, 4), StretchRatio(2, 1)]
 
-    enum Algorithm: String, CaseIterable { case polyphase, libsamplerate, wsola, spectral, rubberbandR2, rubberbandR3 }
+    enum Algorithm: String, CaseIterable { case polyphase, libsamplerate, wsola, spectral, splice, rubberbandR2, rubberbandR3 }
 
     static func node(_ a: Algorithm, _ make: @escaping () -> AudioNode, _ ratio: StretchRatio, threads: Int = 1) throws -> AudioNode {
         switch a {
@@ -89,6 +89,7 @@ func markerErrors(signal: () -> TestSignal, ratio: StretchRatio, search: Int,
         case .libsamplerate: return try LibsamplerateResampler(input: make(), ratio: ratio, quality: .fastest)
         case .wsola: return try WSOLAStretch(input: make(), ratio: ratio)
         case .spectral: return try SpectralStretch(input: make(), ratio: ratio, threads: threads)
+        case .splice: return try SpliceStretch(input: make(), ratio: ratio)
         case .rubberbandR2, .rubberbandR3:
             #if RubberBand
             return try RubberBandStretch(makeInput: { () throws(MixdownError) in make() }, ratio: ratio,
@@ -100,7 +101,7 @@ func markerErrors(signal: () -> TestSignal, ratio: StretchRatio, search: Int,
     }
 
     static var algorithms: [Algorithm] {
-        TimeScaleAlgorithm.rubberband.isAvailable ? Algorithm.allCases : [.polyphase, .libsamplerate, .wsola, .spectral]
+        TimeScaleAlgorithm.rubberband.isAvailable ? Algorithm.allCases : [.polyphase, .libsamplerate, .wsola, .spectral, .splice]
     }
 
     /// Exactly round(N · R) frames for every ratio and algorithm, with the energy of the input.
@@ -173,14 +174,14 @@ func markerErrors(signal: () -> TestSignal, ratio: StretchRatio, search: Int,
     }
     #endif
 
-    /// Varispeed, WSOLA and the spectral stretch give the same samples at every block size,
+    /// Varispeed, WSOLA, splicing and the spectral stretch give the same samples at every block size,
     /// and varispeed and the spectral stretch at one or two threads.
-    @Test(arguments: [Algorithm.polyphase, .wsola, .spectral])
+    @Test(arguments: [Algorithm.polyphase, .wsola, .spectral, .splice])
     func blockSizesAndThreadsDoNotChangeTheOutput(algorithm: Algorithm) throws {
         let make = { TestSignal(format: AudioFormat(sampleRate: 48_000, channelCount: 2), length: 150_000, markerInterval: 50_000) as AudioNode }
         var reference: [[Float]]?
         for sizes in BlockSizes.all + [[5000, 2048, 16_384, 3]] {
-            for threads in algorithm == .wsola ? [1] : [1, 2] {
+            for threads in algorithm == .wsola || algorithm == .splice ? [1] : [1, 2] {
                 let out = try renderAll(try Self.node(algorithm, make, StretchRatio(10_001_309, 10_000_000), threads: threads), blockSizes: sizes)
                 if let reference { #expect(reference == out, "\(sizes), \(threads) threads") } else { reference = out }
             }

@@ -122,6 +122,10 @@ import Testing
         // Without a ramp up, the duck's restore lands on the voice's end: a ramp of the music's own there clashes (found by fuzzing; it used to fail only at render).
         (#"{"version": 1, "tracks": [{"name": "m", "segments": [{"file": "audio/a.wav", "at": "0"}], "volume": [{"ramp": {"from": 1, "to": 0.5, "start": "1.5", "end": "2"}}]}, {"name": "v", "segments": [{"file": "audio/b.wav", "at": "0.5"}]}], "ducking": [{"track": "m", "while": "v", "level": 0.2, "ramp_down": "0.25", "ramp_up": "0"}]}"#,
          "ducking[0]", "overlaps ducking of track 1 'm' under track 2 'v' from 0:00:00.250000 to 0:00:01.500000"),
+        // The restore 1/200000 s before the music's ramp: apart in time, on the ramp's frame at 48 kHz (found by
+        // fuzzing: the document loaded and its OTIO, which carries the duck as events, did not).
+        (#"{"version": 1, "tracks": [{"name": "m", "segments": [{"file": "audio/a.wav", "at": "0"}], "volume": [{"ramp": {"from": 1, "to": 0.5, "start": "1.5", "end": "2"}}]}, {"name": "v", "segments": [{"file": "audio/b.wav", "at": "99999/200000"}]}], "ducking": [{"track": "m", "while": "v", "level": 0.2}]}"#,
+         "ducking[0]", "volume 1.0 at 0:00:01.499995"),
     ]
 
     /// Ducking without ramps under a trigger whose audio a scale split in two (touching

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import Mixdown
+@testable import MixdownTools
+
+@Suite struct SpliceStretchTests {
+    /// Noise bursts of `burst` frames every `every` frames, silence between (seeded).
+    static func bursts(count: Int, burst: Int, every: Int, seed: UInt64 = 1) -> (samples: [Float], starts: [Int]) {
+        var state = seed
+        func next() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        var x = [Float](repeating: 0, count: count * every)
+        var starts: [Int] = []
+        for k in 0..<count {
+            let s = k * every + every / 2
+            starts.append(s)
+            for i in s..<(s + burst) { x[i] = Float(next() * 1.6 - 0.8) }
+        }
+        return (x, starts)
+    }
+
+    /// Sounds after silence keep their place and every frame: each burst is in the output
+    /// bit for bit, starting at round(start · M / N), at ratios from 0.8 to 1.25 (the time is
+    /// all taken in the silences).
+    @Test(arguments: [StretchRatio(4, 5), StretchRatio(19, 20), StretchRatio(1003, 1000), StretchRatio(21, 20), StretchRatio(5, 4)])
+    func soundsAfterSilenceKeepTheirPlaceAndEveryFrame(ratio: StretchRatio) throws {
+        let (x, starts) = Self.bursts(count: 8, burst: 960, every: 14_400)
+        let node = try SpliceStretch(input: ArraySource(planes: [x, x]), ratio: ratio)
+        let out = try renderAll(node, blockSizes: [4096])
+        let m = ratio.outputFrames(forInput: Int64(x.count))
+        #expect(out[0].count == Int(m))
+        for s in starts {
+            let at = Int(FrameRounding.standard.divide(Int128(s) * Int128(m), by: Int128(x.count)))
+            #expect(Array(out[0][at..<(at + 960)]) == Array(x[s..<(s + 960)]), "burst at \(s), ratio \(ratio)")
+            #expect(out[0][at - 1] == 0, "nothing before the burst at \(s)")
+        }
+        #expect(node.quietSplices == node.splices && node.splices > 0)
+    }
+
+    /// Channels that cancel (right = −left) are sound, not silence: the splices are made
+    /// where the audio repeats, the same on both channels, so the right stays the left's negative
+    /// to the bit and the level is kept.
+    @Test func channelsThatCancelAreNotSilence() throws {
+        let n = 96_000
+        let left = (0..<n).map { i in Float(0.3 * sin(2 * Double.pi * 220 * Double(i) / 48_000) + 0.1 * sin(2 * Double.pi * 660 * Double(i) / 48_000)) }
+        let node = try SpliceStretch(input: ArraySource(planes: [left, left.map { -$0 }]), ratio: StretchRatio(21, 20))
+        let out = try renderAll(node, blockSizes: [512])
+        #expect(out[0].count == 100_800)
+        #expect(out[1] == out[0].map { -$0 })
+        #expect(node.quietSplices == 0 && node.splices > 0)
+        let level = out[0].reduce(0.0) { $0 + Double($1) * Double($1) } / Double(out[0].count)
+        let input = left.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(n)
+        #expect(abs(10 * log10(level / input)) < 0.1)
+    }
+
+    /// A steady tone is spliced where it repeats, by whole periods: the output stays within
+    /// 0.5 % of the tone's level everywhere (no crossfade dip). The time to take is a whole
+    /// number of periods here (240 frames at 200 Hz: 240, 4800 and -4800 frames); a last jump
+    /// that is not cannot be clean on a pure tone (docs/splice.md).
+    @Test func aSteadyToneHasNoDipAtItsSplices() throws {
+        let n = 96_000
+        let tone = (0..<n).map { i in Float(0.5 * sin(2 * Double.pi * 200 * Double(i) / 48_000)) }
+        for ratio in [StretchRatio(401, 400), StretchRatio(19, 20), StretchRatio(21, 20)] {
+            let node = try SpliceStretch(input: ArraySource(planes: [tone]), ratio: ratio)
+            let out = try renderAll(node, blockSizes: [1000])[0]
+            // Peaks over every period (240 frames) after the first.
+            let peaks = stride(from: 240, to: out.count - 240, by: 240).map { a in out[a..<(a + 240)].map(abs).max()! }
+            #expect(peaks.allSatisfy { abs($0 - 0.5) < 0.0025 }, "\(ratio): \(peaks.min()!)...\(peaks.max()!)")
+        }
+    }
+
+    /// Every marker (a 20 ms noise burst over continuous tones) lands within the stated bound
+    /// of input × R along a 10-minute recording.
+    @Test(arguments: [StretchRatio(1003, 1000), StretchRatio(99, 100), StretchRatio(21, 20)])
+    func markersLandWithinTheBound(ratio: StretchRatio) throws {
+        let signal = { TestSignal(format: AudioFormat(sampleRate: 48_000, channelCount: 2), length: 600 * 48_000, markerInterval: 30 * 48_000) }
+        let bound = try SpliceStretch(input: signal(), ratio: ratio).bound
+        #expect(bound == 480)
+        let errors = try markerErrors(signal: signal, ratio: ratio, search: 700) { try SpliceStretch(input: $0, ratio: ratio) }
+        #expect(errors.count == 19)
+        #expect(errors.allSatisfy { abs($0) <= Double(bound) }, "\(errors)")
+    }
+
+    /// Inputs shorter than a crossfade, and none, still give exactly round(N · R) frames.
+    @Test func tinyInputsGiveTheirExactLength() throws {
+        for n in [0, 1, 2, 3, 7, 100, 383, 1000, 5000] {
+            let x = (0..<n).map { Float(sin(Double($0) * 0.3)) * 0.5 }
+            for ratio in [StretchRatio(1, 2), StretchRatio(19, 20), StretchRatio(21, 20), StretchRatio(2, 1), StretchRatio(4, 1), StretchRatio(1, 4)] {
+                let out = try renderAll(try SpliceStretch(input: ArraySource(planes: [x, x]), ratio: ratio), blockSizes: [64])
+                #expect(out[0].count == Int(ratio.outputFrames(forInput: Int64(n))), "\(n) frames at \(ratio)")
+            }
+        }
+    }
+}
