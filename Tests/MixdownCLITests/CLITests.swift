@@ -359,7 +359,7 @@ final class Workspace {
     @Test func completionsOfferOptionValuesAndFiles() throws {
         let bash = try CLI.run(["--generate-completion-script", "bash"], in: NSTemporaryDirectory())
         #expect(bash.code == 0)
-        for values in ["auto varispeed wsola rubberband spectral timeDomain", "best medium fastest", "auto polyphase libsamplerate",
+        for values in ["auto varispeed wsola rubberband spectral splice timeDomain", "best medium fastest", "auto polyphase libsamplerate",
                        "wav aiff flac caf ogg opus mp3 w64 rf64 m4a mp4 mov mkv webm", "s16 s24 f32"] {
             // bash's script lists them one per line: 'auto'$'\n''varispeed'...
             let listed = "'" + values.split(separator: " ").joined(separator: "'$'\\n''") + "'"
@@ -367,6 +367,6 @@ final class Workspace {
         }
         #expect(bash.stdout.contains("complete -o filenames -F _mixdown mixdown"))
         let fish = try CLI.run(["--generate-completion-script", "fish"], in: NSTemporaryDirectory())
-        #expect(fish.code == 0 && fish.stdout.contains("-l 'algorithm'") && fish.stdout.contains("-rfka 'auto varispeed wsola rubberband spectral timeDomain'"))
+        #expect(fish.code == 0 && fish.stdout.contains("-l 'algorithm'") && fish.stdout.contains("-rfka 'auto varispeed wsola rubberband spectral splice timeDomain'"))
     }
 }

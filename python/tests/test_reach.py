@@ -142,13 +142,16 @@ def sparse_wav(path: Path, frames: int, rate: int, channels: int) -> Path:
 
 def test_auto_says_before_a_long_slow_stretch(tmp_path):
     long = sparse_wav(tmp_path / "long.wav", 48000 * 1800, 48000, 2)
-    p = mixdown.plan(long, ratio="1.003")
-    assert p.algorithm in ("rubberband", "spectral", "wsola") and p.frames == 86659200 and p.ratio == Fraction(1003, 1000)
+    p = mixdown.plan(long, ratio="1.02")
+    assert p.algorithm in ("rubberband", "spectral", "wsola") and p.frames == 88128000 and p.ratio == Fraction(51, 50)
     assert p.notice and p.notice.startswith(f"auto chose {p.algorithm}") and "--algorithm varispeed" in p.notice
     assert mixdown.plan(long, ratio="1.0001").notice is None
-    assert mixdown.plan(long, ratio="1.003", algorithm="wsola").notice is None
+    assert mixdown.plan(long, ratio="1.02", algorithm="wsola").notice is None
+    # Near 1, auto splices: fast, so no notice.
+    near = mixdown.plan(long, ratio="1.003")
+    assert near.algorithm == "splice" and near.notice is None and near.frames == 86659200
     with warnings.catch_warnings():
         warnings.simplefilter("error", mixdown.SlowStretchWarning)
         with pytest.raises(mixdown.SlowStretchWarning, match="auto chose"):
-            mixdown.stretch(long, tmp_path / "out.wav", ratio="1.003")
+            mixdown.stretch(long, tmp_path / "out.wav", ratio="1.02")
     assert not (tmp_path / "out.wav").exists()

@@ -26,16 +26,19 @@ struct FileStretchPlanTests {
     @Test func autoSaysSoWhenItChoseASlowAlgorithmForALongFile() throws {
         let path = try Self.silentWAV(frames: 48_000 * 1800, rate: 48_000, channels: 2)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let job = FileStretch(input: path, output: "unused.wav", target: .ratio(StretchRatio(1003, 1000)))
+        let job = FileStretch(input: path, output: "unused.wav", target: .ratio(StretchRatio(51, 50)))
         let plan = try job.plan()
         #expect(plan.algorithm == TimeScaleAlgorithm.pitchKeeping)
-        #expect(plan.outputFrames == 86_659_200)
-        #expect(plan.ratio == StretchRatio(1003, 1000))
+        #expect(plan.outputFrames == 88_128_000)
+        #expect(plan.ratio == StretchRatio(51, 50))
         let expected = plan.algorithm.estimatedSeconds(outputFrames: plan.outputFrames, sampleRate: 48_000, channels: 2, quality: .best)
         #expect(plan.estimatedSeconds == expected && expected >= FileStretch.slowNoticeSeconds)
         let notice = try #require(plan.notice)
-        #expect(notice.hasPrefix("auto chose \(plan.algorithm.rawValue) to keep the pitch (the ratio 1.003 changes the length by 0.3 %"), "\(notice)")
-        #expect(notice.contains("for 0:30:00.000000 of 2 channels") && notice.contains("--algorithm varispeed takes under a second and moves the pitch by -5.2 cents"), "\(notice)")
+        #expect(notice.hasPrefix("auto chose \(plan.algorithm.rawValue) to keep the pitch (the ratio 1.02 changes the length by 2 %"), "\(notice)")
+        #expect(notice.contains("for 0:30:00.000000 of 2 channels") && notice.contains("--algorithm varispeed takes under a second and moves the pitch by -34.3 cents"), "\(notice)")
+        // Near 1 auto splices, which is fast: no notice.
+        let near = try FileStretch(input: path, output: "unused.wav", target: .ratio(StretchRatio(1003, 1000))).plan()
+        #expect(near.algorithm == .splice && near.notice == nil && near.outputFrames == 86_659_200)
 
         // Chosen by name: the user knows what they asked for.
         var named = job

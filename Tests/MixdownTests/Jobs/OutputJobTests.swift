@@ -41,13 +41,18 @@ import Testing
     }
 
     /// `auto` decides on the exact ratio: |R − 1| < 29/10000 is varispeed, exactly 29/10000
-    /// is not, and a ratio whose Double rounds to 1 is still judged exactly.
+    /// is not; splicing to |R − 1| = 1/100 inclusive, the pitch-keeping stretcher beyond;
+    /// and a ratio whose Double rounds to 1 is still judged exactly.
     @Test func autoDecidesOnTheExactRatio() {
         let keep = TimeScaleAlgorithm.pitchKeeping
         #expect(keep == .spectral)
         #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(10_028, 10_000)) == .varispeed)
-        #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(10_029, 10_000)) == keep)
-        #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(9_971, 10_000)) == keep)
+        #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(10_029, 10_000)) == .splice)
+        #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(9_971, 10_000)) == .splice)
+        #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(101, 100)) == .splice)
+        #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(99, 100)) == .splice)
+        #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(1_010_001, 1_000_000)) == keep)
+        #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(989_999, 1_000_000)) == keep)
         #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(9_972, 10_000)) == .varispeed)
         #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(Int64.max - 1, Int64.max)) == .varispeed)
         #expect(TimeScaleAlgorithm.wsola.resolved(for: StretchRatio(1, 1)) == .wsola)

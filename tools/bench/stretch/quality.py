@@ -214,6 +214,14 @@ CHORD_HZ = (261.63, 329.63, 392.0, 523.25)
 STEREO = ((300.0, 0.0), (470.0, 30.0), (710.0, 60.0), (1130.0, 90.0), (1900.0, 120.0), (3100.0, 150.0))
 # Clicks: frames of each click's start, off any hop grid (4 s of input).
 CLICKS = [int(0.25 * RATE) + k * (RATE // 2) + 37 * k for k in range(7)]
+# Attacks after silence (tools/bench/stretch/probe.py's, as items): a chord starting at
+# ATTACK_AT (off any hop grid) after silence, one per set of partials.
+ATTACK_AT = 24_000 + 77
+ATTACK_CHORDS = ((220.0, 700.0, 1500.0, 3100.0), (130.8, 523.3, 1046.5, 2093.0), (311.1, 466.2, 932.3, 1864.7),
+                 (98.0, 392.0, 1174.7, 4186.0))
+# Ends: a voice-like tone (harmonics, 3 % vibrato) that stops dead at END_AT, one per pitch.
+END_AT = 30_000 + 41
+END_F0 = (110.0, 146.8, 196.0, 261.6)
 
 
 def single_signals():
@@ -225,8 +233,19 @@ def single_signals():
         clicks[c:c + 48] = 0.8 * np.exp(-np.arange(48) / 8.0)
     left = sum(0.12 * np.sin(2 * np.pi * f * t) for f, _ in STEREO)
     right = sum(0.12 * np.sin(2 * np.pi * f * t + np.radians(p)) for f, p in STEREO)
-    return {"sine": np.vstack([sine, sine]), "chord": np.vstack([chord, chord]),
-            "click": np.vstack([clicks, clicks]), "stereo": np.vstack([left, right])}
+    signals = {"sine": np.vstack([sine, sine]), "chord": np.vstack([chord, chord]),
+               "click": np.vstack([clicks, clicks]), "stereo": np.vstack([left, right])}
+    for k, hz in enumerate(ATTACK_CHORDS):
+        u = np.arange(2 * RATE - ATTACK_AT) / RATE
+        x = np.concatenate([np.zeros(ATTACK_AT), sum(0.3 * np.sin(2 * np.pi * f * u + f) for f in hz) / 4])
+        signals[f"attack-{k}"] = np.vstack([x, x])
+    for k, f0 in enumerate(END_F0):
+        u = np.arange(RATE) / RATE
+        phase = 2 * np.pi * np.cumsum(f0 * (1 + 0.03 * np.sin(2 * np.pi * 1.3 * u))) / RATE
+        x = sum(0.05 * np.sin(h * phase + h * h) for h in range(1, int(4000 / f0)))
+        x[END_AT:] = 0
+        signals[f"end-{k}"] = np.vstack([x, x])
+    return signals
 
 
 def middle(y, seconds=1.0):
@@ -252,6 +271,28 @@ def amplitude(x, hz):
     return np.sum(x * w * np.exp(-2j * np.pi * hz * np.arange(len(x)) / RATE)) / np.sum(w) * 2
 
 
+def level_db(a, b):
+    """The level of a against b, dB (mean squares)."""
+    return float(10 * np.log10(np.mean(np.square(a)) / np.mean(np.square(b)) + 1e-30))
+
+
+def log_spectral_distance(ref, deg):
+    """Round-trip log-spectral distance, dB (lower is better): per 2048-frame Hann window at
+    a 512-frame hop, the RMS over bins of the difference of the two power spectra in dB
+    (both floored 80 dB under the reference's loudest bin), averaged over the windows where
+    the reference sounds (within 60 dB of its loudest window)."""
+    from scipy.signal import stft
+    _, _, a = stft(ref.mean(axis=0), RATE, nperseg=2048, noverlap=1536)
+    _, _, b = stft(deg.mean(axis=0), RATE, nperseg=2048, noverlap=1536)
+    pa, pb = np.abs(a) ** 2, np.abs(b) ** 2
+    floor = pa.max() * 1e-8
+    d = 10 * np.log10(pa + floor) - 10 * np.log10(pb + floor)
+    per_frame = np.sqrt(np.mean(d ** 2, axis=0))
+    energy = pa.sum(axis=0)
+    sounding = energy > energy.max() * 1e-6
+    return float(per_frame[sounding].mean())
+
+
 def single_metrics(name, x, y, r):
     """(metric, item, value) for one stretched signal; every value is an error: lower is better."""
     out = []
@@ -271,6 +312,21 @@ def single_metrics(name, x, y, r):
             # Between -120 dB and +20 dB (a click dropped altogether counts as +20).
             value = 10 * np.log10(before / click + 1e-12) if click > 0 else 20.0
             out.append(("pre-echo (dB)", f"click-{k}", float(np.clip(value, -120.0, 20.0))))
+    elif name.startswith("attack-"):
+        # Where the time map puts the attack: its first 3 ms against the input's (0 dB is
+        # ideal; the error is the distance from 0), and the energy 20-2 ms before it
+        # against the chord's steady level (lower is better).
+        mono, ms = y.mean(axis=0), RATE // 1000
+        o, steady = int(round(ATTACK_AT * r)), x[0, ATTACK_AT + 24 * ms:]
+        out.append(("attack: first 3 ms level error (dB)", name, abs(level_db(mono[o:o + 3 * ms], x[0, ATTACK_AT:ATTACK_AT + 3 * ms]))))
+        out.append(("attack: energy 20-2 ms before (dB)", name, max(-120.0, level_db(mono[o - 20 * ms:o - 2 * ms], steady))))
+    elif name.startswith("end-"):
+        # Ringing after a tone that stops: 12-18 ms after where the time map puts its end,
+        # against its last 10 ms (lower is better).
+        mono, ms = y.mean(axis=0), RATE // 1000
+        o = int(round(END_AT * r))
+        out.append(("end: level 12-18 ms after (dB)", name,
+                    max(-120.0, level_db(mono[o + 12 * ms:o + 18 * ms], x[0, END_AT - 10 * ms:END_AT]))))
     elif name == "stereo":
         a, b = middle(x), middle(y)
         for f, degrees in STEREO:
@@ -283,8 +339,13 @@ def single_metrics(name, x, y, r):
     return out
 
 
+# Part of the cache's keys: raised when an engine's rows gain a metric.
+METRICS_VERSION = 2
 HIGHER_IS_BETTER = {"PESQ-WB round trip", "ViSQOL round trip"}
-METRICS = ["PESQ-WB round trip", "ViSQOL round trip", "pitch error (cents)", "pre-echo (dB)",
+METRICS = ["PESQ-WB round trip", "ViSQOL round trip", "log-spectral distance, speech round trip (dB)",
+           "log-spectral distance, music round trip (dB)", "log-spectral distance, synth round trip (dB)",
+           "pitch error (cents)", "pre-echo (dB)", "attack: first 3 ms level error (dB)",
+           "attack: energy 20-2 ms before (dB)", "end: level 12-18 ms after (dB)",
            "inter-channel phase error (deg)", "mono sum level error (dB)", "length error (frames)"]
 
 
@@ -322,6 +383,7 @@ def run_engine(e, kind, name, x, r, work):
         if kind == "speech":
             rows.append(("PESQ-WB round trip", item, pesq_wb(x, back)))
         rows.append(("ViSQOL round trip", item, visqol_audio(x, back, work)))
+        rows.append((f"log-spectral distance, {kind} round trip (dB)", item, log_spectral_distance(x, back)))
     return rows
 
 
@@ -337,7 +399,7 @@ def task(job):
     for e in ENGINE_LIST:
         path = None
         if ARGS.cache:
-            key = f"{ENGINE_IDS[e]}-{os.path.basename(name)}-{content}-{r:g}"
+            key = f"{ENGINE_IDS[e]}-{os.path.basename(name)}-{content}-{r:g}-m{METRICS_VERSION}"
             path = os.path.join(ARGS.cache, key + ".json")
         if path and os.path.exists(path):
             with open(path) as f:
@@ -363,9 +425,9 @@ def main():
     p.add_argument("--mixdown", required=True)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--out", default=None)
-    p.add_argument("--engines", default=",".join(e for e in ENGINES if e not in ("mixdown-baseline", "mixdown-auto")))
+    p.add_argument("--engines", default=",".join(e for e in ENGINES if e != "mixdown-baseline"))
     p.add_argument("--baseline", default=None, help="another mixdown binary, as the engine mixdown-baseline")
-    p.add_argument("--ratios", default=None, help="comma-separated (default: the issue's ten; --quick: four)")
+    p.add_argument("--ratios", default=None, help="comma-separated (default: thirteen from 0.5 to 2, five of them from 0.95 to 1.05; --quick: seven)")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--reference", default="mixdown-spectral", help="the engine every other is compared with")
     p.add_argument("--cache", default=None, help="a directory of results kept between runs (peers once; mixdown per binary)")
@@ -373,7 +435,8 @@ def main():
     if ARGS.ratios:
         ratios = [float(v) for v in ARGS.ratios.split(",")]
     else:
-        ratios = [0.5, 0.8, 1.25, 2.0] if ARGS.quick else [0.5, 0.67, 0.8, 0.9, 0.95, 1.05, 1.1, 1.25, 1.5, 2.0]
+        ratios = ([0.5, 0.8, 0.99, 1.003, 1.01, 1.25, 2.0] if ARGS.quick
+                  else [0.5, 0.67, 0.8, 0.9, 0.95, 0.99, 1.003, 1.01, 1.05, 1.1, 1.25, 1.5, 2.0])
     ENGINE_LIST = ARGS.engines.split(",")
     ENGINE_IDS = {e: engine_id(e) for e in ENGINE_LIST}
     if ARGS.cache:
