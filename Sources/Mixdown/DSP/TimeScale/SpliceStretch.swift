@@ -3,7 +3,7 @@ import MixdownKernels
 
 /// Splicing: changes duration and keeps pitch by passing the input through untouched and
 /// taking up the time at a few places, chosen where it is least heard. The stretch for
-/// ratios near 1 (`auto` between 5 cents and `TimeScaleAlgorithm.spliceLimit`): at 1.003 a
+/// ratios near 1 (`auto` from 5 cents to `TimeScaleAlgorithm.spliceLimit`): at 1.003 a
 /// splice of a few milliseconds every few seconds, and every frame between splices is the
 /// input's, bit for bit.
 ///
@@ -15,7 +15,8 @@ import MixdownKernels
 ///   there is not heard, so it takes exactly the time that puts the sound after the quiet
 ///   where the ratio says (within a frame and a block of 32 frames at the ratio's slope),
 ///   as late in the quiet as it fits: an attack after silence keeps its place and its
-///   first milliseconds whole, and nothing is added before it.
+///   first milliseconds whole, and nothing is added before it. No later splice touches the
+///   20 ms after it.
 /// - **Else where the audio repeats itself**: among up to 48 places across the span the
 ///   deviation allows, and every jump from `shortestJump` to `longestJump` frames (2 to
 ///   16 ms), the one whose crossfaded segments differ least (squared difference over every
@@ -67,6 +68,10 @@ public final class SpliceStretch: AudioNode {
     private var inPos: Int64 = 0
     private var outPos: Int64 = 0
     private var produced: Int64 = 0
+    /// Where the last sound after quiet began: no splice touches the frames from there to
+    /// `protection` after it, so an attack plays whole.
+    private var onset = Int64.min / 2
+    private let protection: Int64
     /// Splices made, and how many of them in quiet, for tests and reports.
     public private(set) var splices = 0
     public private(set) var quietSplices = 0
@@ -87,6 +92,7 @@ public final class SpliceStretch: AudioNode {
         bound = max(frames(0.010), longestJump / 2 + 1)
         horizon = max(frames(1.5), 4 * (longestJump + crossfade))
         history = longestJump + crossfade + Self.block
+        protection = Int64(frames(0.020))
     }
 
     deinit { scores?.deallocate() }
@@ -244,6 +250,7 @@ public final class SpliceStretch: AudioNode {
     private func spliceInQuiet(_ run: (start: Int64, end: Int64)) throws(MixdownError) {
         var j = jump(landing: run.end)
         let latest = run.end - Int64(crossfade)
+        if run.end < inputFrames { onset = run.end }
         if j == 0 { copy(to: run.end); return }
         // The segments read, [min(q, q + J), max(q, q + J) + C), lie in the run (skipped
         // frames too: a skip never drops sound), and behind the history kept.
@@ -287,7 +294,11 @@ public final class SpliceStretch: AudioNode {
         // Jumps beyond the longest take several splices: this one in the first share.
         let splicesLeft = (need.magnitude + UInt64(longest) - 1) / UInt64(longest)
         let share = splicesLeft > 1 ? from + (end - from) / Int64(splicesLeft) : hi
-        let best = search(from: lo, to: max(lo, min(hi, share)), jumps: Int(j)...Int(j))
+        var best = search(from: lo, to: max(lo, min(hi, share)), jumps: Int(j)...Int(j))
+        if !best.score.isFinite {
+            // Only places next to an attack: the least bad of them.
+            best = search(from: lo, to: max(lo, min(hi, share)), jumps: Int(j)...Int(j), sparingTheOnset: false)
+        }
         try splice(at: best.at, jump: best.jump)
     }
 
@@ -326,7 +337,9 @@ public final class SpliceStretch: AudioNode {
     /// Over places from...to (every `crossfade / 2` frames, at most 48) and the jumps given,
     /// the splice whose crossfaded segments differ least: squared difference over every
     /// channel against their energy plus a -60 dBFS floor, divided by (|J| / longest)^(1/4).
-    private func search(from: Int64, to: Int64, jumps: ClosedRange<Int>) -> (at: Int64, jump: Int64, score: Double) {
+    private func search(from: Int64, to: Int64, jumps: ClosedRange<Int>,
+                        sparingTheOnset: Bool = true) -> (at: Int64, jump: Int64, score: Double) {
+        let spared = sparingTheOnset ? onset + protection : Int64.min
         let w = window!
         let c = crossfade
         let lags = jumps.count
@@ -341,6 +354,8 @@ public final class SpliceStretch: AudioNode {
             let ea = energy(q, q + Int64(c))
             for l in 0..<lags {
                 let j = jumps.lowerBound + l
+                // The first frame the splice touches: not inside an attack's first 20 ms.
+                if q + Int64(min(j, 0)) < spared { continue }
                 let eb = energy(q + Int64(j), q + Int64(j + c))
                 let difference = max(0, ea + eb - 2 * correlation[l])
                 let score = difference / (ea + eb + floor) / Foundation.pow(Double(abs(j)) / Double(longestJump), 0.25)

@@ -3,8 +3,8 @@
 /// (AVAudioTimePitchAlgorithm's choices, under their AVFoundation names too).
 public enum TimeScaleAlgorithm: String, Sendable, CaseIterable, Codable {
     /// Varispeed below 5 cents of pitch change (|R − 1| < 0.0029, judged on the exact
-    /// ratio), splicing up to |R − 1| = 1 % (`spliceLimit`), the pitch-keeping stretcher
-    /// beyond (`pitchKeeping`: spectral).
+    /// ratio), splicing to 1.5 % longer or 1 % shorter (`spliceLimit`), the pitch-keeping
+    /// stretcher beyond (`pitchKeeping`: spectral).
     case auto
     /// Resampling: pitch follows speed. Exact and click-free at any ratio.
     case varispeed
@@ -74,24 +74,28 @@ public enum TimeScaleAlgorithm: String, Sendable, CaseIterable, Codable {
         return perChannelSecond * seconds * Double(channels) * Double(sampleRate) / 48_000
     }
 
-    /// The largest |R − 1| for which `auto` chooses splicing over the spectral stretch: 1/100.
-    /// Measured (docs/splice.md): round-trip PESQ of speech at 1.003 and 1.01 4.64 and 4.61
-    /// against the spectral stretch's 4.41 and 4.30 and every peer's 4.34 or less; at 0.95
-    /// and 1.05, 3.22 and 3.71 against 4.15 and 4.19 (splices of speech 5 % apart are heard).
-    public static let spliceLimit = (numerator: Int64(1), denominator: Int64(100))
+    /// How far from 1 `auto` chooses splicing over the spectral stretch: lengthening to
+    /// R = 1 + 3/200, shortening to R = 1 − 1/100. Measured (docs/splice.md): speech
+    /// round-trip PESQ against the spectral stretch's +0.23 at 1.003, +0.32 at 1.01, +0.14 at
+    /// 1.015 and -0.09 at 1.02; -0.03 at 0.99 and -0.34 at 0.985 (a skip loses more speech
+    /// than a repeat adds). Both bounds hold a round trip at 1.01 or 0.99 inside them.
+    public static let spliceLimit = (lengthening: (numerator: Int64(3), denominator: Int64(200)),
+                                     shortening: (numerator: Int64(1), denominator: Int64(100)))
 
     /// What `auto` becomes for `ratio`, decided exactly for R = p/q: varispeed when
-    /// |p − q| · 10000 < 29 · q, splicing when |p − q| · 100 ≤ q, else `pitchKeeping`.
-    /// Other cases are themselves.
+    /// |p − q| · 10000 < 29 · q, splicing when (p − q) · 200 ≤ 3 · q or (q − p) · 100 ≤ q,
+    /// else `pitchKeeping`. Other cases are themselves.
     public func resolved(for ratio: StretchRatio) -> TimeScaleAlgorithm {
         guard self == .auto else { return self }
-        let deviation = (Int128(ratio.numerator) - Int128(ratio.denominator)).magnitude
+        let signed = Int128(ratio.numerator) - Int128(ratio.denominator)
+        let deviation = signed.magnitude
         let q = UInt128(ratio.denominator)
         let limit = Self.varispeedLimit
         if deviation * UInt128(limit.denominator) < UInt128(limit.numerator) * q {
             return .varispeed
         }
-        if deviation * UInt128(Self.spliceLimit.denominator) <= UInt128(Self.spliceLimit.numerator) * q {
+        let splice = signed > 0 ? Self.spliceLimit.lengthening : Self.spliceLimit.shortening
+        if deviation * UInt128(splice.denominator) <= UInt128(splice.numerator) * q {
             return .splice
         }
         return Self.pitchKeeping

@@ -39,6 +39,26 @@ import Testing
         #expect(node.quietSplices == node.splices && node.splices > 0)
     }
 
+    /// An attack after silence plays whole even when the rest of the time must be taken in
+    /// the steady chord after it: its first 20 ms are the input's, bit for bit, at
+    /// round(start · M / N) (a splice there once cost its first 3 ms 3 dB).
+    @Test(arguments: [StretchRatio(1003, 1000), StretchRatio(997, 1000), StretchRatio(101, 100)])
+    func anAttackPlaysWholeWhenTheChordAfterItIsSpliced(ratio: StretchRatio) throws {
+        let at = 24_077, n = 96_000
+        let chord = (0..<n).map { i -> Float in
+            guard i >= at else { return 0 }
+            let t = Double(i - at) / 48_000
+            return Float([130.8, 523.3, 1046.5, 2093.0].reduce(0.0) { $0 + 0.3 * sin(2 * Double.pi * $1 * t + $1) } / 4)
+        }
+        let node = try SpliceStretch(input: ArraySource(planes: [chord, chord]), ratio: ratio)
+        let out = try renderAll(node, blockSizes: [4096])
+        let m = ratio.outputFrames(forInput: Int64(n))
+        let o = Int(FrameRounding.standard.divide(Int128(at) * Int128(m), by: Int128(n)))
+        #expect(out[0].count == Int(m) && node.splices > node.quietSplices)
+        #expect(Array(out[0][o..<(o + 960)]) == Array(chord[at..<(at + 960)]))
+        #expect(out[0][..<o].allSatisfy { $0 == 0 })
+    }
+
     /// Channels that cancel (right = −left) are sound, not silence: the splices are made
     /// where the audio repeats, the same on both channels, so the right stays the left's negative
     /// to the bit and the level is kept.
