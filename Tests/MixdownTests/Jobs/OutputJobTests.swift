@@ -41,7 +41,7 @@ import Testing
     }
 
     /// `auto` decides on the exact ratio: |R − 1| < 29/10000 is varispeed, exactly 29/10000
-    /// is not; splicing to 1 + 3/200 and 1 − 1/100 inclusive, the pitch-keeping stretcher beyond;
+    /// is not; splicing to 1 + 3/200 and 1 − 1/80 inclusive, the pitch-keeping stretcher beyond;
     /// and a ratio whose Double rounds to 1 is still judged exactly.
     @Test func autoDecidesOnTheExactRatio() {
         let keep = TimeScaleAlgorithm.pitchKeeping
@@ -53,7 +53,8 @@ import Testing
         #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(100, 99)) == .splice)
         #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(99, 100)) == .splice)
         #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(1_015_001, 1_000_000)) == keep)
-        #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(989_999, 1_000_000)) == keep)
+        #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(79, 80)) == .splice)
+        #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(98_749, 100_000)) == keep)
         #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(9_972, 10_000)) == .varispeed)
         #expect(TimeScaleAlgorithm.auto.resolved(for: StretchRatio(Int64.max - 1, Int64.max)) == .varispeed)
         #expect(TimeScaleAlgorithm.wsola.resolved(for: StretchRatio(1, 1)) == .wsola)

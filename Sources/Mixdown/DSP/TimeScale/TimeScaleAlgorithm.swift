@@ -3,7 +3,7 @@
 /// (AVAudioTimePitchAlgorithm's choices, under their AVFoundation names too).
 public enum TimeScaleAlgorithm: String, Sendable, CaseIterable, Codable {
     /// Varispeed below 5 cents of pitch change (|R − 1| < 0.0029, judged on the exact
-    /// ratio), splicing to 1.5 % longer or 1 % shorter (`spliceLimit`), the pitch-keeping
+    /// ratio), splicing to 1.5 % longer or 1.25 % shorter (`spliceLimit`), the pitch-keeping
     /// stretcher beyond (`pitchKeeping`: spectral).
     case auto
     /// Resampling: pitch follows speed. Exact and click-free at any ratio.
@@ -75,15 +75,16 @@ public enum TimeScaleAlgorithm: String, Sendable, CaseIterable, Codable {
     }
 
     /// How far from 1 `auto` chooses splicing over the spectral stretch: lengthening to
-    /// R = 1 + 3/200, shortening to R = 1 − 1/100. Measured (docs/splice.md): speech
+    /// R = 1 + 3/200, shortening to R = 1 − 1/80. Measured (docs/splice.md): speech
     /// round-trip PESQ against the spectral stretch's +0.23 at 1.003, +0.32 at 1.01, +0.14 at
     /// 1.015 and -0.09 at 1.02; -0.03 at 0.99 and -0.34 at 0.985 (a skip loses more speech
-    /// than a repeat adds). Both bounds hold a round trip at 1.01 or 0.99 inside them.
+    /// than a repeat adds). Both bounds hold a round trip at 1.01 or 0.99, and the rounding
+    /// of a length asked for at those ratios, inside them.
     public static let spliceLimit = (lengthening: (numerator: Int64(3), denominator: Int64(200)),
-                                     shortening: (numerator: Int64(1), denominator: Int64(100)))
+                                     shortening: (numerator: Int64(1), denominator: Int64(80)))
 
     /// What `auto` becomes for `ratio`, decided exactly for R = p/q: varispeed when
-    /// |p − q| · 10000 < 29 · q, splicing when (p − q) · 200 ≤ 3 · q or (q − p) · 100 ≤ q,
+    /// |p − q| · 10000 < 29 · q, splicing when (p − q) · 200 ≤ 3 · q or (q − p) · 80 ≤ q,
     /// else `pitchKeeping`. Other cases are themselves.
     public func resolved(for ratio: StretchRatio) -> TimeScaleAlgorithm {
         guard self == .auto else { return self }
