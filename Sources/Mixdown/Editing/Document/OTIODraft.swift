@@ -19,8 +19,10 @@ extension OTIOTimeline.Reader {
                 // where OTIO's values put them: the place Mixdown wrote (farther, the clip
                 // was moved or trimmed since, by a unit at least, and OTIO's values are taken).
                 let tolerance = max(1e-6, clips[j].placeTolerance)
-                if let p = clips[j].exactPlace, abs(p.at.approximateSeconds - clips[j].at.approximateSeconds) <= tolerance,
-                   abs((p.at.approximateSeconds + p.duration.approximateSeconds) - (clips[j].at.approximateSeconds + clips[j].duration.approximateSeconds)) <= tolerance {
+                // (A hair over: a place exactly half a unit from the grid is a tie the writer rounded.)
+                let reach = tolerance * (1 + 1e-9)
+                if let p = clips[j].exactPlace, abs(p.at.approximateSeconds - clips[j].at.approximateSeconds) <= reach,
+                   abs((p.at.approximateSeconds + p.duration.approximateSeconds) - (clips[j].at.approximateSeconds + clips[j].duration.approximateSeconds)) <= reach {
                     if !clips[j].scaled { clips[j].sourceDuration = p.duration }
                     (clips[j].at, clips[j].duration) = p
                 }

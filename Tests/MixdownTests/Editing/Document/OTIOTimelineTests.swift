@@ -121,6 +121,25 @@ import Testing
         #expect(back.composition.tracks[0].placedSegments.allSatisfy { $0.source != nil })
     }
 
+    /// A clip whose exact end lies exactly half a unit of the track's rate from OTIO's (at
+    /// 1/302518 s, 0.25 s long: the end is 75630.5 units, written as 75630): the place
+    /// Mixdown wrote is still taken, though in Doubles the distance came out a hair over
+    /// half a unit (found by FuzzDocument).
+    @Test func aClipsEndHalfAUnitFromTheGridReadsBackTheSame() throws {
+        let dir = TempDir()
+        try writeFile(dir.file("b.wav"), [sine(300, frames: 22_050)], sampleRate: 44_100)
+        let doc = try CompositionDocument(data: Data("""
+        {"version": 1, "tracks": [{"name": "voice", "segments": [
+          {"file": "b.wav", "source": {"start": "2205f", "end": "0.3"}, "at": "1/302518"}]}]}
+        """.utf8), path: dir.file("doc.json"))
+        let text = try OTIOTimeline.json(for: doc, relativeTo: dir.path)
+        #expect(text.contains("\"rate\": 302518.0, \"value\": 75629.0"))
+        let back = try CompositionDocument(data: Data(text.utf8), path: dir.file("doc.otio"))
+        let played = { (d: CompositionDocument) in d.composition.tracks[0].placedSegments.filter { $0.source != nil } }
+        #expect(played(back).map(\.target.duration) == [MediaTime(value: 1, timescale: 4)])
+        #expect(played(back).map(\.target) == played(doc).map(\.target))
+    }
+
     /// Track keyframes (`metadata.mixdown.volume.keyframes`, times in the track's time):
     /// linear between them, the first value held before the first, the last after the last;
     /// a first keyframe at 0 included.
