@@ -147,12 +147,14 @@ public final class SpliceStretch: AudioNode {
         measureEnergy()
         let unit = Int128(n)
         let m = outputFrames
+        let slope = Int128(n) - Int128(m)       // change of deviation·N per frame copied
+        let speed = slope < 0 ? -slope : slope
+        let now = deviation(at: inPos)
         // How far the deviation lets reading go on before a splice: |dev| ≤ bound.
         var latest = Int64(span)
         if m != n {
-            let slope = Int128(n) - Int128(m)       // change of deviation·N per frame copied
-            let room = slope < 0 ? deviation(at: inPos) + Int128(bound) * unit : Int128(bound) * unit - deviation(at: inPos)
-            latest = min(latest, Int64(max(0, room / slope.magnitudeAsInt128)))
+            let room = slope < 0 ? now + Int128(bound) * unit : Int128(bound) * unit - now
+            latest = min(latest, Int64(max(0, room / speed)))
         }
         // The last steps: the end is within reach, so the jumps left are about the bound.
         let isFinal = n - inPos <= latest
@@ -167,17 +169,15 @@ public final class SpliceStretch: AudioNode {
             return
         }
         // Where a jump of at least shortestJump first fits inside the bound after it.
-        let slope = Int128(n) - Int128(m)
         let shortest = Int128(shortestJump) * Int128(m)
         let earliest: Int64
         if m == n {
             earliest = Int64.max
         } else {
             // Lengthening (slope < 0) raises the deviation by |J|·M; shortening lowers it.
-            let need = slope < 0 ? deviation(at: inPos) + shortest - Int128(bound) * unit
-                                 : shortest - Int128(bound) * unit - deviation(at: inPos)
-            let s = slope.magnitudeAsInt128
-            earliest = need <= 0 ? 0 : Int64(min(Int128(Int64.max), (need + s - 1) / s))
+            let need = slope < 0 ? now + shortest - Int128(bound) * unit
+                                 : shortest - Int128(bound) * unit - now
+            earliest = need <= 0 ? 0 : Int64(min(Int128(Int64.max), (need + speed - 1) / speed))
         }
         if earliest > latest {
             // No jump fits within the bound (a bound too tight for the slope): the shortest, at its edge.
@@ -402,8 +402,4 @@ public final class SpliceStretch: AudioNode {
         outPos += Int64(c)
         splices += 1
     }
-}
-
-private extension Int128 {
-    var magnitudeAsInt128: Int128 { self < 0 ? -self : self }
 }

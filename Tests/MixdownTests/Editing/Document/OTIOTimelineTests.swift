@@ -51,6 +51,14 @@ import Testing
     }
 
     /// What the timeline puts on output frame f: frames round(t × 48000), halves away from zero.
+    /// A document of one track, "voice", holding `segment` of b.wav (0.5 s of a 300 Hz sine
+    /// at 44.1 kHz, written into `dir`): the coarse-rate places FuzzDocument found.
+    static func voice(_ segment: String, in dir: TempDir) throws -> CompositionDocument {
+        try writeFile(dir.file("b.wav"), [sine(300, frames: 22_050)], sampleRate: 44_100)
+        let json = #"{"version": 1, "tracks": [{"name": "voice", "segments": ["# + segment + "]}]}"
+        return try CompositionDocument(data: Data(json.utf8), path: dir.file("doc.json"))
+    }
+
     static func expected(frame f: Int, sine s: [Float]) -> Float {
         let cut1 = 72_072, gapEnd = 120_120   // 36 and 60 frames at 24000/1001
         if f < cut1 { return s[f + 24_024] }  // from frame 12 (24,024 at 48 kHz)
@@ -86,11 +94,7 @@ import Testing
     /// Written as OTIO and read back, the same place.
     @Test func aPlaceOnACoarseTrackRateReadsBackTheSame() throws {
         let dir = TempDir()
-        try writeFile(dir.file("b.wav"), [sine(300, frames: 22_050)], sampleRate: 44_100)
-        let doc = try CompositionDocument(data: Data("""
-        {"version": 1, "tracks": [{"name": "voice", "segments": [
-          {"file": "b.wav", "source": {"start": "4410f", "end": "0.4"}, "at": "10/302518"}]}]}
-        """.utf8), path: dir.file("doc.json"))
+        let doc = try Self.voice(#"{"file": "b.wav", "source": {"start": "4410f", "end": "0.4"}, "at": "10/302518"}"#, in: dir)
         let text = try OTIOTimeline.json(for: doc, relativeTo: dir.path)
         let back = try CompositionDocument(data: Data(text.utf8), path: dir.file("doc.otio"))
         let (x, y) = (doc.composition.tracks[0].placedSegments.filter { $0.source != nil }, back.composition.tracks[0].placedSegments.filter { $0.source != nil })
@@ -109,11 +113,7 @@ import Testing
     /// gap, and no end time that has no 32-bit timescale.
     @Test func aClipsEndOnACoarseTrackRateAddsNoTrailingGap() throws {
         let dir = TempDir()
-        try writeFile(dir.file("b.wav"), [sine(300, frames: 22_050)], sampleRate: 44_100)
-        let doc = try CompositionDocument(data: Data("""
-        {"version": 1, "tracks": [{"name": "voice", "segments": [
-          {"file": "b.wav", "source": {"start": "4411f", "end": "0.4"}, "at": "10/302518"}]}]}
-        """.utf8), path: dir.file("doc.json"))
+        let doc = try Self.voice(#"{"file": "b.wav", "source": {"start": "4411f", "end": "0.4"}, "at": "10/302518"}"#, in: dir)
         let text = try OTIOTimeline.json(for: doc, relativeTo: dir.path)
         #expect(text.contains("\"rate\": 302518.0, \"value\": 90749.0"))
         let back = try CompositionDocument(data: Data(text.utf8), path: dir.file("doc.otio"))
@@ -127,11 +127,7 @@ import Testing
     /// half a unit (found by FuzzDocument).
     @Test func aClipsEndHalfAUnitFromTheGridReadsBackTheSame() throws {
         let dir = TempDir()
-        try writeFile(dir.file("b.wav"), [sine(300, frames: 22_050)], sampleRate: 44_100)
-        let doc = try CompositionDocument(data: Data("""
-        {"version": 1, "tracks": [{"name": "voice", "segments": [
-          {"file": "b.wav", "source": {"start": "2205f", "end": "0.3"}, "at": "1/302518"}]}]}
-        """.utf8), path: dir.file("doc.json"))
+        let doc = try Self.voice(#"{"file": "b.wav", "source": {"start": "2205f", "end": "0.3"}, "at": "1/302518"}"#, in: dir)
         let text = try OTIOTimeline.json(for: doc, relativeTo: dir.path)
         #expect(text.contains("\"rate\": 302518.0, \"value\": 75629.0"))
         let back = try CompositionDocument(data: Data(text.utf8), path: dir.file("doc.otio"))
