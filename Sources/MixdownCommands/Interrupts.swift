@@ -9,7 +9,8 @@ import Synchronization
 /// - Outside a job (parsing, opening, printing), one exits 130 at once: nothing is being
 ///   written then.
 /// - A second one exits 130 at once, after removing every unfinished output's temporary
-///   file (a render stuck in a slow call need not be waited for).
+///   file (a render stuck in a slow call need not be waited for). An output already moved
+///   into place when it lands is complete and stays; the message names it.
 ///
 /// The handler only writes a byte to a pipe (async-signal-safe); a thread of its own reads
 /// the pipe and acts. Installed once, first thing, no signal falls into a gap: an earlier
@@ -83,12 +84,23 @@ public enum Interrupts {
                 return true
             }
             if cancelled { continue }
-            _ = AudioFileWriter.removeUnfinishedOutputs()
-            printError(seen >= 2 ? "mixdown: error: interrupted twice: stopped at once; nothing was written"
-                                 : "mixdown: error: interrupted")
+            let outputs = AudioFileWriter.removeUnfinishedOutputs()
+            printError((seen >= 2 ? "mixdown: error: interrupted twice: stopped at once" : "mixdown: error: interrupted")
+                       + completeBeforeTheInterrupt(outputs.completeCount, last: outputs.lastComplete, twice: seen >= 2))
             _exit(130)
         }
     }
+}
+
+/// What the exit message adds about outputs: a signal can land after a job has moved its
+/// file into place (while it returns or prints), and the file is then complete; the
+/// message must not say "nothing was written".
+func completeBeforeTheInterrupt(_ count: Int, last: [String], twice: Bool) -> String {
+    if count == 0 { return twice ? "; nothing was written" : "" }
+    let names = last.map { "'\($0)'" }.joined(separator: ", ")
+    let earlier = count - last.count
+    return "; complete before the interrupt: " + names + (earlier > 0 ? " and \(earlier) earlier" : "")
+        + (twice ? "; nothing else was written" : "")
 }
 
 /// The pipe the handler writes to (-1 before `install`).

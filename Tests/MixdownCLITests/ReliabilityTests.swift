@@ -1,5 +1,6 @@
 import Foundation
 import Mixdown
+@testable import MixdownCommands
 import Testing
 
 /// The reliability family (issue 18): thousands of cuts under a low open-file limit,
@@ -200,16 +201,82 @@ import Testing
             p.executableURL = CLI.executable
             p.arguments = ["render", "cuts.json", "out.wav", "--overwrite"]
             p.currentDirectoryURL = URL(fileURLWithPath: dir.path)
-            p.standardError = Pipe()
+            let stderr = Pipe()
+            p.standardError = stderr
             try p.run()
             usleep(delay)
             kill(p.processIdentifier, SIGINT)
             kill(p.processIdentifier, SIGINT)
             p.waitUntilExit()
+            let said = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             if p.terminationStatus == 0 { try FileManager.default.removeItem(atPath: dir.file("out.wav")); continue }
             #expect(p.terminationStatus == 130)
+            if dir.contents.contains("out.wav") {
+                // The signals landed after the file was moved into place: it is complete,
+                // and the message says so rather than "nothing was written".
+                #expect(said.contains("complete before the interrupt: 'out.wav'; nothing else was written"), "\(said)")
+                #expect(try CLI.run(["info", "out.wav"], in: dir.path).code == 0)
+                try FileManager.default.removeItem(atPath: dir.file("out.wav"))
+            } else {
+                #expect(!said.contains("complete before"), "\(said)")
+            }
             #expect(dir.contents == ["cuts.json", "index.wav"])
         }
+    }
+
+    /// What an exit on a signal says about outputs: nothing, "nothing was written", or the
+    /// complete ones (the last few, and how many before them).
+    @Test func theInterruptMessageNamesWhatIsComplete() {
+        #expect(completeBeforeTheInterrupt(0, last: [], twice: false) == "")
+        #expect(completeBeforeTheInterrupt(0, last: [], twice: true) == "; nothing was written")
+        #expect(completeBeforeTheInterrupt(1, last: ["out.wav"], twice: true)
+                == "; complete before the interrupt: 'out.wav'; nothing else was written")
+        #expect(completeBeforeTheInterrupt(10, last: ["a.wav", "b.otio"], twice: false)
+                == "; complete before the interrupt: 'a.wav', 'b.otio' and 8 earlier")
+    }
+
+    /// Interrupts after one output is complete keep it and remove the unfinished one; the
+    /// message never says "nothing was written" (it used to, on a second interrupt) and, if
+    /// the process stops at once, names what is complete.
+    /// A batch of two jobs, the first quick and the second about 3 s, is interrupted once
+    /// the first job's file is in place.
+    @Test func aSecondInterruptNamesTheOutputsAlreadyComplete() throws {
+        let dir = ScratchDir()
+        _ = try CLI.run(["generate-pair", "a.wav", "b.wav", "--duration", "300"], in: dir.path)
+        _ = try CLI.run(["generate-pair", "c.wav", "d.wav", "--duration", "30"], in: dir.path)
+        try FileManager.default.createDirectory(atPath: dir.file("out"), withIntermediateDirectories: true)
+        let jobs = [["stretch", "c.wav", "out/quick.wav", "--ratio", "1.0003", "--algorithm", "varispeed"],
+                    ["stretch", "a.wav", "out/slow.wav", "--ratio", "1.0003", "--algorithm", "spectral"]]
+        try BatchCLITests.write(jobs, to: dir.file("m.jsonl"))
+        let p = Process()
+        p.executableURL = CLI.executable
+        p.arguments = ["batch", "m.jsonl", "--jobs", "1", "-q"]
+        p.currentDirectoryURL = URL(fileURLWithPath: dir.path)
+        let stderr = Pipe()
+        p.standardError = stderr
+        try p.run()
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: dir.file("out/quick.wav")) && waited < 20_000 {
+            usleep(5_000); waited += 5
+        }
+        usleep(200_000)   // the slow job is under way
+        #expect(p.isRunning, "the batch ended before the signal: the test proves nothing")
+        kill(p.processIdentifier, SIGINT)
+        kill(p.processIdentifier, SIGINT)
+        p.waitUntilExit()
+        let said = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(p.terminationStatus == 130, "\(said)")
+        // The first signal cancels the job; when the second is read before the cancelled
+        // job has returned, the process exits at once, and says what is complete.
+        #expect(!said.contains("nothing was written"), "\(said)")
+        if said.contains("twice") {
+            #expect(said.contains("interrupted twice: stopped at once; complete before the interrupt: 'out/quick.wav'; nothing else was written"), "\(said)")
+        } else {
+            #expect(said.contains("cancelled"), "\(said)")
+        }
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: dir.file("out"))) ?? []
+        #expect(left == ["quick.wav"], "\(left)")
+        #expect(try CLI.run(["info", "out/quick.wav"], in: dir.path).code == 0)
     }
 }
 

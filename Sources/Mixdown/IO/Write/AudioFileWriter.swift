@@ -30,6 +30,9 @@ public final class AudioFileWriter {
     private var sink: EncodedFileSink?
     private let capacity: Int
     private var committed = false
+    /// A file Mixdown writes for itself (a header-size probe), not an output: its move is
+    /// not recorded as a completed output.
+    var isScratch = false
 
     /// Opens the temporary file. `maximumFrames` is the largest block `write` will get.
     /// `videoFrom` (MP4 and MOV only) names a file whose video stream is copied, packet for
@@ -73,7 +76,7 @@ public final class AudioFileWriter {
         guard fd >= 0 else {
             throw .outputNotWritable(path: destination, reason: String(cString: strerror(errno)))
         }
-        Self.unfinished.withLock { _ = $0.insert(temporaryPath) }
+        Self.unfinished(insert: temporaryPath)
         do throws(MixdownError) {
             if encoding.type.isFFmpegContainer {
                 #if FFmpeg
@@ -90,23 +93,80 @@ public final class AudioFileWriter {
             }
         } catch {
             unlink(temporaryPath)
-            Self.unfinished.withLock { _ = $0.remove(temporaryPath) }
+            Self.unfinished(remove: temporaryPath)
             throw error
         }
     }
 
-    /// The temporary files of every writer in this process that has neither committed nor
-    /// aborted yet.
-    private static let unfinished = Mutex<Set<String>>([])
+    /// The outputs of every writer in this process: the temporary files of those that have
+    /// neither committed nor aborted yet, and the destinations moved into place so far.
+    /// One lock covers both and the move itself, so a process exiting at once (a second
+    /// Ctrl-C) knows exactly which outputs are complete: none is moved after it has looked.
+    private struct Ledger {
+        var unfinished: Set<String> = []
+        /// How many destinations were moved into place, and the last few of them (a batch
+        /// or an embedding process commits without end; the list stays short).
+        var committedCount = 0
+        var lastCommitted: [String] = []
+        var closed = false
+        static let lastKept = 8
 
-    /// Removes every unfinished output's temporary file now and returns their paths: for a
-    /// process about to exit at once (a second Ctrl-C) that must still leave nothing. The
-    /// writers are unusable afterwards; call it only on the way out.
-    public static func removeUnfinishedOutputs() -> [String] {
-        unfinished.withLock { paths in
-            for p in paths { unlink(p) }
-            defer { paths.removeAll() }
-            return paths.sorted()
+        mutating func recordCommitted(_ destination: String) {
+            committedCount += 1
+            lastCommitted.append(destination)
+            if lastCommitted.count > Self.lastKept { lastCommitted.removeFirst() }
+        }
+    }
+    private static let ledger = Mutex(Ledger())
+
+    static func unfinished(insert path: String) { ledger.withLock { _ = $0.unfinished.insert(path) } }
+    static func unfinished(remove path: String) { ledger.withLock { _ = $0.unfinished.remove(path) } }
+
+    /// Removes every unfinished output's temporary file now and says which outputs this
+    /// process did complete (moved into place): their count and the last few destinations,
+    /// in order. For a process about to exit at once (a second Ctrl-C) that must leave
+    /// nothing unfinished and say what it finished. No writer commits afterwards; call it
+    /// only on the way out.
+    public static func removeUnfinishedOutputs() -> (removed: [String], completeCount: Int, lastComplete: [String]) {
+        ledger.withLock { l in
+            for p in l.unfinished { unlink(p) }
+            defer { l.unfinished.removeAll(); l.closed = true }
+            return (l.unfinished.sorted(), l.committedCount, l.lastCommitted)
+        }
+    }
+
+    /// Moves a finished temporary file to `destination` (replacing it only with `overwrite`)
+    /// and records it as complete (unless not `recorded`: a scratch file). The move and its record are one step under the ledger's
+    /// lock: a process exiting at once has either removed the file first (it is not moved,
+    /// and this throws `cancelled`) or sees it complete. On failure the temporary file is
+    /// removed.
+    static func moveIntoPlace(_ temporaryPath: String, destination: String, overwrite: Bool, recorded: Bool = true) throws(MixdownError) {
+        try Self.ledger.withLock { (l: inout Ledger) throws(MixdownError) in
+            guard !l.closed else { unlink(temporaryPath); throw MixdownError.cancelled }
+            if overwrite {
+                guard rename(temporaryPath, destination) == 0 else {
+                    let reason = String(cString: strerror(errno))
+                    unlink(temporaryPath)
+                    throw .writeFailed(path: destination, reason: "cannot move the finished file into place: \(reason)")
+                }
+            } else if link(temporaryPath, destination) == 0 {
+                unlink(temporaryPath)
+            } else {
+                let err = errno
+                if err == EEXIST {
+                    unlink(temporaryPath)
+                    throw .outputExists(path: destination)
+                }
+                // Filesystems without hard links: check, then rename (a narrow race, documented).
+                var st = stat()
+                if stat(destination, &st) == 0 { unlink(temporaryPath); throw .outputExists(path: destination) }
+                guard rename(temporaryPath, destination) == 0 else {
+                    let reason = String(cString: strerror(errno))
+                    unlink(temporaryPath)
+                    throw .writeFailed(path: destination, reason: "cannot move the finished file into place: \(reason)")
+                }
+            }
+            if recorded { l.recordCommitted(destination) }
         }
     }
 
@@ -246,7 +306,7 @@ public final class AudioFileWriter {
     public func commit(cancellation: CancellationToken? = nil) throws(MixdownError) {
         guard let s = sink else { preconditionFailure("commit after commit or abort") }
         sink = nil
-        defer { Self.unfinished.withLock { _ = $0.remove(temporaryPath) } }
+        defer { Self.unfinished(remove: temporaryPath) }
         do { try s.finish(durable: durable) } catch {
             unlink(temporaryPath)
             throw error
@@ -260,29 +320,7 @@ public final class AudioFileWriter {
             let fd = open(temporaryPath, O_RDONLY | O_CLOEXEC)
             if fd >= 0 { fsync(fd); close(fd) }
         }
-        if overwrite {
-            guard rename(temporaryPath, destination) == 0 else {
-                let reason = String(cString: strerror(errno))
-                unlink(temporaryPath)
-                throw .writeFailed(path: destination, reason: "cannot move the finished file into place: \(reason)")
-            }
-        } else if link(temporaryPath, destination) == 0 {
-            unlink(temporaryPath)
-        } else {
-            let err = errno
-            if err == EEXIST {
-                unlink(temporaryPath)
-                throw .outputExists(path: destination)
-            }
-            // Filesystems without hard links: check, then rename (a narrow race, documented).
-            var st = stat()
-            if stat(destination, &st) == 0 { unlink(temporaryPath); throw .outputExists(path: destination) }
-            guard rename(temporaryPath, destination) == 0 else {
-                let reason = String(cString: strerror(errno))
-                unlink(temporaryPath)
-                throw .writeFailed(path: destination, reason: "cannot move the finished file into place: \(reason)")
-            }
-        }
+        try Self.moveIntoPlace(temporaryPath, destination: destination, overwrite: overwrite, recorded: !isScratch)
         if durable {
             let dirfd = open((temporaryPath as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             if dirfd >= 0 { fsync(dirfd); close(dirfd) }
@@ -300,7 +338,7 @@ public final class AudioFileWriter {
         sink = nil
         s.close()
         unlink(temporaryPath)
-        Self.unfinished.withLock { _ = $0.remove(temporaryPath) }
+        Self.unfinished(remove: temporaryPath)
     }
 }
 

@@ -18,6 +18,7 @@ extension OutputEncoding {
         let encoding = OutputEncoding(type: type, sampleFormat: sampleFormat, dataBytes: 0)
         let writer = try AudioFileWriter(destination: probe, encoding: encoding, format: format, maximumFrames: 1,
                                          overwrite: true, metadata: metadata)
+        writer.isScratch = true
         try writer.commit()
         var st = stat()
         guard stat(probe, &st) == 0 else {
