@@ -209,7 +209,9 @@ public final class SpectralStretch: AudioNode {
     private var envelope: [Float] = []
     private var handing = false
 
-    /// The spectral stretch as the jobs run it: its peaks bounded by its input's
+    /// The spectral stretch as the jobs run it: finished where its input is quiet
+    /// (`QuietEdges`: quiet stays quiet, and a sound after quiet starts as the input's own
+    /// frames), and its peaks bounded by its input's
     /// (`PeakGuard`: at most 0.9 dB above the input's peak from half a second before where
     /// the time map puts each output frame to half a long frame after, and below full
     /// scale where the input is),
@@ -217,10 +219,11 @@ public final class SpectralStretch: AudioNode {
     public static func guarded(input: AudioNode, ratio: StretchRatio, outputFrames: Int64? = nil,
                                threads: Int = 1) throws(MixdownError) -> AudioNode {
         let envelope = PeakEnvelope()
-        let stretch = try SpectralStretch(input: PeakTap(input: input, envelope: envelope), ratio: ratio,
-                                          outputFrames: outputFrames, threads: threads)
-        return PeakGuard(input: stretch, envelope: envelope, ratio: ratio, reach: Int64(stretch.frameSize / 2),
-                         reachBack: Int64(input.format.sampleRate / 2))
+        let history = InputHistory(channelCount: input.format.channelCount, length: input.length)
+        let stretch = try SpectralStretch(input: HistoryTap(input: PeakTap(input: input, envelope: envelope), history: history),
+                                          ratio: ratio, outputFrames: outputFrames, threads: threads)
+        return PeakGuard(input: QuietEdges(input: stretch, history: history, ratio: ratio), envelope: envelope, ratio: ratio,
+                         reach: Int64(stretch.frameSize / 2), reachBack: Int64(input.format.sampleRate / 2))
     }
 
     /// `frameSeconds`: the long frame's length, rounded to a power of two of frames.
