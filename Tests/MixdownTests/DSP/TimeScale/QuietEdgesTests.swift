@@ -55,7 +55,7 @@ import Testing
     }
 
     /// Stretching, the chord's frames from 1 ms before its first frame over -60 dBFS to
-    /// 10 ms after it are the input's, bit for bit, from round(p·R) on; the output from 20
+    /// 3 ms after it are the input's, bit for bit, from round(p·R) on; the output from 20
     /// ms to 3.3 ms before it is silence, as the input is (the gate's 2 ms margin, a block
     /// to its edge and a block of ramp). The stretch alone loses more than
     /// 1 dB of its first 3 ms from 1.25 on, and puts energy before it (so this can fail).
@@ -68,7 +68,7 @@ import Testing
         let y = try Self.stretched(x, r)
         let o = Self.outputFrame(p, r)
         for c in 0..<2 {
-            let out = Array(y[c][(o - 48)..<(o + 480)]), input = Array(x[c][(p - 48)..<(p + 480)])
+            let out = Array(y[c][(o - 48)..<(o + 144)]), input = Array(x[c][(p - 48)..<(p + 144)])
             #expect(out == input, "by \(r.doubleValue), channel \(c): the onset is not the input's")
             let before = y[c][(o - 960)..<(o - 160)]
             #expect(before.allSatisfy { $0 == 0 }, "by \(r.doubleValue): energy before the onset: first at \((before.firstIndex { $0 != 0 } ?? 0) - o), last at \((before.lastIndex { $0 != 0 } ?? 0) - o), largest \(before.map(abs).max()!)")
