@@ -57,13 +57,14 @@ final class InputHistory: Sendable {
         var b = s.firstBlock + Int64(s.energies.count)
         while b < block {
             let from = b * blockFrames, to = min(s.end, from + blockFrames)
-            var sum = 0.0
+            var sum: Float = 0
             for c in s.samples.indices {
                 s.samples[c].withUnsafeBufferPointer { p in
-                    for t in Int(from - s.first)..<Int(to - s.first) { sum += Double(p[t]) * Double(p[t]) }
+                    let x = p.baseAddress! + Int(from - s.first)
+                    for t in 0..<Int(to - from) { sum += x[t] * x[t] }
                 }
             }
-            s.energies.append(Float(sum))
+            s.energies.append(sum)
             b += 1
         }
     }

@@ -84,7 +84,8 @@ final class QuietEdges: AudioNode {
     private var gainBlock = Int64.min
     private var gain: Float = 1
     private var previousGain: Float = 1
-    private var fadeScratch: [[Float]] = []
+    /// The input a hand-over search reads (allocated in `prepare`).
+    private var fadeScratch: AudioBuffer?
 
     /// `input`: the stretch, by `ratio`, of the input `history` records.
     init(input: AudioNode, history: InputHistory, ratio: StretchRatio) {
@@ -115,7 +116,7 @@ final class QuietEdges: AudioNode {
         self.maximumFrames = maximumFrames
         held = AudioBuffer(format: format, capacity: 2 * maximumFrames + Int(lookAhead) + 8192)
         view = AudioBuffer(viewWithChannelCount: channels, capacity: maximumFrames)
-        fadeScratch = Array(repeating: [Float](repeating: 0, count: Int(latest - earliest + fade + 1)), count: channels)
+        fadeScratch = AudioBuffer(format: format, capacity: Int(latest - earliest + fade + 1))
     }
 
     private func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
@@ -199,24 +200,20 @@ final class QuietEdges: AudioNode {
         } else {
             let span = Int(last - first + fade)
             let source = copy.input + (first - copy.output)
-            for c in 0..<channels {
-                fadeScratch[c].withUnsafeMutableBufferPointer { history.copy(channel: c, from: source, count: span, to: $0.baseAddress!) }
-            }
-            let buffer = held!, offset = Int(first - heldStart)
+            let inputs = fadeScratch!
+            for c in 0..<channels { history.copy(channel: c, from: source, count: span, to: inputs[channel: c]) }
+            let buffer = held!, offset = Int(first - heldStart), n = Int(fade)
             var best = first, bestScore = -Double.infinity
             for j in 0...Int(last - first) {
-                var ab = 0.0, aa = 0.0, bb = 0.0
+                var ab: Float = 0, aa: Float = 0, bb: Float = 0
                 for c in 0..<channels {
-                    let v = buffer[channel: c] + offset + j
-                    fadeScratch[c].withUnsafeBufferPointer { a in
-                        for t in 0..<Int(fade) {
-                            let x = Double(a[j + t]), y = Double(v[t])
-                            ab += x * y; aa += x * x; bb += y * y
-                        }
+                    let a = inputs[channel: c] + j, v = buffer[channel: c] + offset + j
+                    for t in 0..<n {
+                        ab += a[t] * v[t]; aa += a[t] * a[t]; bb += v[t] * v[t]
                     }
                 }
                 // 1 only for the same samples: a shape that matches at another level scores less.
-                let score = aa + bb > 0 ? 2 * ab / (aa + bb) : 0
+                let score = aa + bb > 0 ? 2 * Double(ab) / Double(aa + bb) : 0
                 if score > bestScore { bestScore = score; best = first + Int64(j) }
             }
             copy.handOver = best
