@@ -158,4 +158,22 @@ import Testing
         }
         #expect(reference[0].count == Self.outputFrame(30_000, r))
     }
+
+    /// Short and odd inputs at the extreme ratios: the exact length, and the same samples at
+    /// blocks of 1 and 4096 (each decision waits for what it reads, even where the input ends
+    /// inside the gate's margin or a copy).
+    @Test(arguments: [(1, 4), (1, 2), (1003, 1000), (2, 1), (4, 1)])
+    func shortInputsAtEveryRatio(_ ratio: (Int64, Int64)) throws {
+        let r = StretchRatio(ratio.0, ratio.1)
+        for n in [1, 31, 33, 100, 1000, 3000] where Self.outputFrame(n, r) >= 1 {
+            let chord = Self.chordAfterSilence(at: 0, frames: n)
+            let burst = chord.map { plane in plane.enumerated().map { $0.offset >= n / 2 ? $0.element * 8 : 0 } }
+            for x in [chord, burst] {
+                let a = try Self.stretched(x, r, blockSizes: [4096])
+                let b = try Self.stretched(x, r, blockSizes: [1])
+                #expect(a[0].count == Self.outputFrame(n, r), "\(n) frames by \(r.doubleValue)")
+                #expect(a == b, "\(n) frames by \(r.doubleValue)")
+            }
+        }
+    }
 }
