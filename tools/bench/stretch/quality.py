@@ -118,6 +118,49 @@ def material(work, quick):
         out = f"{work}/synth-{name}.wav"
         write(out, np.vstack([x, x]))
         clips.append(("synth", out))
+    return clips + recorded(work, quick)
+
+
+# Recorded material that Debian packages carry (tools/bench/stretch-quality installs them):
+# children's words spoken by people in several languages (ktuberling-data), and orchestral
+# game music (wesnoth-1.16-music).
+KTUBERLING = "/usr/share/ktuberling/sounds"
+WESNOTH = "/usr/share/games/wesnoth/1.16/data/core/music"
+LANGUAGES = ["en", "de", "fr", "ru", "el", "da", "ca", "uk"]
+PIECES = ["battle-epic", "breaking_the_chains", "casualties_of_war", "elvish-theme", "frantic"]
+
+
+def decoded(path, work, seconds=None, start=0.0):
+    """A file decoded by ffmpeg to RATE Hz stereo, 16-bit (what read() takes), as float (channels x frames)."""
+    out = f"{work}/decoded.wav"
+    cut = (["-ss", str(start), "-t", str(seconds)] if seconds else [])
+    subprocess.run(["ffmpeg", "-v", "error", "-y", *cut, "-i", path, "-ar", str(RATE), "-ac", "2", "-c:a", "pcm_s16le", out], check=True)
+    return read(out)
+
+
+def normalised(x, peak_db=-3.0):
+    return x * (10 ** (peak_db / 20) / max(1e-9, np.max(np.abs(x))))
+
+
+def recorded(work, quick):
+    for d, package in ((KTUBERLING, "ktuberling-data"), (WESNOTH, "wesnoth-1.16-music")):
+        if not os.path.isdir(d):
+            sys.exit(f"quality.py: {d} is missing: install {package} (tools/bench/stretch-quality does)")
+    clips = []
+    for lang in LANGUAGES[:4] if quick else LANGUAGES:
+        # Six words of one speaker, a quarter second apart: a clip of 3 to 6 s.
+        words = sorted(f for f in os.listdir(f"{KTUBERLING}/{lang}") if f.endswith((".ogg", ".wav")))[:6]
+        gap = np.zeros((2, RATE // 4), dtype=np.float32)
+        parts = []
+        for w in words:
+            parts += [decoded(f"{KTUBERLING}/{lang}/{w}", work), gap]
+        out = f"{work}/speech-recorded-{lang}.wav"
+        write(out, normalised(np.concatenate(parts, axis=1)[:, :6 * RATE]))
+        clips.append(("speech", out))
+    for name in PIECES[:2] if quick else PIECES:
+        out = f"{work}/music-recorded-{name}.wav"
+        write(out, normalised(decoded(f"{WESNOTH}/{name}.ogg", work, seconds=4, start=20)))
+        clips.append(("music", out))
     return clips
 
 

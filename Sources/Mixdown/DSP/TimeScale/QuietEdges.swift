@@ -315,7 +315,8 @@ final class QuietEdges: AudioNode {
     /// Output frames [from, to) of a copy: the input's frames, then the fade into the
     /// stretch's (through the gate).
     private func render(copy: Copy, from: Int64, to: Int64, into out: AudioBuffer) {
-        let copied = min(to, copy.handOver ?? to)
+        // Where the fade starts in this call (a call may begin inside the fade).
+        let copied = max(from, min(to, copy.handOver ?? to))
         if copied > from {
             for c in 0..<channels {
                 history.copy(channel: c, from: copy.input + (from - copy.output), count: Int(copied - from), to: out[channel: c] + Int(from - position))
