@@ -3,7 +3,7 @@ import Synchronization
 /// The recent input of a time-scale node as it reads it: its samples, and each block's
 /// energy (every channel's sum of squares over `blockFrames` input frames, blocks at whole
 /// multiples of it from frame 0, so the record does not depend on how the input was
-/// pulled). Written by `HistoryTap` as the stretch pulls its input, read by `QuietEdges`
+/// pulled). Written by `InputTap` as the stretch pulls its input, read by `QuietEdges`
 /// for the output it gives; the frames behind it are released, so memory holds the
 /// stretch's look-ahead only. Locked: a stretch may pull its input on another thread.
 final class InputHistory: Sendable {

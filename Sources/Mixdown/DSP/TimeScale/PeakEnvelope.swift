@@ -3,7 +3,7 @@ import Synchronization
 
 /// An input's peaks as a time-scale node reads it: the largest |sample| of any channel in
 /// each block of `blockFrames` input frames (blocks at whole multiples of it from frame 0,
-/// so the record does not depend on how the input was pulled). Written by `PeakTap` as
+/// so the record does not depend on how the input was pulled). Written by `InputTap` as
 /// the stretch pulls its input, read by `PeakGuard` for the output it lets through; the
 /// blocks behind the guard are dropped, so memory holds the stretch's look-ahead only.
 /// Locked: a stretch may pull its input on a helper thread.

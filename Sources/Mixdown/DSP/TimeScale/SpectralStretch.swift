@@ -220,7 +220,7 @@ public final class SpectralStretch: AudioNode {
                                threads: Int = 1) throws(MixdownError) -> AudioNode {
         let envelope = PeakEnvelope()
         let history = InputHistory(channelCount: input.format.channelCount, length: input.length)
-        let stretch = try SpectralStretch(input: HistoryTap(input: PeakTap(input: input, envelope: envelope), history: history),
+        let stretch = try SpectralStretch(input: InputTap(input: input, envelope: envelope, history: history),
                                           ratio: ratio, outputFrames: outputFrames, threads: threads)
         return PeakGuard(input: QuietEdges(input: stretch, history: history, ratio: ratio), envelope: envelope, ratio: ratio,
                          reach: Int64(stretch.frameSize / 2), reachBack: Int64(input.format.sampleRate / 2))

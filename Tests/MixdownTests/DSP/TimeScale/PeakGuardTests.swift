@@ -66,12 +66,12 @@ import Testing
         }
         // Frames away from the cuts are those the guard is given (the stretch finished by
         // QuietEdges), bit for bit.
-        let raw = try renderAll(Self.finished(x, ratio), blockSizes: [4096])[0]
+        let raw = try renderAll(QuietEdgesTests.edgesOnly([x], ratio), blockSizes: [4096])[0]
         let kept = zip(reference[0], raw).filter { $0 == $1 }.count
         #expect(kept > 0 && kept < raw.count, "\(kept) of \(raw.count) frames untouched")
         let s = sine(440, frames: 24_000, amplitude: 0.5)
         let guarded = try renderAll(SpectralStretch.guarded(input: ArraySource(planes: [s]), ratio: ratio), blockSizes: [512])
-        let given = try renderAll(Self.finished(s, ratio), blockSizes: [512])
+        let given = try renderAll(QuietEdgesTests.edgesOnly([s], ratio), blockSizes: [512])
         #expect(guarded[0].count == given[0].count && zip(guarded[0], given[0]).allSatisfy { $0 == $1 })
         // And past the input's first frames (copied by QuietEdges: the start of the input
         // is a sound after silence), those are the stretch's own.
@@ -79,13 +79,5 @@ import Testing
         let copied = 48 * 13   // the 1 ms lead, the 6 ms latest hand-over and the 6 ms fade
         #expect(zip(guarded[0], plain[0]).dropFirst(copied).allSatisfy { $0 == $1 })
         #expect(zip(guarded[0], plain[0]).prefix(copied).contains { $0 != $1 })
-    }
-
-    /// The spectral stretch and QuietEdges, as `guarded` chains them, without the guard.
-    static func finished(_ x: [Float], _ ratio: StretchRatio) throws -> AudioNode {
-        let source = ArraySource(planes: [x])
-        let history = InputHistory(channelCount: 1, length: source.length)
-        let stretch = try SpectralStretch(input: HistoryTap(input: source, history: history), ratio: ratio)
-        return QuietEdges(input: stretch, history: history, ratio: ratio)
     }
 }

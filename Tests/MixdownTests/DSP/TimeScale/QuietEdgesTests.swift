@@ -40,7 +40,7 @@ import Testing
     static func edgesOnly(_ planes: [[Float]], _ ratio: StretchRatio) throws -> AudioNode {
         let source = ArraySource(planes: planes)
         let history = InputHistory(channelCount: planes.count, length: source.length)
-        let stretch = try SpectralStretch(input: HistoryTap(input: source, history: history), ratio: ratio)
+        let stretch = try SpectralStretch(input: InputTap(input: source, history: history), ratio: ratio)
         return QuietEdges(input: stretch, history: history, ratio: ratio)
     }
 
