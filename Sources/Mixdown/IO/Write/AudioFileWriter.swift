@@ -71,17 +71,11 @@ public final class AudioFileWriter {
         temporaryPath = dir + "/" + temporaryName
         removedStaleTemporaryFiles = Self.removeStaleTemporaryFiles(in: dir, like: temporaryName)
         try Self.checkFreeSpace(in: dir, for: encoding, destination: destination)
-        // Created exclusively (O_EXCL): the name is this writer's alone.
-        let fd = open(temporaryPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw .outputNotWritable(path: destination, reason: String(cString: strerror(errno)))
-        }
-        Self.unfinished(insert: temporaryPath)
+        let fd = try Self.createUnfinished(temporaryPath, destination: destination)
         do throws(MixdownError) {
             if encoding.type.isFFmpegContainer {
                 #if FFmpeg
-                close(fd)
-                sink = try FFmpegFileSink(path: temporaryPath, destination: destination, encoding: encoding, format: format,
+                sink = try FFmpegFileSink(fd: fd, path: temporaryPath, destination: destination, encoding: encoding, format: format,
                                           metadata: metadata, videoFrom: videoFrom)
                 #else
                 close(fd)
@@ -102,7 +96,7 @@ public final class AudioFileWriter {
     /// neither committed nor aborted yet, and the destinations moved into place so far.
     /// One lock covers both and the move itself, so a process exiting at once (a second
     /// Ctrl-C) knows exactly which outputs are complete: none is moved after it has looked.
-    private struct Ledger {
+    struct Ledger {
         var unfinished: Set<String> = []
         /// How many destinations were moved into place, and the last few of them (a batch
         /// or an embedding process commits without end; the list stays short).
@@ -116,33 +110,23 @@ public final class AudioFileWriter {
             lastCommitted.append(destination)
             if lastCommitted.count > Self.lastKept { lastCommitted.removeFirst() }
         }
-    }
-    private static let ledger = Mutex(Ledger())
 
-    static func unfinished(insert path: String) { ledger.withLock { _ = $0.unfinished.insert(path) } }
-    static func unfinished(remove path: String) { ledger.withLock { _ = $0.unfinished.remove(path) } }
-
-    /// Removes every unfinished output's temporary file now and says which outputs this
-    /// process did complete (moved into place): their count and the last few destinations,
-    /// in order. For a process about to exit at once (a second Ctrl-C) that must leave
-    /// nothing unfinished and say what it finished. No writer commits afterwards; call it
-    /// only on the way out.
-    public static func removeUnfinishedOutputs() -> (removed: [String], completeCount: Int, lastComplete: [String]) {
-        ledger.withLock { l in
-            for p in l.unfinished { unlink(p) }
-            defer { l.unfinished.removeAll(); l.closed = true }
-            return (l.unfinished.sorted(), l.committedCount, l.lastCommitted)
+        /// Creates `path` exclusively (O_EXCL) for reading and writing and records it as
+        /// unfinished; once closed, creates nothing and throws `cancelled`.
+        mutating func create(_ path: String, destination: String) throws(MixdownError) -> Int32 {
+            guard !closed else { throw MixdownError.cancelled }
+            let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw MixdownError.outputNotWritable(path: destination, reason: String(cString: strerror(errno))) }
+            unfinished.insert(path)
+            return fd
         }
-    }
 
-    /// Moves a finished temporary file to `destination` (replacing it only with `overwrite`)
-    /// and records it as complete (unless not `recorded`: a scratch file). The move and its record are one step under the ledger's
-    /// lock: a process exiting at once has either removed the file first (it is not moved,
-    /// and this throws `cancelled`) or sees it complete. On failure the temporary file is
-    /// removed.
-    static func moveIntoPlace(_ temporaryPath: String, destination: String, overwrite: Bool, recorded: Bool = true) throws(MixdownError) {
-        try Self.ledger.withLock { (l: inout Ledger) throws(MixdownError) in
-            guard !l.closed else { unlink(temporaryPath); throw MixdownError.cancelled }
+        /// Moves a finished temporary file into place as `moveIntoPlace` says; once closed,
+        /// removes it instead and throws `cancelled`.
+        mutating func move(_ temporaryPath: String, to destination: String, overwrite: Bool, recorded: Bool) throws(MixdownError) {
+            // Moved or removed below: unfinished no more, whatever happens.
+            defer { unfinished.remove(temporaryPath) }
+            guard !closed else { unlink(temporaryPath); throw MixdownError.cancelled }
             if overwrite {
                 guard rename(temporaryPath, destination) == 0 else {
                     let reason = String(cString: strerror(errno))
@@ -166,7 +150,49 @@ public final class AudioFileWriter {
                     throw .writeFailed(path: destination, reason: "cannot move the finished file into place: \(reason)")
                 }
             }
-            if recorded { l.recordCommitted(destination) }
+            if recorded { recordCommitted(destination) }
+        }
+
+        /// Removes every unfinished file and closes: nothing is created or moved into
+        /// place afterwards. Returns the files removed and the outputs complete.
+        mutating func close() -> (removed: [String], completeCount: Int, lastComplete: [String]) {
+            let removed = unfinished.sorted()
+            for p in removed { unlink(p) }
+            unfinished.removeAll()
+            closed = true
+            return (removed, committedCount, lastCommitted)
+        }
+    }
+    private static let ledger = Mutex(Ledger())
+
+    static func unfinished(remove path: String) { ledger.withLock { _ = $0.unfinished.remove(path) } }
+
+    /// Creates the temporary file `path` exclusively (O_EXCL: the name is this writer's
+    /// alone) for reading and writing, and records it as unfinished, in one step under the
+    /// ledger's lock. Once a process exiting at once has removed the unfinished files (its
+    /// other threads run on until `_exit`), no new one is created: this throws `cancelled`.
+    /// The caller owns the descriptor returned; errors name `destination`.
+    static func createUnfinished(_ path: String, destination: String) throws(MixdownError) -> Int32 {
+        try ledger.withLock { (l: inout Ledger) throws(MixdownError) -> Int32 in try l.create(path, destination: destination) }
+    }
+
+    /// Removes every unfinished output's temporary file now and says which outputs this
+    /// process did complete (moved into place): their count and the last few destinations,
+    /// in order. For a process about to exit at once (a second Ctrl-C) that must leave
+    /// nothing unfinished and say what it finished. No writer commits afterwards; call it
+    /// only on the way out.
+    public static func removeUnfinishedOutputs() -> (removed: [String], completeCount: Int, lastComplete: [String]) {
+        ledger.withLock { $0.close() }
+    }
+
+    /// Moves a finished temporary file to `destination` (replacing it only with `overwrite`)
+    /// and records it as complete (unless not `recorded`: a scratch file). The move and its record are one step under the ledger's
+    /// lock: a process exiting at once has either removed the file first (it is not moved,
+    /// and this throws `cancelled`) or sees it complete. On failure the temporary file is
+    /// removed.
+    static func moveIntoPlace(_ temporaryPath: String, destination: String, overwrite: Bool, recorded: Bool = true) throws(MixdownError) {
+        try ledger.withLock { (l: inout Ledger) throws(MixdownError) in
+            try l.move(temporaryPath, to: destination, overwrite: overwrite, recorded: recorded)
         }
     }
 

@@ -53,9 +53,13 @@ final class FFmpegFileSink: EncodedFileSink {
     /// AAC and Opus on several cores; nil: the serial encoder.
     private var parallel: ChunkedEncoder?
 
-    init(path: String, destination: String, encoding: OutputEncoding, format: AudioFormat,
+    /// Writes the file open as `fd` (owned from now on: closed by `close()`, deinit or a
+    /// failure here) at `path`, the temporary name only reopened to tag it at the end.
+    init(fd: Int32, path: String, destination: String, encoding: OutputEncoding, format: AudioFormat,
          metadata: AudioMetadata, videoFrom: String?) throws(MixdownError) {
         _ = ffmpegLogSetup
+        let file = try WriteBehindFile(fd: fd, destination: destination)
+        self.file = file
         self.path = path
         self.destination = destination
         type = encoding.type
@@ -120,8 +124,6 @@ final class FFmpegFileSink: EncodedFileSink {
                              ("comment", metadata.comment), ("date", metadata.date), ("encoder", metadata.software)] {
             if let value { av_dict_set(&oc.pointee.metadata, key, value, 0) }
         }
-        let file = try WriteBehindFile(path: path, destination: destination)
-        self.file = file
         oc.pointee.pb = file.context
         var options: OpaquePointer?
         if !encoding.writesEditList { av_dict_set(&options, "use_editlist", "0", 0) }

@@ -9,10 +9,8 @@ enum TextFile {
         if !overwrite && FileManager.default.fileExists(atPath: path) { throw .outputExists(path: path) }
         let dir = (path as NSString).deletingLastPathComponent
         let temporaryPath = (dir.isEmpty ? "" : dir + "/") + AudioFileWriter.temporaryName(for: (path as NSString).lastPathComponent)
-        AudioFileWriter.unfinished(insert: temporaryPath)
+        let fd = try AudioFileWriter.createUnfinished(temporaryPath, destination: path)
         defer { AudioFileWriter.unfinished(remove: temporaryPath) }
-        let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .outputNotWritable(path: path, reason: String(cString: strerror(errno))) }
         let bytes = Array(text.utf8)
         var done = 0
         while done < bytes.count {

@@ -15,8 +15,7 @@ import Synchronization
 final class WriteBehindFile: @unchecked Sendable {
     /// The context to set as the muxer's `pb`; freed by `close()`.
     private(set) var context: UnsafeMutablePointer<AVIOContext>?
-    /// The file written, and the name errors give (the user's destination).
-    let path: String
+    /// The name errors give (the user's destination).
     let destination: String
 
     /// The writer thread's side, which it holds strongly.
@@ -59,15 +58,21 @@ final class WriteBehindFile: @unchecked Sendable {
     private var fill = 0
     private var closed = false
 
-    /// Creates (or truncates) `path` and starts the writer thread; errors name
-    /// `destination`. `slots` of `slotBytes` bound the bytes written behind
-    /// (4 of 4 MiB).
-    init(path: String, destination: String, slots: Int = 4, slotBytes: Int = 4 << 20) throws(MixdownError) {
-        precondition(slots >= 1 && slotBytes > 0)
-        self.path = path
-        self.destination = destination
+    /// Creates (or truncates) `path` and writes to it as `init(fd:destination:)` does.
+    convenience init(path: String, destination: String, slots: Int = 4, slotBytes: Int = 4 << 20) throws(MixdownError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw .outputNotWritable(path: destination, reason: String(cString: strerror(errno))) }
+        try self.init(fd: fd, destination: destination, slots: slots, slotBytes: slotBytes)
+    }
+
+    /// Writes to the open file `fd` from its start, which it owns from now on (closed by
+    /// `close()`, deinit, or a failure here), and starts the writer thread; errors name
+    /// `destination`. `slots` of `slotBytes` bound the bytes written behind (4 of 4 MiB).
+    /// An open descriptor, not a path: an output's temporary file is created once, where
+    /// an interrupt can see it, and never created again by name after that.
+    init(fd: Int32, destination: String, slots: Int = 4, slotBytes: Int = 4 << 20) throws(MixdownError) {
+        precondition(slots >= 1 && slotBytes > 0)
+        self.destination = destination
         shared = Shared(fd: fd, slots: slots, capacity: slotBytes)
         let thread = Thread { [shared] in shared.run() }
         thread.name = "mixdown.file-writer"

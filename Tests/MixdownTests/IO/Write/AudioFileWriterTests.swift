@@ -52,6 +52,26 @@ import Testing
         #expect(try AudioFileInfo.read(path: dir.file("out.wav")).frames == 64)
     }
 
+    /// The ledger an exit at once closes: afterwards nothing is created and nothing moved
+    /// into place, so a thread still rendering until `_exit` leaves no temporary file (CI
+    /// once found one after a Ctrl-C that exited at once while the job opened its output).
+    @Test func aClosedLedgerCreatesAndMovesNothing() throws {
+        let dir = TempDir()
+        var ledger = AudioFileWriter.Ledger()
+        let finished = dir.file(".a.wav.mixdown-1-1.tmp"), unfinished = dir.file(".b.wav.mixdown-1-2.tmp")
+        for path in [finished, unfinished] { Glibc.close(try ledger.create(path, destination: "x")) }
+        #expect(throws: MixdownError.outputNotWritable(path: "x", reason: "File exists")) { try ledger.create(finished, destination: "x") }
+        try ledger.move(finished, to: dir.file("a.wav"), overwrite: false, recorded: true)
+        let closed = ledger.close()
+        #expect(closed.removed == [unfinished] && closed.completeCount == 1 && closed.lastComplete == [dir.file("a.wav")])
+        #expect(dir.contents == ["a.wav"])
+        #expect(throws: MixdownError.cancelled) { try ledger.create(dir.file(".c.wav.mixdown-1-3.tmp"), destination: "c.wav") }
+        FileManager.default.createFile(atPath: finished, contents: Data([1]))
+        #expect(throws: MixdownError.cancelled) { try ledger.move(finished, to: dir.file("d.wav"), overwrite: true, recorded: true) }
+        #expect(dir.contents == ["a.wav"])
+        #expect(ledger.close().completeCount == 1)
+    }
+
     @Test func abortAndDeinitLeaveNothing() throws {
         let dir = TempDir()
         let w = try writer(dir.file("a.wav"))
