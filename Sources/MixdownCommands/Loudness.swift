@@ -13,7 +13,11 @@ struct Loudness: ParsableCommand {
     var stream: Int?
     @Option(parsing: .unconditional, help: "Cores the meter uses besides the decoder (1 or 2; default 2).")
     var threads = 2
-    @Flag(help: "Print one JSON object per file, one per line.")
+    @Option(parsing: .unconditional, help: "Write an HTML page of every file measured: the figures, loudness and true peak over time (one self-contained file).", completion: .file(extensions: ["html"]))
+    var report: String?
+    @Flag(help: "Replace the --report page if it exists.")
+    var overwrite = false
+    @Flag(help: "Print one JSON object per file, one per line (with --report, the data over time the page draws too).")
     var json = false
     @Flag(name: [.customLong("quiet"), .customShort("q")], help: "No progress bar.")
     var quiet = false
@@ -24,13 +28,17 @@ struct Loudness: ParsableCommand {
     }
 
     func run() throws {
+        if let report { try LoudnessReportPage.checkDestination(report, overwrite: overwrite, inputs: files) }
+        var measured: [FileLoudness.Report] = []
         for file in files {
             var job = FileLoudness(input: file, stream: stream)
             job.threads = threads
             job.finePeak = true
+            job.overTime = self.report != nil
             let report = try runWithProgress("loudness", quiet: quiet || files.count > 1 && json) { progress, token in
                 try job.run(progress: progress, cancellation: token)
             }
+            measured.append(report)
             if json { try printJSON(report); continue }
             let m = report.loudness
             func show(_ v: Double, _ unit: String) -> String {
@@ -44,6 +52,10 @@ struct Loudness: ParsableCommand {
               sample peak: \(show(m.samplePeak, "dBFS"))
               max momentary: \(show(m.momentaryMaximum, "LUFS")), max short-term: \(show(m.shortTermMaximum, "LUFS"))
             """)
+        }
+        if let report {
+            try LoudnessReportPage(reports: measured).write(to: report, overwrite: overwrite)
+            if !json && !quiet { print("report: \(report)") }
         }
     }
 }

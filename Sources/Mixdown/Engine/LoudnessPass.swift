@@ -10,13 +10,28 @@ public enum LoudnessPass {
     public static func measure(_ source: AudioNode, expectedFrames: Int64?, blockFrames: Int = 65_536, threads: Int = 1,
                                finePeak: Bool = false, progress: ((Double) -> Void)? = nil,
                                cancellation: CancellationToken? = nil) throws(MixdownError) -> LoudnessMeasurement {
+        try meter(source, expectedFrames: expectedFrames, blockFrames: blockFrames, threads: threads, finePeak: finePeak,
+                  timeline: false, progress: progress, cancellation: cancellation).measurement
+    }
+
+    /// `measure`, with the measurement over time (`LoudnessTimeline`).
+    public static func measureOverTime(_ source: AudioNode, expectedFrames: Int64?, blockFrames: Int = 65_536, threads: Int = 1,
+                                       finePeak: Bool = false, progress: ((Double) -> Void)? = nil,
+                                       cancellation: CancellationToken? = nil) throws(MixdownError) -> (LoudnessMeasurement, LoudnessTimeline) {
+        let meter = try meter(source, expectedFrames: expectedFrames, blockFrames: blockFrames, threads: threads, finePeak: finePeak,
+                              timeline: true, progress: progress, cancellation: cancellation)
+        return (meter.measurement, meter.timeline()!)
+    }
+
+    private static func meter(_ source: AudioNode, expectedFrames: Int64?, blockFrames: Int, threads: Int, finePeak: Bool, timeline: Bool,
+                              progress: ((Double) -> Void)?, cancellation: CancellationToken?) throws(MixdownError) -> LoudnessMeter {
         let meter = try LoudnessMeter(sampleRate: source.format.sampleRate, channelCount: source.format.channelCount,
-                                      maximumFrames: blockFrames, threads: threads, finePeak: finePeak)
+                                      maximumFrames: blockFrames, threads: threads, finePeak: finePeak, timeline: timeline)
         try Renderer.pull(source, blockSizes: [blockFrames], expectedFrames: expectedFrames, progress: progress,
                           cancellation: cancellation,
                           failure: { reason in .readFailed(path: "render", reason: reason) }) { (buffer, frames) throws(MixdownError) in
             meter.add(buffer, frames: frames)
         }
-        return meter.measurement
+        return meter
     }
 }

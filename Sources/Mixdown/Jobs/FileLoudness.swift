@@ -8,6 +8,8 @@ public struct FileLoudness: Sendable {
     public var threads = 2
     /// Adds the 8x true-peak reading (`LoudnessMeasurement.truePeakFine`).
     public var finePeak = false
+    /// Adds the measurement over time (`Report.timeline`), for a report's page.
+    public var overTime = false
 
     public init(input: String, stream: Int? = nil) {
         self.input = input
@@ -17,6 +19,8 @@ public struct FileLoudness: Sendable {
     public struct Report: Sendable, Encodable {
         public let input: String
         public let loudness: LoudnessMeasurement
+        /// With `overTime`: the measurement along the file.
+        public let timeline: LoudnessTimeline?
         /// Wall time, in seconds.
         public let seconds: Double
     }
@@ -28,8 +32,13 @@ public struct FileLoudness: Sendable {
             throw .unsupportedInput(path: input, reason: "its sample rate, \(reader.info.sampleRate) Hz, is outside the \(LoudnessMeter.measurableRates.lowerBound) to \(LoudnessMeter.measurableRates.upperBound) Hz a loudness meter measures")
         }
         let source = ReadAhead(input: try FileSource(decoder: reader, range: nil))
+        if overTime {
+            let (m, timeline) = try LoudnessPass.measureOverTime(source, expectedFrames: reader.info.frames, threads: threads,
+                                                                 finePeak: finePeak, progress: progress, cancellation: cancellation)
+            return Report(input: input, loudness: m, timeline: timeline, seconds: clock.seconds)
+        }
         let m = try LoudnessPass.measure(source, expectedFrames: reader.info.frames, threads: threads, finePeak: finePeak,
                                          progress: progress, cancellation: cancellation)
-        return Report(input: input, loudness: m, seconds: clock.seconds)
+        return Report(input: input, loudness: m, timeline: nil, seconds: clock.seconds)
     }
 }

@@ -49,11 +49,23 @@ public struct LoudnessMeasurement: Sendable, Equatable {
     /// then those at or above `relative` dB below the mean of the first set. Returns the
     /// blocks kept (sorted not required) and their mean.
     static func gated(_ blocks: [Double], relative: Double) -> [Double] {
+        guard let threshold = relativeThreshold(blocks, relative: relative) else { return [] }
+        return blocks.filter { $0 >= threshold.absolute && $0 >= threshold.relative }
+    }
+
+    /// The gates' mean squares: the absolute gate's (-70 LUFS), and `relative` dB below the
+    /// mean of the blocks at or above it; nil when none is.
+    static func relativeThreshold(_ blocks: [Double], relative: Double) -> (absolute: Double, relative: Double)? {
         let absolute = meanSquare(loudness: -70)
         let loud = blocks.filter { $0 >= absolute }
-        guard !loud.isEmpty else { return [] }
-        let threshold = loud.reduce(0, +) / Double(loud.count) * pow(10, relative / 10)
-        return loud.filter { $0 >= threshold }
+        guard !loud.isEmpty else { return nil }
+        return (absolute, loud.reduce(0, +) / Double(loud.count) * pow(10, relative / 10))
+    }
+
+    /// The integrated loudness's relative gate of 400 ms `blocks`, LUFS: 10 LU below the
+    /// mean of those above the absolute gate; nil when none is.
+    static func relativeGate(of blocks: [Double]) -> Double? {
+        relativeThreshold(blocks, relative: -10).map { loudness(meanSquare: $0.relative) }
     }
 
     /// The measurement from a stream's 100 ms segments (`segments[s]` is the
@@ -62,28 +74,10 @@ public struct LoudnessMeasurement: Sendable, Equatable {
     /// short-term windows (0 when it has none).
     init(segments: [Double], segmentFrames: Int, truePeak: Double, truePeakFine: Double?, samplePeak: Double,
          momentaryMaximum: Double, shortTermMaximum: Double, frames: Int64, sampleRate: Int, channelCount: Int) {
-        func blocks(of count: Int) -> [Double] {
-            guard segments.count >= count else { return [] }
-            var out = [Double](repeating: 0, count: segments.count - count + 1)
-            let norm = 1 / Double(count * segmentFrames)
-            for end in (count - 1)..<segments.count {
-                var sum = 0.0
-                for s in (end - count + 1)...end { sum += segments[s] }
-                out[end - count + 1] = sum * norm
-            }
-            return out
-        }
-        let momentary = blocks(of: 4), shortTerm = blocks(of: 30)
+        let momentary = Self.blocks(of: 4, segments: segments, segmentFrames: segmentFrames)
         self.blocks = momentary
         integrated = Self.integrated(of: momentary)
-        let spread = Self.gated(shortTerm, relative: -20).map { Self.loudness(meanSquare: $0) }.sorted()
-        if spread.isEmpty {
-            range = 0
-        } else {
-            // Nearest rank, rounding half up, as libebur128 and Tech 3342's example code do.
-            let last = Double(spread.count - 1)
-            range = spread[Int(last * 0.95 + 0.5)] - spread[Int(last * 0.10 + 0.5)]
-        }
+        range = Self.rangeBounds(Self.blocks(of: 30, segments: segments, segmentFrames: segmentFrames)).map { $0.high - $0.low } ?? 0
         self.momentaryMaximum = Self.loudness(meanSquare: momentaryMaximum)
         self.shortTermMaximum = Self.loudness(meanSquare: shortTermMaximum)
         self.truePeak = Self.decibels(truePeak)
@@ -92,6 +86,30 @@ public struct LoudnessMeasurement: Sendable, Equatable {
         self.frames = frames
         self.sampleRate = sampleRate
         self.channelCount = channelCount
+    }
+
+    /// The mean squares of the blocks of `count` segments ending at each segment from the
+    /// `count`th on (4: momentary, 400 ms; 30: short-term, 3 s).
+    static func blocks(of count: Int, segments: [Double], segmentFrames: Int) -> [Double] {
+        guard segments.count >= count else { return [] }
+        var out = [Double](repeating: 0, count: segments.count - count + 1)
+        let norm = 1 / Double(count * segmentFrames)
+        for end in (count - 1)..<segments.count {
+            var sum = 0.0
+            for s in (end - count + 1)...end { sum += segments[s] }
+            out[end - count + 1] = sum * norm
+        }
+        return out
+    }
+
+    /// The loudness range's ends, LUFS: the 10th and 95th percentiles of the short-term
+    /// blocks above -70 LUFS and 20 LU below their mean (nearest rank, rounding half up, as
+    /// libebur128 and Tech 3342's example code do); nil when none passes.
+    static func rangeBounds(_ shortTerm: [Double]) -> (low: Double, high: Double)? {
+        let spread = gated(shortTerm, relative: -20).map { loudness(meanSquare: $0) }.sorted()
+        guard !spread.isEmpty else { return nil }
+        let last = Double(spread.count - 1)
+        return (spread[Int(last * 0.10 + 0.5)], spread[Int(last * 0.95 + 0.5)])
     }
 
     /// The integrated loudness the stream would have with `gain` dB applied to every

@@ -58,6 +58,11 @@ public final class LoudnessMeter {
     private var samplePeaks: [Float]
     private var interpolatedPeaks: [Float]
     private var finePeaks: [Float]
+    /// With a timeline: the highest point (`fine`'s reading when measured, else the 4x one,
+    /// or a sample when higher) of each 100 ms segment the peaks have reached, and the
+    /// frames they have measured.
+    private var segmentPeaks: [Float]?
+    private var peakFrames: Int64 = 0
     private var helper: HelperThread?
     /// The block the helper measures the peaks of (set before each start).
     private var pending: (channels: UnsafePointer<UnsafeMutablePointer<Float>>, frames: Int)?
@@ -68,9 +73,11 @@ public final class LoudnessMeter {
 
     /// `threads` 1 or 2 (the peaks on a second core); `maximumFrames` > 0; `finePeak` adds
     /// the 8x reading (`LoudnessMeasurement.truePeakFine`), at about ten times the peak
-    /// cost where the signal comes near its peak.
+    /// cost where the signal comes near its peak. `timeline` keeps each 100 ms segment's
+    /// peak for `timeline` (4 bytes a segment; the peaks of every segment are then read,
+    /// not only those that could beat the loudest so far).
     public init(sampleRate: Int, channelCount: Int, maximumFrames: Int = 16_384, threads: Int = 1,
-                finePeak: Bool = false) throws(MixdownError) {
+                finePeak: Bool = false, timeline: Bool = false) throws(MixdownError) {
         guard Self.measurableRates.contains(sampleRate) else {
             throw .invalidParameter(name: "sample rate", value: "\(sampleRate)", reason: "a loudness meter needs 8000 to 768000 Hz")
         }
@@ -100,6 +107,7 @@ public final class LoudnessMeter {
         samplePeaks = Array(repeating: 0, count: channelCount)
         interpolatedPeaks = Array(repeating: 0, count: channelCount)
         finePeaks = Array(repeating: 0, count: channelCount)
+        if timeline { segmentPeaks = [] }
         if threads > 1 {
             helper = HelperThread(name: "mixdown.loudness") { [unowned self] in
                 if let p = self.pending { self.measurePeaks(p.channels, frames: p.frames) }
@@ -199,25 +207,69 @@ public final class LoudnessMeter {
     /// the last `history` samples of the one before, so the interpolation runs across blocks.
     private func measurePeaks(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frames count: Int) {
         for c in 0..<channelCount {
-            samplePeaks[c] = max(samplePeaks[c], kernels.peak(channels[c], count))
             let w = window[c]
             (w + history).update(from: channels[c], count: count)
-            measureInterpolated(channel: c, frames: count)
+            if segmentPeaks == nil {
+                samplePeaks[c] = max(samplePeaks[c], kernels.peak(channels[c], count))
+                measureInterpolated(channel: c, from: 0, frames: count)
+            } else {
+                // Piece by piece within the segments: each segment's own highest point.
+                var done = 0
+                while done < count {
+                    let position = peakFrames + Int64(done)
+                    let segment = Int(position / Int64(segmentFrames))
+                    let n = min(count - done, segmentFrames - Int(position % Int64(segmentFrames)))
+                    let sample = kernels.peak(channels[c] + done, n)
+                    samplePeaks[c] = max(samplePeaks[c], sample)
+                    notePeak(measureInterpolated(channel: c, from: done, frames: n, beating: max(sample, segmentPeak(segment))),
+                             segment: segment)
+                    done += n
+                }
+            }
             w.update(from: w + count, count: history)
         }
+        peakFrames += Int64(count)
     }
 
-    /// The in-between points of the last `frames` windows of channel `c`'s window buffer.
-    private func measureInterpolated(channel c: Int, frames count: Int) {
-        let w = window[c]
+    /// Segment `segment`'s highest point so far (0 before any).
+    private func segmentPeak(_ segment: Int) -> Float {
+        segment < segmentPeaks!.count ? segmentPeaks![segment] : 0
+    }
+
+    private func notePeak(_ peak: Float, segment: Int) {
+        while segmentPeaks!.count <= segment { segmentPeaks!.append(0) }
+        segmentPeaks![segment] = max(segmentPeaks![segment], peak)
+    }
+
+    /// The in-between points of `frames` windows of channel `c`'s window buffer from window
+    /// `offset` of the block, into the channel's peaks. Returns the highest point of the
+    /// timeline's reading (`fine`'s when it is measured, else the 4x one) if it beats
+    /// `floor`, else `floor`; without a timeline, each reading skips what cannot beat its
+    /// own peak so far.
+    @discardableResult
+    private func measureInterpolated(channel c: Int, from offset: Int, frames count: Int, beating floor: Float = 0) -> Float {
+        let w = window[c] + offset
+        let timeline = segmentPeaks != nil
+        var highest = floor
         if interpolator.phases > 0 {
             let start = w + (history - (interpolator.taps - 1))
-            interpolatedPeaks[c] = interpolator.peak(of: start, frames: count, beating: interpolatedPeaks[c], kernels: kernels)
+            if timeline && fine == nil {
+                highest = interpolator.peak(of: start, frames: count, beating: floor, kernels: kernels)
+                interpolatedPeaks[c] = max(interpolatedPeaks[c], highest)
+            } else {
+                interpolatedPeaks[c] = interpolator.peak(of: start, frames: count, beating: interpolatedPeaks[c], kernels: kernels)
+            }
         }
         if let fine {
             let start = w + (history - (fine.taps - 1))
-            finePeaks[c] = fine.peak(of: start, frames: count, beating: finePeaks[c], kernels: kernels)
+            if timeline {
+                highest = fine.peak(of: start, frames: count, beating: floor, kernels: kernels)
+                finePeaks[c] = max(finePeaks[c], highest)
+            } else {
+                finePeaks[c] = fine.peak(of: start, frames: count, beating: finePeaks[c], kernels: kernels)
+            }
         }
+        return highest
     }
 
     /// The measurement of everything added. The first call ends the stream: the points
@@ -230,7 +282,13 @@ public final class LoudnessMeter {
         let tail = (history + 1) / 2
         for c in 0..<channelCount {
             (window[c] + history).update(repeating: 0, count: tail)
-            measureInterpolated(channel: c, frames: tail)
+            if segmentPeaks == nil || peakFrames == 0 {
+                measureInterpolated(channel: c, from: 0, frames: tail)
+            } else {
+                // The points after the last samples belong to the last segment measured.
+                let last = max(0, Int((peakFrames - 1) / Int64(segmentFrames)))
+                notePeak(measureInterpolated(channel: c, from: 0, frames: tail, beating: segmentPeak(last)), segment: last)
+            }
         }
         let sample = Double(samplePeaks.max() ?? 0)
         let truePeak = max(sample, Double(interpolatedPeaks.max() ?? 0))
@@ -242,5 +300,15 @@ public final class LoudnessMeter {
                                     frames: frames, sampleRate: sampleRate, channelCount: channelCount)
         finished = m
         return m
+    }
+
+    /// The measurement over time, at most `points` points (each the loudest reading of its
+    /// span of segments), when the meter was made with `timeline`; ends the stream as
+    /// `measurement` does.
+    public func timeline(points: Int = LoudnessTimeline.defaultPoints) -> LoudnessTimeline? {
+        let m = measurement
+        guard let segmentPeaks else { return nil }
+        return LoudnessTimeline(segments: segments, segmentPeaks: segmentPeaks, measurement: m, segmentFrames: segmentFrames,
+                                points: points)
     }
 }

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Opens a Mixdown report page in a real browser (Debian's headless Chromium, driven by
+Selenium through Debian's chromedriver: nothing downloaded) and prints, as one JSON object,
+what a reader would meet there, for the tests to assert on:
+
+- console: the browser's console messages of level WARNING or SEVERE (a page error, a
+  failed request), and external: every src or href that leaves the page (it must be
+  self-contained);
+- title, headings (tag and text), and data: the JSON embedded in #mixdown-data;
+- charts: for each svg, its id, role, the text of what aria-labelledby names, its axes
+  (data-left ... data-y1), and per data-series the value at the topmost point the browser
+  draws (getBBox of its polylines, mapped back through the axes) and the polylines' count;
+  levels: the drawn reference lines (data-level) and their values read back from their y;
+- contrast: the lowest WCAG contrast ratio of any visible text against the page's white, and
+  the element it belongs to;
+- a screenshot of the whole page, when a path is given.
+
+Usage: browse.py PAGE [SCREENSHOT]
+"""
+import json
+import sys
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+page = sys.argv[1]
+options = webdriver.ChromeOptions()
+options.binary_location = "/usr/bin/chromium"
+for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1100,1400"):
+    options.add_argument(a)
+options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+try:
+    driver.get("file://" + page)
+    found = driver.execute_script(r"""
+    const out = {title: document.title, headings: [], charts: [], external: []};
+    for (const h of document.querySelectorAll('h1,h2,h3')) out.headings.push([h.tagName.toLowerCase(), h.textContent.trim()]);
+    for (const e of document.querySelectorAll('[src],[href]')) {
+        const u = e.getAttribute('src') || e.getAttribute('href');
+        if (!u.startsWith('#')) out.external.push(u);
+    }
+    out.data = JSON.parse(document.getElementById('mixdown-data').textContent);
+    for (const svg of document.querySelectorAll('svg')) {
+        const a = {}; for (const k of ['left','right','top','bottom','x0','x1','y0','y1']) a[k] = parseFloat(svg.dataset[k]);
+        const value = y => a.y0 + (a.bottom - y) / (a.bottom - a.top) * (a.y1 - a.y0);
+        const label = (svg.getAttribute('aria-labelledby') || '').split(' ').filter(Boolean)
+            .map(id => (document.getElementById(id) || {textContent: ''}).textContent.trim());
+        const series = {};
+        for (const p of svg.querySelectorAll('polyline[data-series]')) {
+            const box = p.getBBox(), key = p.dataset.series;
+            const s = series[key] || (series[key] = {top: -Infinity, polylines: 0, points: 0});
+            s.top = Math.max(s.top, value(box.y)); s.polylines++; s.points += p.points.numberOfItems;
+        }
+        const levels = [...svg.querySelectorAll('line[data-level]')].map(l => [l.dataset.level, value(l.y1.baseVal.value)]);
+        const r = svg.getBoundingClientRect();
+        out.charts.push({id: svg.id, role: svg.getAttribute('role'), label, axes: a, series, levels, width: r.width, height: r.height});
+    }
+    // WCAG 2 relative luminance and contrast against the white page.
+    const lum = c => { const m = c.match(/[\d.]+/g).map(Number).slice(0, 3).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+                       return 0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2]; };
+    let worst = {ratio: Infinity, element: ''};
+    for (const e of document.querySelectorAll('body *')) {
+        if (!e.childNodes.length || ![...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+        if (e.closest('script,style,title,desc')) continue;
+        const st = getComputedStyle(e); if (st.display === 'none' || st.visibility === 'hidden') continue;
+        const colour = e instanceof SVGElement ? st.fill : st.color;
+        if (!colour || !colour.startsWith('rgb')) continue;
+        const ratio = (1.05) / (lum(colour) + 0.05);
+        if (ratio < worst.ratio) worst = {ratio, element: e.tagName.toLowerCase() + ': ' + e.textContent.trim().slice(0, 40)};
+    }
+    out.contrast = worst;
+    return out;
+    """)
+    found["console"] = [f"{e['level']}: {e['message']}" for e in driver.get_log("browser") if e["level"] in ("WARNING", "SEVERE")]
+    if len(sys.argv) > 2:
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(1100, height + 40)
+        driver.save_screenshot(sys.argv[2])
+    print(json.dumps(found))
+finally:
+    driver.quit()
