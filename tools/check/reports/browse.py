@@ -26,7 +26,7 @@ from selenium.webdriver.chrome.service import Service
 page = sys.argv[1]
 options = webdriver.ChromeOptions()
 options.binary_location = "/usr/bin/chromium"
-for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1100,1400"):
+for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1100,1400", "--hide-scrollbars"):
     options.add_argument(a)
 options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
@@ -74,7 +74,7 @@ try:
     found["console"] = [f"{e['level']}: {e['message']}" for e in driver.get_log("browser") if e["level"] in ("WARNING", "SEVERE")]
     if len(sys.argv) > 2:
         height = driver.execute_script("return document.documentElement.scrollHeight")
-        driver.set_window_size(1100, height + 40)
+        driver.set_window_size(1100, height + 160)
         driver.save_screenshot(sys.argv[2])
     print(json.dumps(found))
 finally:

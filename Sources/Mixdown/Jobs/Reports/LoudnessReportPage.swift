@@ -79,7 +79,7 @@ public struct LoudnessReportPage: Sendable {
         let low = max(-80, ((quietest - 1) / 10).rounded(.down) * 10)
         let high = max(0, ((readings.max() ?? 0) / 5).rounded(.up) * 5)
         var loudness = ReportChart(id: "loudness-\(index)", title: "Loudness over time",
-                                   description: "Momentary (400 ms) and short-term (3 s) loudness of \(report.input) over \(ReportPage.clock(seconds)), in LUFS, each point the loudest reading of its \(String(format: "%g", step)) s. Integrated \(ReportPage.decibels(m.integrated, "LUFS")); short-term maximum \(ReportPage.decibels(m.shortTermMaximum, "LUFS")); loudness range \(String(format: "%.1f", m.range)) LU.",
+                                   description: "Momentary (400 ms) and short-term (3 s) loudness of \(report.input) over \(ReportPage.clock(seconds)), in LUFS, each point the loudest reading of its \(String(format: "%g", step)) s; readings under \(Int(low)) LUFS are not drawn. Integrated \(ReportPage.decibels(m.integrated, "LUFS")); short-term maximum \(ReportPage.decibels(m.shortTermMaximum, "LUFS")); loudness range \(String(format: "%.1f", m.range)) LU.",
                                    duration: seconds, step: step, low: low, high: high, unit: "LUFS")
         loudness.lines = [.init(key: "momentary_lufs", label: "Momentary (400 ms)", colour: "#8fb3d9", values: t.momentary),
                           .init(key: "short_term_lufs", label: "Short-term (3 s)", colour: "#0b4f9c", values: t.shortTerm)]

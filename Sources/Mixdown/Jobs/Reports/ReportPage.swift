@@ -157,10 +157,11 @@ struct ReportChart {
             s += "<line data-level=\"\(ReportPage.escaped(level.label))\" data-value=\"\(level.value)\" x1=\"\(Self.left)\" y1=\"\(py)\" x2=\"\(Self.right)\" y2=\"\(py)\" stroke=\"\(level.colour)\" stroke-width=\"1.5\"\(level.dashed ? " stroke-dasharray=\"6 4\"" : "")/>\n"
         }
         for line in lines {
-            // A run of values drawn as one polyline; a missing value breaks the line.
+            // A run of values drawn as one polyline; a missing value, or one under the
+            // chart's floor (silence), breaks the line.
             var runs: [[String]] = [[]]
             for (i, value) in line.values.enumerated() {
-                guard let value, value.isFinite else { if !runs.last!.isEmpty { runs.append([]) }; continue }
+                guard let value, value.isFinite, value >= low else { if !runs.last!.isEmpty { runs.append([]) }; continue }
                 runs[runs.count - 1].append("\(Self.number(x(Double(i + 1) * step))),\(Self.number(y(value)))")
             }
             for run in runs where !run.isEmpty {
@@ -170,7 +171,7 @@ struct ReportChart {
         s += "</svg>\n"
         // The legend, as text beside the drawing.
         var legend = lines.map { "<span><span class=\"swatch\" style=\"background:\($0.colour)\"></span>\(ReportPage.escaped($0.label))</span>" }
-        legend += levels.map { "<span><span class=\"swatch\" style=\"background:\($0.colour)\"></span>\(ReportPage.escaped($0.label)): \(ReportPage.decibels($0.value, unit))</span>" }
+        legend += levels.filter { $0.value >= low && $0.value <= high }.map { "<span><span class=\"swatch\" style=\"background:\($0.colour)\"></span>\(ReportPage.escaped($0.label)): \(ReportPage.decibels($0.value, unit))</span>" }
         if let band { legend.append("<span><span class=\"swatch\" style=\"background:\(band.colour);opacity:0.4\"></span>\(ReportPage.escaped(band.label))</span>") }
         return "<figure>\n" + s + "<figcaption class=\"legend\">" + legend.joined(separator: " ") + "</figcaption>\n</figure>"
     }
