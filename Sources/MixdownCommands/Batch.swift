@@ -35,6 +35,10 @@ struct Batch: ParsableCommand {
     var results: String?
     @Flag(name: .customLong("keep-going"), help: "Run every job even when one fails (default: start no new job after a failure).")
     var keepGoing = false
+    @Option(parsing: .unconditional, help: "Write an HTML page of every job of the manifest from the results files of every shard beside it (and --results): status, time, outputs, errors.", completion: .file(extensions: ["html"]))
+    var report: String?
+    @Flag(name: .customLong("report-only"), help: "Write the --report page from the results as they are, running nothing.")
+    var reportOnly = false
     @Flag(help: "Print the summary as one JSON object.")
     var json = false
     @Flag(name: [.short, .long], help: "Print nothing but errors.")
@@ -44,6 +48,25 @@ struct Batch: ParsableCommand {
         let manifest = try BatchManifest(contentsOf: self.manifest)
         var batch = BatchRun(manifest: manifest)
         if let shard { batch.shard = try BatchShard(parsing: shard) }
+        if reportOnly && report == nil { throw ValidationError("--report-only: give --report PAGE") }
+        var page: (path: String, results: [String])?
+        if let report {
+            let results = BatchReportPage.resultsFiles(of: manifest, also: [results ?? BatchRun.defaultResultsPath(manifest: manifest.path, shard: batch.shard)])
+            // Each line's task, as the run checks them (a line at fault is named).
+            let tasks = try manifest.lines.map { line in
+                do { return try Self.task(for: line, in: manifest) } catch {
+                    throw MixdownError.invalidManifest(file: manifest.path, line: line.number, reason: "\(error)")
+                }
+            }
+            try BatchReportPage.checkDestination(report, manifest: manifest, results: results, tasks: tasks)
+            page = (report, results)
+        }
+        func writePage() throws {
+            guard let page else { return }
+            try BatchReportPage(manifest: manifest, results: BatchReportPage.resultsFiles(of: manifest, also: page.results)).write(to: page.path)
+            if !json && !quiet { print("report: \(page.path)") }
+        }
+        if reportOnly { return try writePage() }
         if let jobs { batch.jobs = jobs }
         batch.resultsPath = results
         batch.keepGoing = keepGoing
@@ -63,6 +86,7 @@ struct Batch: ParsableCommand {
                          summary.manifest, summary.shard, summary.done, summary.skipped, summary.failed, summary.notRun, summary.total,
                          summary.seconds, summary.results))
         }
+        try writePage()
         if !summary.succeeded { throw ExitCode(1) }
     }
 

@@ -4,8 +4,9 @@ Selenium through Debian's chromedriver: nothing downloaded) and prints, as one J
 what a reader would meet there, for the tests to assert on:
 
 - console: the browser's console messages of level WARNING or SEVERE (a page error, a
-  failed request), and external: every src or href that leaves the page (it must be
-  self-contained);
+  failed request); external: every resource the page would load (a src, a stylesheet link:
+  it must be self-contained); links: every a href that is not an anchor, as written and as
+  resolved against the page;
 - title, headings (tag and text), and data: the JSON embedded in #mixdown-data;
 - charts: for each svg, its id, role, the text of what aria-labelledby names, its axes
   (data-left ... data-y1), and per data-series the value at the topmost point the browser
@@ -13,6 +14,8 @@ what a reader would meet there, for the tests to assert on:
   levels: the drawn reference lines (data-level) and their values read back from their y;
 - contrast: the lowest WCAG contrast ratio of any visible text against the page's white, and
   the element it belongs to;
+- rows: each table row with data-line, its class and whether it shows, then, when the page
+  has a checkbox #only-unfinished, the same after ticking it (filtered);
 - a screenshot of the whole page, when a path is given.
 
 Usage: browse.py PAGE [SCREENSHOT]
@@ -33,12 +36,15 @@ driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opti
 try:
     driver.get("file://" + page)
     found = driver.execute_script(r"""
-    const out = {title: document.title, headings: [], charts: [], external: []};
+    const out = {title: document.title, headings: [], charts: [], external: [], links: []};
     for (const h of document.querySelectorAll('h1,h2,h3')) out.headings.push([h.tagName.toLowerCase(), h.textContent.trim()]);
-    for (const e of document.querySelectorAll('[src],[href]')) {
-        const u = e.getAttribute('src') || e.getAttribute('href');
-        if (!u.startsWith('#')) out.external.push(u);
-    }
+    for (const e of document.querySelectorAll('[src],link[href]')) out.external.push(e.getAttribute('src') || e.getAttribute('href'));
+    for (const a of document.querySelectorAll('a[href]'))
+        if (!a.getAttribute('href').startsWith('#')) out.links.push([a.getAttribute('href'), decodeURIComponent(new URL(a.getAttribute('href'), document.baseURI).pathname)]);
+    const rows = () => [...document.querySelectorAll('tr[data-line]')].map(r => ({line: +r.dataset.line, classes: r.className, visible: r.getClientRects().length > 0}));
+    out.rows = rows();
+    const box = document.getElementById('only-unfinished');
+    if (box) { box.click(); out.filtered = rows(); box.click(); }
     out.data = JSON.parse(document.getElementById('mixdown-data').textContent);
     for (const svg of document.querySelectorAll('svg')) {
         const a = {}; for (const k of ['left','right','top','bottom','x0','x1','y0','y1']) a[k] = parseFloat(svg.dataset[k]);

@@ -13,7 +13,7 @@ enum ReportPage {
 
     /// A whole page: `title`, the body's HTML, and `json` embedded (a "<" in it, only ever
     /// inside a string, written as \u003c so no "</script>" can end the element early).
-    static func page(title: String, body: String, json: String) -> String {
+    static func page(title: String, body: String, json: String, style: String = "") -> String {
         """
         <!DOCTYPE html>
         <html lang="en">
@@ -36,6 +36,7 @@ enum ReportPage {
         .legend span { margin-right: 1.5em; white-space: nowrap; }
         .swatch { display: inline-block; width: 1.6em; height: 0.35em; vertical-align: middle; margin-right: 0.4em; }
         .note { color: #444; }
+        \(style)
         </style>
         </head>
         <body>
@@ -45,6 +46,14 @@ enum ReportPage {
         </html>
 
         """
+    }
+
+    /// Whether `path` is a page Mixdown wrote (its generator says so).
+    static func isPage(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = String(decoding: (try? handle.read(upToCount: 512)) ?? Foundation.Data(), as: UTF8.self)
+        return head.hasPrefix("<!DOCTYPE html>") && head.contains("<meta name=\"generator\" content=\"Mixdown ")
     }
 
     /// A table of label and value rows.
