@@ -157,6 +157,7 @@ struct Batch: ParsableCommand {
                     return text[...eq] + text[text.index(after: eq)...].split(separator: ",").map { at(String($0)) }.joined(separator: ",")
                 }
                 c.plot = c.plot.map(at)
+                c.report = c.report.map(at)
                 c.doc = c.doc.map(at)
                 c.stems = c.stems.map(at)
                 c.otio = c.otio.map(at)

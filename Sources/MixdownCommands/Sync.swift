@@ -38,6 +38,8 @@ struct Sync: ParsableCommand {
     var minConfidence = 0.5
     @Option(parsing: .unconditional, help: "Draw every window's lag, the fitted lines and the rejected windows to this SVG file.", completion: .file(extensions: ["svg"]))
     var plot: String?
+    @Option(parsing: .unconditional, help: "Write an HTML page of the event: each recording on REF's clock, every window's lag, the fit, the jumps, the confidence, and links to what was written.", completion: .file(extensions: ["html"]))
+    var report: String?
     @Option(parsing: .unconditional, help: "Write a composition document of the aligned event (render it with mixdown render).", completion: .file(extensions: ["json"]))
     var doc: String?
     @Option(parsing: .unconditional, help: "Write every recording aligned and drift-corrected, REF's length at REF's rate, into this directory.", completion: .directory)
@@ -52,7 +54,7 @@ struct Sync: ParsableCommand {
     var keepPolarity = false
     @Flag(name: .customLong("keep-going"), help: "Write the outputs of the recordings that were placed even if one was not (exit status still 1).")
     var keepGoing = false
-    @Flag(help: "Replace the --plot, --doc and --stems files if they exist.")
+    @Flag(help: "Replace the --plot, --report, --doc and --stems files if they exist.")
     var overwrite = false
     @Flag(help: "Print the estimate as JSON (with every window's lag and residual); one object per recording with several.")
     var json = false
@@ -92,6 +94,7 @@ struct Sync: ParsableCommand {
         job.piecewise = piecewise
         job.tuning.minimumConfidence = minConfidence
         job.plot = plot
+        job.report = report
         job.document = doc
         job.stems = stems
         job.otio = otio

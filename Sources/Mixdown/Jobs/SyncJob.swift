@@ -19,6 +19,8 @@ public struct SyncJob: Sendable {
     /// Two files only: find where the drift changes.
     public var piecewise = false
     public var plot: String?
+    /// An HTML page of the event (`SyncReportPage`), written last, a refused estimate's too.
+    public var report: String?
     public var document: String?
     /// Aligned stems into this directory, with `stemSettings` (type, overwrite).
     public var stems: String?
@@ -54,7 +56,7 @@ public struct SyncJob: Sendable {
     /// (`SyncStems.path(for:)`). The batch's check and the job's own read this one list, so
     /// an option that writes a file cannot be left out of either.
     public var outputs: [String] {
-        var files = [plot, document, otio].compactMap { $0 }
+        var files = [plot, report, document, otio].compactMap { $0 }
         if stems != nil { files += allRecordings.map { stemWriter.path(for: $0) } }
         return files
     }
@@ -75,7 +77,7 @@ public struct SyncJob: Sendable {
         let inputs = Dictionary(self.inputs.map { (FileIdentity($0), $0) }, uniquingKeysWith: { a, _ in a })
         for output in outputs {
             if let input = inputs[FileIdentity(output)] {
-                let option = output == plot ? "--plot" : output == document ? "--doc" : output == otio ? "--otio" : "--stems '\(stems ?? "")'"
+                let option = output == plot ? "--plot" : output == report ? "--report" : output == document ? "--doc" : output == otio ? "--otio" : "--stems '\(stems ?? "")'"
                 throw .invalidParameter(name: option, value: output, reason: "would write over '\(input)', which this sync reads: write outputs elsewhere")
             }
         }
@@ -105,15 +107,16 @@ public struct SyncJob: Sendable {
         let outputs = stemWriter
         // Refuse unusable outputs before the analysis.
         if stems != nil { try outputs.checkDirectory() }
-        for path in [plot, document, otio].compactMap({ $0 }) where !overwrite && FileManager.default.fileExists(atPath: path) {
-            throw .outputExists(path: path)
-        }
+        try checkTextOutputs()
         let share = stems == nil ? 1.0 : 0.5
         let result = try job.run(progress: progress.map { p in { p(share * $0) } }, cancellation: cancellation)
         if let plot { try LagPlot(estimates: result.placements.compactMap(\.estimate)).write(to: plot, overwrite: overwrite) }
         var failure: MixdownError?
         do { try result.requireAllPlaced() } catch { failure = error }
-        if failure != nil && !keepGoing { return Outcome(estimate: nil, placements: result.placements, stems: [], failure: failure) }
+        if failure != nil && !keepGoing {
+            try writeReport(result.placements, refusal: failure)
+            return Outcome(estimate: nil, placements: result.placements, stems: [], failure: failure)
+        }
         if let document { try SyncDocument(result: result, devices: devices, documentPath: document).write(to: document, overwrite: overwrite) }
         if let otio {
             // The document as it would be written beside the timeline (its paths relative to it).
@@ -125,17 +128,36 @@ public struct SyncJob: Sendable {
         if stems != nil {
             reports = try outputs.run(result, progress: progress.map { p in { p(share + (1 - share) * $0) } }, cancellation: cancellation)
         }
+        try writeReport(result.placements, refusal: failure)
         return Outcome(estimate: nil, placements: result.placements, stems: reports, failure: failure)
+    }
+
+    /// Refuses a plot, page, document or timeline that exists, without `overwrite`: before
+    /// the analysis.
+    private func checkTextOutputs() throws(MixdownError) {
+        for path in [plot, report, document, otio].compactMap({ $0 }) where !overwrite && FileManager.default.fileExists(atPath: path) {
+            throw .outputExists(path: path)
+        }
+    }
+
+    /// The page, when asked for, with links to what was written beside it.
+    private func writeReport(_ placements: [Placement], refusal: MixdownError?) throws(MixdownError) {
+        guard let report else { return }
+        var outputs: [String: [String]] = ["plot": [plot], "document": [document], "timeline": [otio]].mapValues { $0.compactMap { $0 } }
+        if stems != nil { outputs["stems"] = placements.filter(\.isPlaced).map { stemWriter.path(for: $0.recording) } }
+        try SyncReportPage(reference: reference, placements: placements, refusal: refusal, outputs: outputs).write(to: report, overwrite: overwrite)
     }
 
     private func runPair(progress: ((Double) -> Void)?, cancellation: CancellationToken?) throws(MixdownError) -> Outcome {
         var job = DriftEstimator(reference: reference, recording: recordings[0])
         job.tuning = tuning
         job.piecewise = piecewise
+        try checkTextOutputs()
         let estimate = try job.run(progress: progress, cancellation: cancellation)
         if let plot { try LagPlot(estimates: [estimate]).write(to: plot, overwrite: overwrite) }
         var failure: MixdownError?
         do { try estimate.requireConfidence(tuning.minimumConfidence) } catch { failure = error }
+        try writeReport([Placement(recording: recordings[0], estimate: estimate, device: nil, placedVia: [], error: nil)], refusal: failure)
         return Outcome(estimate: estimate, placements: [], stems: [], failure: failure)
     }
 }

@@ -289,7 +289,8 @@ public struct EventSync: Sendable {
             }
             if moved.allSatisfy({ $0.map != nil }) {
                 c.segments = moved
-                c.jumps = jumps.map { .init(recordingTime: $0.recordingTime, seconds: $0.seconds * j.ratio) }
+                // REC's times and the width of where a jump may lie are REC's own: they stay.
+                c.jumps = jumps.map { .init(recordingTime: $0.recordingTime, seconds: $0.seconds * j.ratio, uncertaintySeconds: $0.uncertaintySeconds) }
             }
         }
         return c

@@ -12,6 +12,9 @@ what a reader would meet there, for the tests to assert on:
   (data-left ... data-y1), and per data-series the value at the topmost point the browser
   draws (getBBox of its polylines, mapped back through the axes) and the polylines' count;
   levels: the drawn reference lines (data-level) and their values read back from their y;
+  marks: the status of each window's mark (circle data-status), in order; jumps: each
+  line data-jump's time and x; bars: each rect data-recording's recording, piece, start,
+  end and drawn x and width (SVG units); items: each li data-recording's recording and text;
 - contrast: the lowest WCAG contrast ratio of any visible text against the page's white, and
   the element it belongs to;
 - rows: each table row with data-line, its class and whether it shows, then, when the page
@@ -41,6 +44,7 @@ try:
     for (const e of document.querySelectorAll('[src],link[href]')) out.external.push(e.getAttribute('src') || e.getAttribute('href'));
     for (const a of document.querySelectorAll('a[href]'))
         if (!a.getAttribute('href').startsWith('#')) out.links.push([a.getAttribute('href'), decodeURIComponent(new URL(a.getAttribute('href'), document.baseURI).pathname)]);
+    out.items = [...document.querySelectorAll('li[data-recording]')].map(li => [li.dataset.recording, li.textContent.trim()]);
     const rows = () => [...document.querySelectorAll('tr[data-line]')].map(r => ({line: +r.dataset.line, classes: r.className, visible: r.getClientRects().length > 0}));
     out.rows = rows();
     const box = document.getElementById('only-unfinished');
@@ -58,8 +62,12 @@ try:
             s.top = Math.max(s.top, value(box.y)); s.polylines++; s.points += p.points.numberOfItems;
         }
         const levels = [...svg.querySelectorAll('line[data-level]')].map(l => [l.dataset.level, value(l.y1.baseVal.value)]);
+        const marks = [...svg.querySelectorAll('circle[data-status]')].map(c => c.dataset.status);
+        const jumps = [...svg.querySelectorAll('line[data-jump]')].map(l => [+l.dataset.time, l.x1.baseVal.value]);
+        const bars = [...svg.querySelectorAll('rect[data-recording]')].map(r => ({recording: r.dataset.recording, piece: +r.dataset.piece,
+            start: +r.dataset.start, end: +r.dataset.end, x: r.getBBox().x, width: r.getBBox().width}));
         const r = svg.getBoundingClientRect();
-        out.charts.push({id: svg.id, role: svg.getAttribute('role'), label, axes: a, series, levels, width: r.width, height: r.height});
+        out.charts.push({id: svg.id, role: svg.getAttribute('role'), label, axes: a, series, levels, marks, jumps, bars, width: r.width, height: r.height});
     }
     // WCAG 2 relative luminance and contrast against the white page.
     const lum = c => { const m = c.match(/[\d.]+/g).map(Number).slice(0, 3).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
