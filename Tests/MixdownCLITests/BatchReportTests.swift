@@ -45,6 +45,9 @@ import Testing
         #expect((page["console"] as? [String])?.isEmpty == true, "console: \(page["console"] ?? "")")
         #expect((page["external"] as? [String])?.isEmpty == true)
         #expect(page["title"] as? String == "Batch jobs.jsonl — Mixdown")
+        // The embedded data is what docs/report.schema.json says.
+        #expect((page["schema_errors"] as? [String])?.isEmpty == true, "\(page["schema_errors"] ?? "")")
+        #expect(page["page_kind"] as? String == "batchPage")
         #expect(Self.statuses(page) == ["completed", "failed", "completed", "completed"])
         let data = try #require(page["data"] as? [String: Any])
         #expect(data["completed"] as? Int == 3 && data["failed"] as? Int == 1 && data["not_run"] as? Int == 0)

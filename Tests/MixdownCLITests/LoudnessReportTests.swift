@@ -57,6 +57,9 @@ import Testing
         #expect((page["console"] as? [String])?.isEmpty == true, "console: \(page["console"] ?? "")")
         #expect((page["external"] as? [String])?.isEmpty == true, "fetched: \(page["external"] ?? "")")
         #expect(page["title"] as? String == "Loudness of speech.wav — Mixdown")
+        // The embedded data is what docs/report.schema.json says.
+        #expect((page["schema_errors"] as? [String])?.isEmpty == true, "\(page["schema_errors"] ?? "")")
+        #expect(page["page_kind"] as? String == "loudnessPage")
         let headings = (page["headings"] as? [[String]] ?? []).map { $0.joined(separator: " ") }
         #expect(headings == ["h1 Loudness of speech.wav", "h2 Loudness over time", "h2 True peak over time"], "\(headings)")
         // The data embedded is the JSON printed: the same measurement, and its timeline.

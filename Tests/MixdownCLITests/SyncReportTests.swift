@@ -34,6 +34,9 @@ import Testing
         #expect((page["console"] as? [String])?.isEmpty == true, "console: \(page["console"] ?? "")")
         #expect((page["external"] as? [String])?.isEmpty == true)
         #expect(page["title"] as? String == "Sync of 4 recordings on ref.wav — Mixdown")
+        // The embedded data is what docs/report.schema.json says.
+        #expect((page["schema_errors"] as? [String])?.isEmpty == true, "\(page["schema_errors"] ?? "")")
+        #expect(page["page_kind"] as? String == "syncPage")
         let data = try #require(page["data"] as? [String: Any])
         let recordings = try #require(data["recordings"] as? [[String: Any]])
         // The page's data is what --json prints.

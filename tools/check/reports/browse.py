@@ -19,13 +19,17 @@ what a reader would meet there, for the tests to assert on:
   the element it belongs to;
 - rows: each table row with data-line, its class and whether it shows, then, when the page
   has a checkbox #only-unfinished, the same after ticking it (filtered);
+- schema_errors: where the embedded data departs from docs/report.schema.json (each with its
+  path in the data), and page_kind: which of the schema's pages it matched;
 - a screenshot of the whole page, when a path is given.
 
 Usage: browse.py PAGE [SCREENSHOT]
 """
 import json
+import os
 import sys
 
+import jsonschema
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
@@ -85,6 +89,12 @@ try:
     out.contrast = worst;
     return out;
     """)
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../docs/report.schema.json")) as f:
+        schema = json.load(f)
+    validator = jsonschema.Draft202012Validator(schema)
+    found["schema_errors"] = [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:300]}" for e in validator.iter_errors(found["data"])]
+    found["page_kind"] = next((k for k in ("loudnessPage", "syncPage", "batchPage")
+                               if jsonschema.Draft202012Validator({**schema, "oneOf": [{"$ref": f"#/$defs/{k}"}]}).is_valid(found["data"])), None)
     found["console"] = [f"{e['level']}: {e['message']}" for e in driver.get_log("browser") if e["level"] in ("WARNING", "SEVERE")]
     if len(sys.argv) > 2:
         height = driver.execute_script("return document.documentElement.scrollHeight")
