@@ -40,6 +40,13 @@ import Testing
     static func measure(_ planes: [[Float]], rate: Int = 48_000, blocks: [Int] = [4096], threads: Int = 1,
                         finePeak: Bool = false) throws -> (LoudnessMeasurement, [Double]) {
         let meter = try LoudnessMeter(sampleRate: rate, channelCount: planes.count, maximumFrames: 4096, threads: threads, finePeak: finePeak)
+        feed(meter, planes, blocks: blocks)
+        let energies = meter.segmentEnergies
+        return (meter.measurement, energies)
+    }
+
+    /// Feeds `planes` to `meter` in blocks cycling through `blocks`.
+    static func feed(_ meter: LoudnessMeter, _ planes: [[Float]], blocks: [Int]) {
         let n = planes[0].count
         let pointers = planes.map { p -> UnsafeMutablePointer<Float> in
             let b = UnsafeMutablePointer<Float>.allocate(capacity: max(1, p.count))
@@ -57,8 +64,6 @@ import Testing
                 done += count
             }
         }
-        let energies = meter.segmentEnergies
-        return (meter.measurement, energies)
     }
 
     // MARK: EBU Tech 3341: integrated loudness within ±0.1 LU

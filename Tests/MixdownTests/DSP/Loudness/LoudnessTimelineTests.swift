@@ -12,22 +12,7 @@ import Testing
     static func meter(_ planes: [[Float]], blocks: [Int], threads: Int = 1, finePeak: Bool = true, timeline: Bool) throws -> LoudnessMeter {
         let meter = try LoudnessMeter(sampleRate: 48_000, channelCount: planes.count, maximumFrames: 4096, threads: threads,
                                       finePeak: finePeak, timeline: timeline)
-        let pointers = planes.map { p -> UnsafeMutablePointer<Float> in
-            let b = UnsafeMutablePointer<Float>.allocate(capacity: max(1, p.count))
-            b.initialize(from: p, count: p.count)
-            return b
-        }
-        defer { pointers.forEach { $0.deallocate() } }
-        var done = 0, next = 0
-        withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>.self, capacity: planes.count) { view in
-            while done < planes[0].count {
-                let n = min(blocks[next % blocks.count], planes[0].count - done)
-                next += 1
-                for c in planes.indices { view[c] = pointers[c] + done }
-                meter.add(UnsafePointer(view.baseAddress!), frames: n)
-                done += n
-            }
-        }
+        LoudnessMeterTests.feed(meter, planes, blocks: blocks)
         return meter
     }
 
