@@ -99,6 +99,13 @@ import Testing
         #expect(links.allSatisfy { FileManager.default.fileExists(atPath: $0) } && links.dropFirst().allSatisfy { $0.contains("/stems/") })
         let contrast = try #require(page["contrast"] as? [String: Any])
         #expect(try #require(contrast["ratio"] as? Double) >= 4.5, "\(contrast)")
+        // Refused without --keep-going, the run writes no stems: the page links none, not
+        // the ones the run before left in stems/.
+        let again = try CLI.run(Array(Self.args.filter { $0 != "--keep-going" }) + ["--report", "again.html", "--overwrite", "-q"], in: ws.path)
+        #expect(again.code == 1 && again.stderr.contains("could not place 'other.wav'"), "\(again.stderr)")
+        #expect(FileManager.default.fileExists(atPath: ws.file("stems/steady.wav")))
+        let againPage = try String(contentsOfFile: ws.file("again.html"), encoding: .utf8)
+        #expect(!againPage.contains("\"stems\":") && !againPage.contains("href="), "links only to what this run wrote")
         let size = try FileManager.default.attributesOfItem(atPath: ws.file("event.html"))[.size] as! Int
         #expect(size < 200_000, "\(size) bytes for 9 minutes of recordings")
     }

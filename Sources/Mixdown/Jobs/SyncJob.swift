@@ -114,7 +114,7 @@ public struct SyncJob: Sendable {
         var failure: MixdownError?
         do { try result.requireAllPlaced() } catch { failure = error }
         if failure != nil && !keepGoing {
-            try writeReport(result.placements, refusal: failure)
+            try writeReport(result.placements, refusal: failure, written: [:])
             return Outcome(estimate: nil, placements: result.placements, stems: [], failure: failure)
         }
         if let document { try SyncDocument(result: result, devices: devices, documentPath: document).write(to: document, overwrite: overwrite) }
@@ -128,7 +128,8 @@ public struct SyncJob: Sendable {
         if stems != nil {
             reports = try outputs.run(result, progress: progress.map { p in { p(share + (1 - share) * $0) } }, cancellation: cancellation)
         }
-        try writeReport(result.placements, refusal: failure)
+        try writeReport(result.placements, refusal: failure,
+                        written: ["document": [document].compactMap { $0 }, "timeline": [otio].compactMap { $0 }, "stems": reports.map(\.output)])
         return Outcome(estimate: nil, placements: result.placements, stems: reports, failure: failure)
     }
 
@@ -140,11 +141,12 @@ public struct SyncJob: Sendable {
         }
     }
 
-    /// The page, when asked for, with links to what was written beside it.
-    private func writeReport(_ placements: [Placement], refusal: MixdownError?) throws(MixdownError) {
+    /// The page, when asked for, with links to what this run wrote beside it (`written`, by
+    /// kind, and the plot): never to a file an earlier run left there.
+    private func writeReport(_ placements: [Placement], refusal: MixdownError?, written: [String: [String]]) throws(MixdownError) {
         guard let report else { return }
-        var outputs: [String: [String]] = ["plot": [plot], "document": [document], "timeline": [otio]].mapValues { $0.compactMap { $0 } }
-        if stems != nil { outputs["stems"] = placements.filter(\.isPlaced).map { stemWriter.path(for: $0.recording) } }
+        var outputs = written
+        outputs["plot"] = [plot].compactMap { $0 }
         try SyncReportPage(reference: reference, placements: placements, refusal: refusal, outputs: outputs).write(to: report, overwrite: overwrite)
     }
 
@@ -157,7 +159,7 @@ public struct SyncJob: Sendable {
         if let plot { try LagPlot(estimates: [estimate]).write(to: plot, overwrite: overwrite) }
         var failure: MixdownError?
         do { try estimate.requireConfidence(tuning.minimumConfidence) } catch { failure = error }
-        try writeReport([Placement(recording: recordings[0], estimate: estimate, device: nil, placedVia: [], error: nil)], refusal: failure)
+        try writeReport([Placement(recording: recordings[0], estimate: estimate, device: nil, placedVia: [], error: nil)], refusal: failure, written: [:])
         return Outcome(estimate: estimate, placements: [], stems: [], failure: failure)
     }
 }

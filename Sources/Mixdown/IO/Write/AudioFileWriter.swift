@@ -47,23 +47,7 @@ public final class AudioFileWriter {
         self.overwrite = overwrite
         capacity = maximumFrames
 
-        if destination.utf8.contains(0) {
-            throw .outputNotWritable(path: MixdownError.printable(destination), reason: "the path holds a NUL character")
-        }
-        guard !destination.isEmpty, !destination.hasSuffix("/"), !destination.hasSuffix("/."), !destination.hasSuffix("/..") else {
-            throw .outputNotWritable(path: destination, reason: "it names a directory, not a file (give a file name after the last '/')")
-        }
-        // The directory as the caller named it, so messages quote their own words.
-        let parent = (destination as NSString).deletingLastPathComponent
-        let dir = parent.isEmpty ? "." : parent
-        var st = stat()
-        if stat(destination, &st) == 0 {
-            if (st.st_mode & S_IFMT) == S_IFDIR { throw .outputNotWritable(path: destination, reason: "it is a directory") }
-            if !overwrite { throw .outputExists(path: destination) }
-        }
-        guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
-            throw .outputNotWritable(path: destination, reason: "directory '\(dir)' does not exist")
-        }
+        let dir = try Self.checkDestination(destination, overwrite: overwrite)
         if videoFrom != nil && ![.mp4, .mov].contains(encoding.type) {
             throw .unsupportedOutput(path: destination, reason: "a video stream goes into mp4 or mov, not \(encoding.type.rawValue)")
         }
@@ -90,6 +74,31 @@ public final class AudioFileWriter {
             Self.unfinished(remove: temporaryPath)
             throw error
         }
+    }
+
+    /// Refuses a destination that cannot be a new output: a NUL in its path, a name that is
+    /// a directory, an existing file without `overwrite`, a directory that does not exist.
+    /// Returns its directory as the caller named it ("." for none), so messages quote
+    /// their own words. Every output Mixdown writes (audio, and the report pages before
+    /// their job runs) is checked by this one rule.
+    static func checkDestination(_ destination: String, overwrite: Bool) throws(MixdownError) -> String {
+        if destination.utf8.contains(0) {
+            throw .outputNotWritable(path: MixdownError.printable(destination), reason: "the path holds a NUL character")
+        }
+        guard !destination.isEmpty, !destination.hasSuffix("/"), !destination.hasSuffix("/."), !destination.hasSuffix("/..") else {
+            throw .outputNotWritable(path: destination, reason: "it names a directory, not a file (give a file name after the last '/')")
+        }
+        let parent = (destination as NSString).deletingLastPathComponent
+        let dir = parent.isEmpty ? "." : parent
+        var st = stat()
+        if stat(destination, &st) == 0 {
+            if (st.st_mode & S_IFMT) == S_IFDIR { throw .outputNotWritable(path: destination, reason: "it is a directory") }
+            if !overwrite { throw .outputExists(path: destination) }
+        }
+        guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+            throw .outputNotWritable(path: destination, reason: "directory '\(dir)' does not exist")
+        }
+        return dir
     }
 
     /// The outputs of every writer in this process: the temporary files of those that have

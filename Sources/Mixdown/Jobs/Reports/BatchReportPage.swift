@@ -96,7 +96,7 @@ public struct BatchReportPage: Sendable {
         if FileManager.default.fileExists(atPath: path) && !ReportPage.isPage(path) {
             throw .invalidParameter(name: "--report", value: path, reason: "is a file Mixdown did not write as a report: it is left as it is; name a new file")
         }
-        try LoudnessReportPage.checkDestination(path, overwrite: true, inputs: [])
+        _ = try AudioFileWriter.checkDestination(path, overwrite: true)
     }
 
     /// Writes the page to `path` (complete or absent), replacing an earlier one.
@@ -106,17 +106,6 @@ public struct BatchReportPage: Sendable {
             throw .writeFailed(path: path, reason: "cannot encode the page's data: \(error)")
         }
         try TextFile.write(html(json: json, page: path), to: path, overwrite: true)
-    }
-
-    /// A path as a link from the page at `page`: relative to the page's directory when both
-    /// are absolute or both relative to the same directory, else as it is.
-    static func link(_ path: String, from page: String) -> String {
-        let pageDir = URL(fileURLWithPath: (page as NSString).deletingLastPathComponent.isEmpty ? "." : (page as NSString).deletingLastPathComponent).standardizedFileURL.pathComponents
-        let target = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
-        var common = 0
-        while common < min(pageDir.count, target.count - 1) && pageDir[common] == target[common] { common += 1 }
-        let up = Array(repeating: "..", count: pageDir.count - common)
-        return (up + target[common...]).joined(separator: "/").addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
     }
 
     func html(json: String, page: String) -> String {
@@ -137,7 +126,7 @@ public struct BatchReportPage: Sendable {
         """
         for job in d.jobs {
             let outputs = job.outputs.map { o in
-                "<a href=\"\(ReportPage.escaped(Self.link(o.path, from: page)))\">\(ReportPage.escaped((o.path as NSString).lastPathComponent))</a>"
+                "<a href=\"\(ReportPage.escaped(ReportPage.link(o.path, from: page)))\">\(ReportPage.escaped((o.path as NSString).lastPathComponent))</a>"
             }.joined(separator: "<br>")
             let status = job.status == .notRun ? "not run" : job.status.rawValue
             let time = job.seconds.map { String(format: "%.2f s", $0) } ?? ""

@@ -22,16 +22,7 @@ public struct LoudnessReportPage: Sendable {
         if let input = inputs.first(where: { FileIdentity($0) == FileIdentity(path) }) {
             throw .invalidParameter(name: "--report", value: path, reason: "would write over '\(input)', which this job reads: write the page elsewhere")
         }
-        var st = stat()
-        if stat(path, &st) == 0 {
-            if (st.st_mode & S_IFMT) == S_IFDIR { throw .outputNotWritable(path: path, reason: "it is a directory") }
-            if !overwrite { throw .outputExists(path: path) }
-        }
-        let parent = (path as NSString).deletingLastPathComponent
-        let dir = parent.isEmpty ? "." : parent
-        guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
-            throw .outputNotWritable(path: path, reason: "directory '\(dir)' does not exist")
-        }
+        _ = try AudioFileWriter.checkDestination(path, overwrite: overwrite)
     }
 
     /// Writes the page to `path` (complete or absent).

@@ -48,6 +48,17 @@ enum ReportPage {
         """
     }
 
+    /// A path as a link from the page at `page`: relative to the page's directory when both
+    /// are absolute or both relative to the same directory, else as it is.
+    static func link(_ path: String, from page: String) -> String {
+        let pageDir = URL(fileURLWithPath: (page as NSString).deletingLastPathComponent.isEmpty ? "." : (page as NSString).deletingLastPathComponent).standardizedFileURL.pathComponents
+        let target = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
+        var common = 0
+        while common < min(pageDir.count, target.count - 1) && pageDir[common] == target[common] { common += 1 }
+        let up = Array(repeating: "..", count: pageDir.count - common)
+        return (up + target[common...]).joined(separator: "/").addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+    }
+
     /// Whether `path` is a page Mixdown wrote (its generator says so).
     static func isPage(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }

@@ -19,7 +19,7 @@ public struct SyncReportPage: Sendable {
         public let durations: [String: Double]
         /// As `sync --json` prints them: one object per recording.
         public let recordings: [Placement]
-        /// The files written beside the page (those that exist), by kind.
+        /// The files this run wrote beside the page, by kind.
         public let outputs: [String: [String]]
     }
 
@@ -40,7 +40,7 @@ public struct SyncReportPage: Sendable {
         if let refusal, placements.count == 1, placements[0].error == nil { refusals[placements[0].recording] = refusal.description }
         self.refusals = refusals
         data = Data(reference: reference, durations: durations, recordings: placements,
-                    outputs: outputs.mapValues { $0.filter { FileManager.default.fileExists(atPath: $0) } }.filter { !$0.value.isEmpty })
+                    outputs: outputs.filter { !$0.value.isEmpty })
     }
 
     /// Writes the page to `path` (complete or absent).
@@ -97,7 +97,7 @@ public struct SyncReportPage: Sendable {
             body += "<h2>Written beside it</h2>\n<ul>\n"
             for kind in d.outputs.keys.sorted() {
                 for path in d.outputs[kind]! {
-                    body += "<li>\(ReportPage.escaped(kind)): <a href=\"\(ReportPage.escaped(BatchReportPage.link(path, from: page)))\">\(ReportPage.escaped((path as NSString).lastPathComponent))</a></li>\n"
+                    body += "<li>\(ReportPage.escaped(kind)): <a href=\"\(ReportPage.escaped(ReportPage.link(path, from: page)))\">\(ReportPage.escaped((path as NSString).lastPathComponent))</a></li>\n"
                 }
             }
             body += "</ul>\n"
