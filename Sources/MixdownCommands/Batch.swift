@@ -104,16 +104,17 @@ struct Batch: ParsableCommand {
                 c.match = c.match.map(at)
                 c.align = c.align.map(at)
                 c.outputOptions.videoFrom = c.outputOptions.videoFrom.map(at)
+                c.outputOptions.report = c.outputOptions.report.map(at)
                 c.common.overwrite = true
                 c.outputOptions.threads = 1
                 let inputs = [c.files.input] + [c.match, c.align, c.outputOptions.videoFrom].compactMap { $0 }
                 switch try c.job() {
                 case .stretch(let job):
-                    return BatchTask(inputs: inputs, outputs: [job.output]) { progress, token throws(MixdownError) in
+                    return BatchTask(inputs: inputs, outputs: job.outputs) { progress, token throws(MixdownError) in
                         try job.run(progress: progress, cancellation: token).outputFrames
                     }
                 case .align(let job):
-                    return BatchTask(inputs: inputs, outputs: [job.output]) { progress, token throws(MixdownError) in
+                    return BatchTask(inputs: inputs, outputs: job.outputs) { progress, token throws(MixdownError) in
                         try job.run(progress: progress, cancellation: token).outputFrames
                     }
                 }
@@ -122,12 +123,13 @@ struct Batch: ParsableCommand {
                 c.files.input = at(c.files.input)
                 c.files.output = at(c.files.output)
                 c.outputOptions.videoFrom = c.outputOptions.videoFrom.map(at)
+                c.outputOptions.report = c.outputOptions.report.map(at)
                 c.common.overwrite = true
                 var job = try c.job()
                 job.threads = 1
                 job.encoders = 1
                 let inputs = [c.files.input] + [c.outputOptions.videoFrom].compactMap { $0 }
-                return BatchTask(inputs: inputs, outputs: [job.output]) { [job] progress, token throws(MixdownError) in
+                return BatchTask(inputs: inputs, outputs: job.outputs) { [job] progress, token throws(MixdownError) in
                     try job.run(progress: progress, cancellation: token).frames
                 }
             case "render":
@@ -135,6 +137,7 @@ struct Batch: ParsableCommand {
                 c.document = at(c.document)
                 c.output = c.output.map(at)
                 c.outputOptions.videoFrom = c.outputOptions.videoFrom.map(at)
+                c.outputOptions.report = c.outputOptions.report.map(at)
                 c.common.overwrite = true
                 if c.explain { throw UsageError(message: "--explain renders nothing: not a batch job") }
                 if c.otio != nil { throw UsageError(message: "--otio writes a timeline beside the render: not a batch job") }
@@ -145,7 +148,7 @@ struct Batch: ParsableCommand {
                 job.encoders = 1
                 // The document and every file it names decide a rerun.
                 let inputs = [c.document] + doc.composition.assets.map(\.path) + [job.settings.videoFrom].compactMap { $0 }
-                return BatchTask(inputs: inputs, outputs: [job.output]) { [job] progress, token throws(MixdownError) in
+                return BatchTask(inputs: inputs, outputs: job.outputs) { [job] progress, token throws(MixdownError) in
                     try job.run(progress: progress, cancellation: token).frames
                 }
             case "sync":

@@ -40,7 +40,7 @@ struct Export: ParsableCommand {
                          report.frames, report.duration.clockDescription, report.output, report.type.rawValue,
                          report.sampleFormat.map { " " + $0.rawValue } ?? "", report.sampleRate, report.channels,
                          report.seconds, report.realtimeFactor))
-            if let l = loudnessLine(report.loudness) { print(l) }
+            if let l = loudnessLine(report.loudness, page: outputOptions.report) { print(l) }
         }
     }
 

@@ -61,6 +61,8 @@ struct OutputOptions: ParsableArguments {
     var truePeak: Double?
     @Flag(help: "With --loudness: hold the peaks under the ceiling with a look-ahead true-peak limiter, and reach the target.")
     var limit = false
+    @Option(parsing: .unconditional, help: "With --loudness: also write an HTML page of how the output reached it: the figures, its loudness and true peak over time, and the limiter's gain reduction over time (one self-contained file; --overwrite replaces it).", completion: .file(extensions: ["html"]))
+    var report: String?
     @Option(parsing: .unconditional, help: "Cores to use: 1 (the serial encoder too), or N: the render on up to 2, AAC and Opus encoders on N (default: every core).")
     var threads: Int?
 
@@ -74,6 +76,7 @@ struct OutputOptions: ParsableArguments {
     func loudnessTarget() throws -> LoudnessTarget? {
         guard let loudness else {
             if truePeak != nil || limit { throw UsageError(message: "--true-peak and --limit go with --loudness") }
+            if report != nil { throw UsageError(message: "--report shows how the output reached its --loudness target: give --loudness too (or measure any file with `mixdown loudness FILE --report PAGE`)") }
             return nil
         }
         let target = LoudnessTarget(integrated: loudness, truePeak: truePeak ?? -1, limit: limit)
@@ -117,9 +120,10 @@ func parseSampleFormat(_ text: String?) throws -> SampleFormat? {
     return f
 }
 
-/// The summary line of a normalised job, or nil.
-func loudnessLine(_ report: OutputJob.LoudnessReport?) -> String? {
+/// The summary line of a normalised job (and the page written, when asked for), or nil.
+func loudnessLine(_ report: OutputJob.LoudnessReport?, page: String? = nil) -> String? {
     guard let r = report else { return nil }
+    if let page { return loudnessLine(r)! + "\nreport: \(page)" }
     var line = String(format: "loudness: %.1f LUFS (%@) %+.2f dB -> %.1f LUFS, true peak %.1f dBTP (%@)",
                       r.input.integrated, r.measuredOn, r.gainDb, r.output.integrated, r.output.truePeak, r.outputMeasuredOn)
     if r.limitedByTruePeak {
@@ -178,6 +182,7 @@ extension FileWritingJob {
         if e.bitrate != nil { encoder.bitrate = e.bitrate }
         if let v = output.videoFrom { videoFrom = v }
         if let l = try output.loudnessTarget() { settings.loudness = l }
+        settings.loudnessReport = output.report
         if let t = try output.threadCount() {
             threads = min(t, 2)
             encoders = t

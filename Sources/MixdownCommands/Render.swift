@@ -41,6 +41,7 @@ struct Render: ParsableCommand {
     func run() throws {
         let doc = try CompositionDocument(contentsOf: document, relinking: relinking(), from: from)
         if otioRate != nil && otio == nil { throw UsageError(message: "--otio-rate: only with --otio") }
+        if outputOptions.report != nil && output == nil { throw UsageError(message: "--report: the page is of the rendered output: give an output file") }
         if let otio {
             guard !explain else { throw UsageError(message: "--explain and --otio: give one") }
             // Checked before anything is written: an output the render could not make writes no timeline either.
@@ -70,7 +71,7 @@ struct Render: ParsableCommand {
                          report.sampleFormat.map { " " + $0.rawValue } ?? "", report.sampleRate, report.channels,
                          report.seconds, report.realtimeFactor,
                          report.truncatedByFileLengthLimit ? "; stopped at the file length limit (\(report.fileBytes) bytes)" : ""))
-            if let l = loudnessLine(report.loudness) { print(l) }
+            if let l = loudnessLine(report.loudness, page: outputOptions.report) { print(l) }
         }
     }
 

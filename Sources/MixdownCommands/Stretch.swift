@@ -101,7 +101,7 @@ struct Stretch: ParsableCommand {
                          report.inputFrames, report.outputFrames, report.ratio, report.ratioValue, report.algorithm.rawValue,
                          report.resampler.map { "/" + $0.rawValue } ?? "", report.output, report.seconds, report.realtimeFactor))
             if let m = report.matched { print("length matched to \(m)") }
-            if let l = loudnessLine(report.loudness) { print(l) }
+            if let l = loudnessLine(report.loudness, page: outputOptions.report) { print(l) }
         }
     }
 
@@ -149,7 +149,7 @@ struct Stretch: ParsableCommand {
                          report.input, report.reference, report.offsetSeconds, report.ppm, report.confidence, report.algorithm.rawValue,
                          report.outputFrames, report.output, report.seconds, report.residualOffsetMilliseconds ?? .nan, report.residualPPM ?? .nan,
                          report.residualMaxLagMilliseconds ?? .nan) + (report.polarityCorrected ? "; its polarity was inverted against the reference's and is turned over" : ""))
-            if let l = loudnessLine(report.loudness) { print(l) }
+            if let l = loudnessLine(report.loudness, page: outputOptions.report) { print(l) }
         }
     }
 }

@@ -264,6 +264,7 @@ public struct CompositionRender: Sendable {
     }
 
     private func unattributedPlan() throws(MixdownError) -> Plan {
+        try settings.checkLoudnessReport(output: output, inputs: composition.assets.map(\.path))
         if let job = try atOutputRate() { return try job.plan() }
         let timeline = try timeline()
         let format = timeline.format, total = timeline.compositionFrames, envelopes = timeline.envelopes
@@ -469,7 +470,7 @@ public struct CompositionRender: Sendable {
     }
 
     /// What a render did.
-    public struct Report: Sendable, Codable, Equatable {
+    public struct Report: Sendable, Encodable, Equatable {
         public let output: String
         public let type: AudioFileType
         public let sampleFormat: SampleFormat?

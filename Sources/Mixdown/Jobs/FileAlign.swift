@@ -47,7 +47,7 @@ public struct FileAlign: Sendable {
         self.output = output
     }
 
-    public struct Report: Sendable, Codable, Equatable {
+    public struct Report: Sendable, Encodable, Equatable {
         public let input: String
         public let reference: String
         public let output: String
@@ -113,6 +113,7 @@ public struct FileAlign: Sendable {
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
         // A bad output is refused before any input is read.
         var job = try OutputJob(path: output, settings: settings)
+        try settings.checkLoudnessReport(output: output, inputs: [input, reference])
         let ref = try AudioFileInfo.read(path: reference)
         if let r = settings.sampleRate, r != ref.sampleRate {
             throw .invalidParameter(name: "--rate", value: "\(r)", reason: "an aligned output is at its reference's rate (\(ref.sampleRate) Hz)")

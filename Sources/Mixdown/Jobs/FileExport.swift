@@ -30,7 +30,7 @@ public struct FileExport: Sendable {
     }
 
     /// What an export did.
-    public struct Report: Sendable, Codable, Equatable {
+    public struct Report: Sendable, Encodable, Equatable {
         public let input: String
         public let output: String
         public let type: AudioFileType
@@ -59,6 +59,7 @@ public struct FileExport: Sendable {
     /// any error or cancellation no file is left at `output` and no temporary file stays.
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
         var job = try OutputJob(path: output, settings: settings)
+        try settings.checkLoudnessReport(output: output, inputs: [input])
         let reader = try AudioFileProbe.open(path: input, stream: stream)
         let info = reader.info
         let rate = info.sampleRate

@@ -36,7 +36,7 @@ public struct FileStretch: Sendable {
         self.target = target
     }
 
-    public struct Report: Sendable, Codable, Equatable {
+    public struct Report: Sendable, Encodable, Equatable {
         public let input: String
         public let output: String
         public let algorithm: TimeScaleAlgorithm
@@ -150,6 +150,9 @@ public struct FileStretch: Sendable {
 
     public func run(progress: ((Double) -> Void)? = nil, cancellation: CancellationToken? = nil) throws(MixdownError) -> Report {
         var job = try OutputJob(path: output, settings: settings)
+        var reads = [input]
+        if case .match(let path) = target { reads.append(path) }
+        try settings.checkLoudnessReport(output: output, inputs: reads)
         let graph = try makeGraph()
         let info = graph.info
         // The output's rate: the input's, unless asked otherwise or Opus cannot take it; at

@@ -2,9 +2,15 @@
 /// below reach into them, so a caller sets `job.overwrite = true` on any job.
 public protocol FileWritingJob {
     var settings: OutputSettings { get set }
+    /// The audio file the job writes.
+    var output: String { get }
 }
 
 extension FileWritingJob {
+    /// Every file the job writes: its output, and its loudness report's page when asked for.
+    public var outputs: [String] { [output] + [settings.loudnessReport].compactMap { $0 } }
+    /// With `loudness`: also write this HTML page of how the output reached it.
+    public var loudnessReport: String? { get { settings.loudnessReport } set { settings.loudnessReport = newValue } }
     /// Output container; nil takes it from the output's extension (or the job's default).
     public var type: AudioFileType? { get { settings.type } set { settings.type = newValue } }
     /// Nil: the job's natural precision.

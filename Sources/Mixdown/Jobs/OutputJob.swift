@@ -84,7 +84,7 @@ public struct OutputJob: Sendable {
 
     /// How a job with a `LoudnessTarget` reached it: what was measured, the gain applied,
     /// and the output as measured on what was written.
-    public struct LoudnessReport: Sendable, Codable, Equatable {
+    public struct LoudnessReport: Sendable, Encodable, Equatable {
         public let target: LoudnessTarget
         /// What the gain was computed from: "render" (a first pass over the job's render,
         /// nothing encoded or written) or "input" (the input file, for a varispeed of at
@@ -117,6 +117,12 @@ public struct OutputJob: Sendable {
         /// Times the output was encoded: up to 3 when a lossy codec's loss or overshoot was
         /// corrected.
         public let encodes: Int
+        /// With `settings.loudnessReport`: the output's loudness over time, measured where
+        /// `output` was.
+        public var timeline: LoudnessTimeline? = nil
+        /// With `settings.loudnessReport` and the limiter: its gain reduction over time, in
+        /// the write that became the output.
+        public var limiterTimeline: LimiterTimeline? = nil
     }
 
     /// Renders `node` to the file: exactly `frames` frames (a stream that ends short or
@@ -136,6 +142,27 @@ public struct OutputJob: Sendable {
             return try render(node, frames: frames, encoding: encoding, meter: nil, progress: progress, cancellation: cancellation)
         }
         try target.validate()
+        var outcome = try normalisedWrite(node, target: target, frames: frames, encoding: encoding, remake: remake, measureInput: measureInput,
+                                          inputName: inputName, progress: progress, cancellation: cancellation)
+        guard let page = settings.loudnessReport, let loudness = outcome.loudness else { return outcome }
+        do {
+            try OutputLoudnessReportPage(output: path, loudness: loudness).write(to: page, overwrite: settings.overwrite)
+        } catch {
+            // The page is one of the job's outputs: without it, the job did not complete.
+            unlink(path)
+            throw error
+        }
+        outcome = Outcome(seconds: stopwatch.seconds, removedStaleTemporaryFiles: outcome.removedStaleTemporaryFiles, loudness: loudness)
+        return outcome
+    }
+
+    /// `write` with `target`: the measuring pass, the gain (and the limiter's passes), the
+    /// write, and the check of what was written.
+    private func normalisedWrite(_ node: AudioNode, target: LoudnessTarget, frames: Int64, encoding: OutputEncoding,
+                                 remake: (() throws(MixdownError) -> AudioNode)?,
+                                 measureInput: ((CancellationToken?) throws(MixdownError) -> LoudnessMeasurement)?,
+                                 inputName: String?, progress: ((Double) -> Void)?,
+                                 cancellation: CancellationToken?) throws(MixdownError) -> Outcome {
         precondition(remake != nil || (measureInput != nil && !target.limit),
                      "a normalised write needs the graph made again, or the input measured")
         let lossless = encoding.sampleFormat != nil
@@ -170,6 +197,8 @@ public struct OutputJob: Sendable {
         /// One normalised write of `target` to `path` (the job's, or a trial's).
         func land(_ target: LoudnessTarget, at path: String, reporting: Bool) throws(MixdownError) -> Outcome {
             let shown = reporting ? progress : nil
+            // The page's data over time: for the job's output, not for a suggestion's trial.
+            let overTime = reporting && settings.loudnessReport != nil
             var gain = measured.gain(reaching: target.integrated)!
             // The ceiling is judged by the fine reading, held `fineAllowance` under it (so that
             // other meters agree); the input's peak, measured before a varispeed, is given 0.02 dB
@@ -197,23 +226,26 @@ public struct OutputJob: Sendable {
             /// The output written at `gain` (through the limiter at `ceiling` when it runs),
             /// metered as it goes to the encoder for a lossless type (nil: a lossy one, measured
             /// decoded).
+            /// With a report, the limiter's trace of the last write (the one that stands).
+            var trace: LimiterGainTrace? = nil
             func writeOutput(gain: Double, ceiling: Double, overwrite: Bool,
                              progress: ((Double) -> Void)?) throws(MixdownError) -> (outcome: Outcome, meter: LoudnessMeter?) {
                 let meter = lossless ? try LoudnessMeter(sampleRate: node.format.sampleRate, channelCount: node.format.channelCount,
-                                                         maximumFrames: settings.maximumBlock, finePeak: true) : nil
+                                                         maximumFrames: settings.maximumBlock, finePeak: true, timeline: overTime) : nil
                 var write = settings
                 if overwrite { write.overwrite = true }
+                trace = overTime && limiter ? LimiterGainTrace(sampleRate: node.format.sampleRate) : nil
                 let outcome = try OutputJob(settings: write, path: path, type: type).render(
-                    try Self.normalised(try graph(), gain: gain, ceiling: ceiling, limit: limiter), frames: frames,
+                    try Self.normalised(try graph(), gain: gain, ceiling: ceiling, limit: limiter, trace: trace), frames: frames,
                     encoding: encoding, meter: meter, progress: progress, cancellation: cancellation)
                 return (outcome, meter)
             }
-            var written: (gain: Double, outcome: Outcome, measurement: LoudnessMeasurement, seconds: Double)? = nil
+            var written: (gain: Double, outcome: Outcome, measurement: LoudnessMeasurement, timeline: LoudnessTimeline?, seconds: Double)? = nil
             func writeFirst(_ g: Double, ceiling: Double, progress: ((Double) -> Void)?) throws(MixdownError) -> Double {
                 let writing = Stopwatch()
                 let (outcome, meter) = try writeOutput(gain: g, ceiling: ceiling, overwrite: false, progress: progress)
                 let measurement = meter!.measurement   // writingFirst: lossless only
-                written = (g, outcome, measurement, writing.seconds)
+                written = (g, outcome, measurement, meter!.timeline(), writing.seconds)
                 return measurement.integrated
             }
             func solve(aim: Double, ceiling: Double, reporting: Bool, writingFirst: Bool = false) throws(MixdownError) -> Double {
@@ -257,6 +289,7 @@ public struct OutputJob: Sendable {
             if landedWhileWriting { passes -= 1 }
             let measuringSeconds = clock.seconds - (landedWhileWriting ? written!.seconds : 0)
             var output: LoudnessMeasurement
+            var timeline: LoudnessTimeline? = nil
             var outcome: Outcome
             var attempt = 0
             // dB the limiter's ceiling is lowered under the target's, for a lossy codec's overshoot,
@@ -265,6 +298,7 @@ public struct OutputJob: Sendable {
             var aim = target.integrated
             if let first = written, landedWhileWriting {
                 output = first.measurement
+                timeline = first.timeline
                 outcome = first.outcome
                 // Its progress ran within the search's share: the job is done.
                 shown?(1)
@@ -280,11 +314,17 @@ public struct OutputJob: Sendable {
                         if attempt > 0 || written != nil { unlink(path) }
                         throw error
                     }
-                    if let meter { output = meter.measurement } else {
+                    if let meter {
+                        output = meter.measurement
+                        timeline = meter.timeline()
+                    } else {
                         do {
                             var decoded = FileLoudness(input: path)
                             decoded.finePeak = true
-                            output = try decoded.run().loudness
+                            decoded.overTime = overTime
+                            let report = try decoded.run()
+                            output = report.loudness
+                            timeline = report.timeline
                         } catch {
                             // An output that cannot be measured is not reported as done: nothing stays.
                             unlink(path)
@@ -344,6 +384,8 @@ public struct OutputJob: Sendable {
                                               limiterCeiling: limiter ? target.truePeak - ceilingOffset : nil, output: output,
                                               outputMeasuredOn: lossless ? "rendered samples" : "decoded file",
                                               measuringSeconds: measuringSeconds, passes: passes, encodes: attempt + 1)
+            outcome.loudness?.timeline = timeline
+            outcome.loudness?.limiterTimeline = trace?.timeline()
             return outcome
         }
 
@@ -399,10 +441,11 @@ public struct OutputJob: Sendable {
 
     /// `node` with one gain of `gain` dB on every frame, then (with `limit`) the true-peak
     /// limiter holding `ceiling` dBTP.
-    static func normalised(_ node: AudioNode, gain: Double, ceiling: Double, limit: Bool) throws(MixdownError) -> AudioNode {
+    static func normalised(_ node: AudioNode, gain: Double, ceiling: Double, limit: Bool,
+                           trace: LimiterGainTrace? = nil) throws(MixdownError) -> AudioNode {
         let linear = pow(10, gain / 20)
         let gained = GainAutomation(input: node, envelope: GainEnvelope(segments: [.init(start: 0, end: .max, startGain: linear, step: 0)]))
-        return limit ? try TruePeakLimiter(input: gained, ceiling: ceiling) : gained
+        return limit ? try TruePeakLimiter(input: gained, ceiling: ceiling, trace: trace) : gained
     }
 
     private func render(_ node: AudioNode, frames: Int64, encoding: OutputEncoding, meter: LoudnessMeter?,

@@ -9,8 +9,9 @@ what a reader would meet there, for the tests to assert on:
   resolved against the page;
 - title, headings (tag and text), and data: the JSON embedded in #mixdown-data;
 - charts: for each svg, its id, role, the text of what aria-labelledby names, its axes
-  (data-left ... data-y1), and per data-series the value at the topmost point the browser
-  draws (getBBox of its polylines, mapped back through the axes) and the polylines' count;
+  (data-left ... data-y1), and per data-series the values at the topmost and bottommost
+  points the browser draws (getBBox of its polylines, mapped back through the axes) and the
+  polylines' count;
   levels: the drawn reference lines (data-level) and their values read back from their y;
   marks: the status of each window's mark (circle data-status), in order; jumps: each
   line data-jump's time and x; bars: each rect data-recording's recording, piece, start,
@@ -62,8 +63,9 @@ try:
         const series = {};
         for (const p of svg.querySelectorAll('polyline[data-series]')) {
             const box = p.getBBox(), key = p.dataset.series;
-            const s = series[key] || (series[key] = {top: -Infinity, polylines: 0, points: 0});
-            s.top = Math.max(s.top, value(box.y)); s.polylines++; s.points += p.points.numberOfItems;
+            const s = series[key] || (series[key] = {top: -Infinity, bottom: Infinity, polylines: 0, points: 0});
+            s.top = Math.max(s.top, value(box.y)); s.bottom = Math.min(s.bottom, value(box.y + box.height));
+            s.polylines++; s.points += p.points.numberOfItems;
         }
         const levels = [...svg.querySelectorAll('line[data-level]')].map(l => [l.dataset.level, value(l.y1.baseVal.value)]);
         const marks = [...svg.querySelectorAll('circle[data-status]')].map(c => c.dataset.status);
@@ -93,7 +95,7 @@ try:
         schema = json.load(f)
     validator = jsonschema.Draft202012Validator(schema)
     found["schema_errors"] = [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:300]}" for e in validator.iter_errors(found["data"])]
-    found["page_kind"] = next((k for k in ("loudnessPage", "syncPage", "batchPage")
+    found["page_kind"] = next((k for k in ("loudnessPage", "outputPage", "syncPage", "batchPage")
                                if jsonschema.Draft202012Validator({**schema, "oneOf": [{"$ref": f"#/$defs/{k}"}]}).is_valid(found["data"])), None)
     found["console"] = [f"{e['level']}: {e['message']}" for e in driver.get_log("browser") if e["level"] in ("WARNING", "SEVERE")]
     if len(sys.argv) > 2:

@@ -58,9 +58,15 @@ public final class TruePeakLimiter: AudioNode {
     private var out: PlanarFIFO!
     private var block: AudioBuffer!
     private var maximumFrames = 0
+    /// Where the gain applied is recorded, when a report asks for it.
+    private let trace: LimiterGainTrace?
 
-    /// `ceiling` in dBTP (at most 0); `lookahead` and `release` in seconds.
-    public init(input: AudioNode, ceiling: Double, lookahead: Double = 0.005, release: Double = 0.1) throws(MixdownError) {
+    /// `ceiling` in dBTP (at most 0); `lookahead` and `release` in seconds. `trace`, when
+    /// given, records the gain applied to the frames handed out (its rate must be the input's).
+    public init(input: AudioNode, ceiling: Double, lookahead: Double = 0.005, release: Double = 0.1,
+                trace: LimiterGainTrace? = nil) throws(MixdownError) {
+        precondition(trace == nil || trace!.sampleRate == input.format.sampleRate, "a trace at the limiter's rate")
+        self.trace = trace
         guard ceiling.isFinite, ceiling <= 0 else {
             throw .invalidParameter(name: "--true-peak", value: "\(ceiling)", reason: "must be a ceiling at or below 0 dBTP")
         }
@@ -195,6 +201,9 @@ public final class TruePeakLimiter: AudioNode {
                     kernels.apply_ramp(d, to - from, previousGain, step, Int64(from - j * c + 1))
                 }
                 out.didWrite(to - from)
+                // On a ramp, the lowest gain is at one of its ends.
+                let first = previousGain + step * Double(from - j * c + 1), last = previousGain + step * Double(to - j * c)
+                trace?.record(Int64(from - lead)..<Int64(to - lead), lowest: min(first, last))
             }
             previousGain = gain
             chunksOut += 1

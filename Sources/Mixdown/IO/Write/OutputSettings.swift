@@ -21,6 +21,11 @@ public struct OutputSettings: Sendable, Equatable {
     /// Bring the output to this loudness (a measuring pass, then the write with one gain);
     /// nil writes the render as it is.
     public var loudness: LoudnessTarget?
+    /// With `loudness`: also write an HTML page of how the output reached it
+    /// (`OutputLoudnessReportPage`), here: the output's loudness and true peak over time, and
+    /// the limiter's gain reduction over time when it ran. Replaced only with `overwrite`;
+    /// written after the output, and when it cannot be, neither stays.
+    public var loudnessReport: String?
     /// The rate the output is written at, Hz (`--rate`; `export` and `stretch`): nil keeps
     /// the render's rate, except for an Opus output of a rate Opus does not take (it takes
     /// 8, 12, 16, 24 and 48 kHz), which is written at 48 kHz. A different rate goes through
@@ -56,6 +61,24 @@ public struct OutputSettings: Sendable, Equatable {
         self.type = type ?? preset?.type
         self.sampleFormat = sampleFormat ?? preset?.sampleFormat
         encoder = EncoderSettings(bitrate: bitrate ?? preset?.bitrate, codec: codec ?? preset?.codec)
+    }
+
+    /// Refuses a `loudnessReport` without `loudness`, one that would be `output` or one of
+    /// `inputs` (the files the job reads) or `videoFrom`, and one that would replace a file without
+    /// `overwrite` or whose directory does not exist: before anything is read or written.
+    public func checkLoudnessReport(output: String, inputs: [String]) throws(MixdownError) {
+        guard let page = loudnessReport else { return }
+        guard loudness != nil else {
+            throw .invalidParameter(name: "--report", value: page, reason: "the page shows how the output reached its --loudness target: give --loudness too, or measure the output with `mixdown loudness \(output) --report \(page)`")
+        }
+        let target = FileIdentity(page)
+        if target == FileIdentity(output) {
+            throw .invalidParameter(name: "--report", value: page, reason: "is the output: write the page elsewhere")
+        }
+        if let input = (inputs + [videoFrom].compactMap { $0 }).first(where: { FileIdentity($0) == target }) {
+            throw .invalidParameter(name: "--report", value: page, reason: "would write over '\(input)', which this job reads: write the page elsewhere")
+        }
+        _ = try AudioFileWriter.checkDestination(page, overwrite: overwrite)
     }
 
     /// The largest block a render asks for.

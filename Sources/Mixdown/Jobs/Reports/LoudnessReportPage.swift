@@ -50,8 +50,17 @@ public struct LoudnessReportPage: Sendable {
         let m = report.loudness
         var s = "<section id=\"file-\(index)\">\n"
         if heading { s += "<h2>\(ReportPage.escaped(report.input))</h2>\n" } else { s += "<p>File: <code>\(ReportPage.escaped(report.input))</code></p>\n" }
+        s += Self.table(caption: "The measurement", m) + "\n"
+        guard let t = report.timeline else { return s + "</section>\n" }
+        s += Self.charts(of: report.input, measurement: m, timeline: t, id: "\(index)", heading: heading ? "h3" : "h2",
+                         ceilings: [.init(label: "Ceiling (EBU R128)", value: Self.ceiling, colour: "#b00020", dashed: true)])
+        return s + "</section>\n"
+    }
+
+    /// The figures of `m`, as a table.
+    static func table(caption: String, _ m: LoudnessMeasurement) -> String {
         let seconds = Double(m.frames) / Double(m.sampleRate)
-        s += ReportPage.table(caption: "The measurement", rows: [
+        return ReportPage.table(caption: caption, rows: [
             ("Integrated loudness", ReportPage.decibels(m.integrated, "LUFS", silent: "silent:")),
             ("Loudness range", String(format: "%.1f LU", m.range)),
             ("True peak (8x)", ReportPage.decibels(m.truePeakFine ?? m.truePeak, "dBTP")),
@@ -60,17 +69,23 @@ public struct LoudnessReportPage: Sendable {
             ("Maximum momentary", ReportPage.decibels(m.momentaryMaximum, "LUFS")),
             ("Maximum short-term", ReportPage.decibels(m.shortTermMaximum, "LUFS")),
             ("Duration", ReportPage.clock(seconds) + " (\(m.frames) frames at \(m.sampleRate) Hz, \(m.channelCount) channel\(m.channelCount == 1 ? "" : "s"))"),
-        ]) + "\n"
-        guard let t = report.timeline else { return s + "</section>\n" }
+        ])
+    }
+
+    /// The loudness and true-peak charts of `name`'s `measurement` over time, each under a
+    /// heading of level `heading`, with the `ceilings` drawn on the peak chart; their ids
+    /// end in `id`.
+    static func charts(of name: String, measurement m: LoudnessMeasurement, timeline t: LoudnessTimeline, id: String, heading h: String,
+                       ceilings: [ReportChart.Level]) -> String {
+        let seconds = Double(m.frames) / Double(m.sampleRate)
         let step = Double(t.framesPerPoint) / Double(t.sampleRate)
-        let h = heading ? "h3" : "h2"
         // Loudness: from 0 LUFS down past the quietest reading drawn, in tens, to -70 at most.
         let readings = (t.momentary + t.shortTerm).compactMap { $0 }.filter(\.isFinite)
         let quietest = min(readings.min() ?? -40, t.relativeGate ?? 0, -30)
         let low = max(-80, ((quietest - 1) / 10).rounded(.down) * 10)
         let high = max(0, ((readings.max() ?? 0) / 5).rounded(.up) * 5)
-        var loudness = ReportChart(id: "loudness-\(index)", title: "Loudness over time",
-                                   description: "Momentary (400 ms) and short-term (3 s) loudness of \(report.input) over \(ReportPage.clock(seconds)), in LUFS, each point the loudest reading of its \(String(format: "%g", step)) s; readings under \(Int(low)) LUFS are not drawn. Integrated \(ReportPage.decibels(m.integrated, "LUFS")); short-term maximum \(ReportPage.decibels(m.shortTermMaximum, "LUFS")); loudness range \(String(format: "%.1f", m.range)) LU.",
+        var loudness = ReportChart(id: "loudness-\(id)", title: "Loudness over time",
+                                   description: "Momentary (400 ms) and short-term (3 s) loudness of \(name) over \(ReportPage.clock(seconds)), in LUFS, each point the loudest reading of its \(String(format: "%g", step)) s; readings under \(Int(low)) LUFS are not drawn. Integrated \(ReportPage.decibels(m.integrated, "LUFS")); short-term maximum \(ReportPage.decibels(m.shortTermMaximum, "LUFS")); loudness range \(String(format: "%.1f", m.range)) LU.",
                                    duration: seconds, step: step, low: low, high: high, unit: "LUFS")
         loudness.lines = [.init(key: "momentary_lufs", label: "Momentary (400 ms)", colour: "#8fb3d9", values: t.momentary),
                           .init(key: "short_term_lufs", label: "Short-term (3 s)", colour: "#0b4f9c", values: t.shortTerm)]
@@ -78,16 +93,17 @@ public struct LoudnessReportPage: Sendable {
         if let gate = t.relativeGate { loudness.levels.append(.init(label: "Relative gate", value: gate, colour: "#6a6a6a", dashed: true)) }
         loudness.levels.append(.init(label: "Absolute gate", value: t.absoluteGate, colour: "#333333", dashed: true))
         if let lo = t.rangeLow, let hi = t.rangeHigh { loudness.band = ("Loudness range (10th to 95th percentile of short-term)", lo, hi, "#2e8b57") }
-        s += "<\(h)>Loudness over time</\(h)>\n" + loudness.svg + "\n"
+        var s = "<\(h)>Loudness over time</\(h)>\n" + loudness.svg + "\n"
         // True peak: from +3 dBTP down past the quietest peak drawn.
         let peaks = t.truePeak.filter(\.isFinite)
         let peakLow = max(-90, ((min(peaks.min() ?? -40, -20)) / 10).rounded(.down) * 10)
-        var peak = ReportChart(id: "peak-\(index)", title: "True peak over time",
-                               description: "The true peak of \(report.input) over time in dBTP (\(m.truePeakFine != nil ? "read 8x" : "BS.1770's 4x reading")), each point the highest of its \(String(format: "%g", step)) s, against EBU R128's ceiling of \(ReportPage.decibels(Self.ceiling, "dBTP")). Highest: \(ReportPage.decibels(m.truePeakFine ?? m.truePeak, "dBTP")).",
+        let against = ceilings.map { "\($0.label.prefix(1).lowercased() + $0.label.dropFirst()) of \(ReportPage.decibels($0.value, "dBTP"))" }
+        var peak = ReportChart(id: "peak-\(id)", title: "True peak over time",
+                               description: "The true peak of \(name) over time in dBTP (\(m.truePeakFine != nil ? "read 8x" : "BS.1770's 4x reading")), each point the highest of its \(String(format: "%g", step)) s, against the \(against.joined(separator: " and the ")). Highest: \(ReportPage.decibels(m.truePeakFine ?? m.truePeak, "dBTP")).",
                                duration: seconds, step: step, low: peakLow, high: 3, unit: "dBTP")
         peak.lines = [.init(key: "true_peak_dbtp", label: "True peak", colour: "#7a3e00", values: t.truePeak.map { $0 })]
-        peak.levels = [.init(label: "Ceiling (EBU R128)", value: Self.ceiling, colour: "#b00020", dashed: true)]
+        peak.levels = ceilings
         s += "<\(h)>True peak over time</\(h)>\n" + peak.svg + "\n"
-        return s + "</section>\n"
+        return s
     }
 }
