@@ -77,6 +77,21 @@ import Testing
             let estimate = try #require(recordings.first { $0["recording"] as? String == name })
             let windows = try #require(estimate["windows"] as? [[String: Any]])
             #expect(chart["marks"] as? [String] == windows.map { $0["status"] as? String ?? "" }, "\(name)")
+            // Each mark where its window's lag is, read back through the axes: within a pixel
+            // in time and in lag (less the offset, in ms).
+            let axes = (chart["axes"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Double }
+            let secondsPerPixel = axes["x1"]! / (axes["right"]! - axes["left"]!)
+            let msPerPixel = (axes["y1"]! - axes["y0"]!) / (axes["bottom"]! - axes["top"]!)
+            let points = chart["mark_points"] as? [[Any]] ?? []
+            #expect(points.count == windows.count)
+            let offset = try #require(estimate["offset_seconds"] as? Double)
+            for (point, window) in zip(points, windows) {
+                let time = window["recording_time"] as! Double
+                #expect(abs((point[1] as! Double) - time) <= secondsPerPixel, "\(name): a mark at \(point[1]) s for the window at \(time) s")
+                if let lag = window["lag"] as? Double {
+                    #expect(abs((point[2] as! Double) - (lag - offset) * 1000) <= msPerPixel, "\(name) at \(time) s: drawn \(point[2]) ms, lag \((lag - offset) * 1000) ms")
+                }
+            }
             #expect(chart["role"] as? String == "img" && (chart["label"] as? [String])?.count == 2)
             let jumps = chart["jumps"] as? [[Double]] ?? []
             if name == "paused.wav" {

@@ -19,6 +19,19 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
         /// place within the fine search matches about as well: a drone, a hum), outlier (off
         /// the line), outside (the line puts it outside REF: nothing to match).
         public let status: String
+
+        /// Lags and residuals to 1 µs (a twentieth of a frame at 48 kHz; a window's lag is
+        /// good to tens of µs at best) and correlations to 3 decimals: a long event has
+        /// thousands of windows per recording, and the digits past these are noise, not data.
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            func rounded(_ v: Double, _ scale: Double) -> Double { v.isFinite ? (v * scale).rounded() / scale + 0 : v }
+            try c.encode(recordingTime, forKey: .recordingTime)
+            try c.encodeIfPresent(lag.map { rounded($0, 1e6) }, forKey: .lag)
+            try c.encode(rounded(correlation, 1e3), forKey: .correlation)
+            try c.encodeIfPresent(residual.map { rounded($0, 1e6) }, forKey: .residual)
+            try c.encode(status, forKey: .status)
+        }
     }
 
     /// A stretch of REC with one offset and ratio (`--piecewise`).

@@ -13,7 +13,9 @@ what a reader would meet there, for the tests to assert on:
   points the browser draws (getBBox of its polylines, mapped back through the axes) and the
   polylines' count;
   levels: the drawn reference lines (data-level) and their values read back from their y;
-  marks: the status of each window's mark (circle data-status), in order; jumps: each
+  marks: the status of each window's mark (a circle data-status, or a dot of a path
+  data-status), in the order of their x; mark_points: each mark's status, time and value
+  read back through the axes; jumps: each
   line data-jump's time and x; bars: each rect data-recording's recording, piece, start,
   end and drawn x and width (SVG units); items: each li data-recording's recording and text;
 - contrast: the lowest WCAG contrast ratio of any visible text against the page's white, and
@@ -61,19 +63,39 @@ try:
         const label = (svg.getAttribute('aria-labelledby') || '').split(' ').filter(Boolean)
             .map(id => (document.getElementById(id) || {textContent: ''}).textContent.trim());
         const series = {};
-        for (const p of svg.querySelectorAll('polyline[data-series]')) {
-            const box = p.getBBox(), key = p.dataset.series;
+        // From an element's own coordinates (a scaled group's) to the svg's.
+        const toSvg = el => svg.getScreenCTM().inverse().multiply(el.getScreenCTM());
+        const at = (el, x, y) => new DOMPoint(x, y).matrixTransform(toSvg(el));
+        for (const p of svg.querySelectorAll('polyline[data-series], path[data-series]')) {
+            const b = p.getBBox(), key = p.dataset.series;
+            const corner = at(p, b.x, b.y), far = at(p, b.x + b.width, b.y + b.height);
+            const box = {x: corner.x, y: corner.y, width: far.x - corner.x, height: far.y - corner.y};
             const s = series[key] || (series[key] = {top: -Infinity, bottom: Infinity, polylines: 0, points: 0});
             s.top = Math.max(s.top, value(box.y)); s.bottom = Math.min(s.bottom, value(box.y + box.height));
-            s.polylines++; s.points += p.points.numberOfItems;
+            s.polylines++; s.points += p.points ? p.points.numberOfItems : (p.getAttribute('d').match(/-?\d+/g) || []).length / 2;
         }
         const levels = [...svg.querySelectorAll('line[data-level]')].map(l => [l.dataset.level, value(l.y1.baseVal.value)]);
-        const marks = [...svg.querySelectorAll('circle[data-status]')].map(c => c.dataset.status);
+        // Marks: circles, and the dots of paths (each "h0" a dot after an M or relative m).
+        const found = [...svg.querySelectorAll('circle[data-status]')].map(c => [c.cx.baseVal.value, c.dataset.status, c.cy.baseVal.value]);
+        for (const p of svg.querySelectorAll('path[data-status]')) {
+            const t = p.getAttribute('d').match(/[Mmh]|-?(?:\d+\.?\d*|\.\d+)/g) || [];
+            let x = 0, y = 0;
+            for (let i = 0; i < t.length;) {
+                const c = t[i++];
+                if (c === 'M') { x = +t[i++]; y = +t[i++]; }
+                else if (c === 'm') { x += +t[i++]; y += +t[i++]; }
+                else if (c === 'h') { i++; const q = at(p, x, y); found.push([q.x, p.dataset.status, q.y]); }
+            }
+        }
+        found.sort((a, b) => a[0] - b[0]);
+        const time = x => a.x0 + (x - a.left) / (a.right - a.left) * (a.x1 - a.x0);
+        const marks = found.map(m => m[1]);
+        const markPoints = found.map(m => [m[1], time(m[0]), value(m[2])]);
         const jumps = [...svg.querySelectorAll('line[data-jump]')].map(l => [+l.dataset.time, l.x1.baseVal.value]);
         const bars = [...svg.querySelectorAll('rect[data-recording]')].map(r => ({recording: r.dataset.recording, piece: +r.dataset.piece,
             start: +r.dataset.start, end: +r.dataset.end, x: r.getBBox().x, width: r.getBBox().width}));
         const r = svg.getBoundingClientRect();
-        out.charts.push({id: svg.id, role: svg.getAttribute('role'), label, axes: a, series, levels, marks, jumps, bars, width: r.width, height: r.height});
+        out.charts.push({id: svg.id, role: svg.getAttribute('role'), label, axes: a, series, levels, marks, mark_points: markPoints, jumps, bars, width: r.width, height: r.height});
     }
     // WCAG 2 relative luminance and contrast against the white page.
     const lum = c => { const m = c.match(/[\d.]+/g).map(Number).slice(0, 3).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });

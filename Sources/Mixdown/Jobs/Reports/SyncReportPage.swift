@@ -107,13 +107,12 @@ public struct SyncReportPage: Sendable {
             body += recordingSection(p, e, index: i)
         }
         let marks = Self.statusColours.sorted { $0.key < $1.key }.map { status, colour in
-            "circle[data-status=\"\(status)\"], circle[data-residual=\"\(status)\"] { fill: \(colour); stroke: \(colour); }"
+            "path[data-status=\"\(status)\"], path[data-residual=\"\(status)\"] { stroke: \(colour); }"
         }.joined(separator: "\n")
         return ReportPage.page(title: title + " — Mixdown", body: body, json: json, style: """
             .bar-label { font: 12px system-ui, sans-serif; fill: #1a1a1a; }
             ul.refusals li { margin-bottom: 0.4em; }
             \(marks)
-            circle[data-no-lag] { fill: none; }
             """)
     }
 
@@ -244,29 +243,45 @@ public struct SyncReportPage: Sendable {
         s += "<text x=\"\(left - 6)\" y=\"\(n(ry(rmax / 1.15) + 4))\" text-anchor=\"end\">\(String(format: "%.3g", rmax / 1.15))</text><text x=\"\(left - 6)\" y=\"\(n(ry(-rmax / 1.15) + 4))\" text-anchor=\"end\">\(String(format: "%.3g", -rmax / 1.15))</text>\n"
         // The model, broken at the jumps.
         let cuts = (e.jumps ?? []).map(\.recordingTime)
-        var run: [String] = []
+        // The model and the marks are paths in whole tenths of a unit, in a group scaled to
+        // the chart (a long event has thousands of windows: a few bytes each).
+        s += "<g transform=\"scale(.1)\" fill=\"none\" stroke-linecap=\"round\">\n"
+        var run: [(Double, Double)] = []
         var segment = 0
-        func flush() { if run.count > 1 { s += "<polyline data-series=\"model\" fill=\"none\" stroke=\"#1f5fa8\" stroke-width=\"1.5\" points=\"\(run.joined(separator: " "))\"/>\n" }; run = [] }
+        func flush() { if run.count > 1 { s += "<path data-series=\"model\" stroke=\"#1f5fa8\" stroke-width=\"15\" d=\"\(ReportPage.line(run))\"/>\n" }; run = [] }
         for (t, value) in model {
             while segment < cuts.count && t > cuts[segment] { flush(); segment += 1 }
-            run.append("\(n(x(t))),\(n(y(value)))")
+            run.append((x(t), y(value)))
         }
         flush()
+        s += "</g>\n"
         for (k, cut) in cuts.enumerated() {
             s += "<line data-jump=\"\(k)\" data-time=\"\(cut)\" x1=\"\(n(x(cut)))\" y1=\"\(top)\" x2=\"\(n(x(cut)))\" y2=\"\(residualBottom)\" stroke=\"#b3261e\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n"
         }
-        // One mark per window: its lag where it has one, else on the chart's floor.
-        // (Coloured by the page's style from data-status: a long file has thousands.)
-        func d(_ v: Double) -> String { String(format: "%.1f", v) }
+        // One mark per window: its lag where it has one (a dot of a path per status, coloured by
+        // the page's style), else a hollow dot on the chart's floor.
+        var lags: [String: [(Double, Double)]] = [:], offs: [String: [(Double, Double)]] = [:], floor: [String: [(Double, Double)]] = [:]
         for w in e.windows {
-            let cx = d(x(w.recordingTime))
             if let lag = w.lag {
                 let r = (lag - Self.modelLag(e, at: w.recordingTime)) * 1000
-                s += "<circle data-status=\"\(w.status)\" cx=\"\(cx)\" cy=\"\(d(y(drift(lag))))\" r=\"3\"/><circle data-residual=\"\(w.status)\" cx=\"\(cx)\" cy=\"\(d(ry(max(min(r, rmax), -rmax))))\" r=\"2.5\"/>\n"
+                lags[w.status, default: []].append((x(w.recordingTime), y(drift(lag))))
+                offs[w.status, default: []].append((x(w.recordingTime), ry(max(min(r, rmax), -rmax))))
             } else {
-                s += "<circle data-status=\"\(w.status)\" data-no-lag=\"\" cx=\"\(cx)\" cy=\"\(d(bottom - 4))\" r=\"2\"/>\n"
+                floor[w.status, default: []].append((x(w.recordingTime), bottom - 4))
             }
         }
+        s += "<g transform=\"scale(.1)\" fill=\"none\" stroke-linecap=\"round\">\n"
+        // The windows used first: the rest (the few outliers) are drawn over them.
+        for status in lags.keys.sorted(by: { ($0 == "used" ? 0 : 1, $0) < ($1 == "used" ? 0 : 1, $1) }) {
+            s += "<path data-status=\"\(status)\" stroke-width=\"60\" d=\"\(ReportPage.dots(lags[status]!))\"/>\n"
+            s += "<path data-residual=\"\(status)\" stroke-width=\"50\" d=\"\(ReportPage.dots(offs[status]!))\"/>\n"
+        }
+        // Hollow: a dot of the status's colour with a white one inside it.
+        for status in floor.keys.sorted() {
+            let dots = ReportPage.dots(floor[status]!)
+            s += "<path data-status=\"\(status)\" data-no-lag=\"\" stroke-width=\"50\" d=\"\(dots)\"/><path stroke=\"#fff\" stroke-width=\"25\" d=\"\(dots)\"/>\n"
+        }
+        s += "</g>\n"
         s += "</svg>\n"
         let legend = ["used", "outlier", "weak", "ambiguous", "silent", "outside"].filter { st in e.windows.contains { $0.status == st } }
             .map { "<span><span class=\"swatch\" style=\"background:\(Self.statusColours[$0]!)\"></span>\($0)</span>" }
