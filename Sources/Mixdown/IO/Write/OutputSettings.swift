@@ -63,24 +63,6 @@ public struct OutputSettings: Sendable, Equatable {
         encoder = EncoderSettings(bitrate: bitrate ?? preset?.bitrate, codec: codec ?? preset?.codec)
     }
 
-    /// Refuses a `loudnessReport` without `loudness`, one that would be `output` or one of
-    /// `inputs` (the files the job reads) or `videoFrom`, and one that would replace a file without
-    /// `overwrite` or whose directory does not exist: before anything is read or written.
-    public func checkLoudnessReport(output: String, inputs: [String]) throws(MixdownError) {
-        guard let page = loudnessReport else { return }
-        guard loudness != nil else {
-            throw .invalidParameter(name: "--report", value: page, reason: "the page shows how the output reached its --loudness target: give --loudness too, or measure the output with `mixdown loudness \(output) --report \(page)`")
-        }
-        let target = FileIdentity(page)
-        if target == FileIdentity(output) {
-            throw .invalidParameter(name: "--report", value: page, reason: "is the output: write the page elsewhere")
-        }
-        if let input = (inputs + [videoFrom].compactMap { $0 }).first(where: { FileIdentity($0) == target }) {
-            throw .invalidParameter(name: "--report", value: page, reason: "would write over '\(input)', which this job reads: write the page elsewhere")
-        }
-        _ = try AudioFileWriter.checkDestination(page, overwrite: overwrite)
-    }
-
     /// The largest block a render asks for.
     var maximumBlock: Int { blockSizes.max() ?? 4096 }
 }
