@@ -30,9 +30,6 @@ public final class AudioFileWriter {
     private var sink: EncodedFileSink?
     private let capacity: Int
     private var committed = false
-    /// A file Mixdown writes for itself (a header-size probe), not an output: its move is
-    /// not recorded as a completed output.
-    var isScratch = false
 
     /// Opens the temporary file. `maximumFrames` is the largest block `write` will get.
     /// `videoFrom` (MP4 and MOV only) names a file whose video stream is copied, packet for
@@ -132,7 +129,7 @@ public final class AudioFileWriter {
 
         /// Moves a finished temporary file into place as `moveIntoPlace` says; once closed,
         /// removes it instead and throws `cancelled`.
-        mutating func move(_ temporaryPath: String, to destination: String, overwrite: Bool, recorded: Bool) throws(MixdownError) {
+        mutating func move(_ temporaryPath: String, to destination: String, overwrite: Bool) throws(MixdownError) {
             // Moved or removed below: unfinished no more, whatever happens.
             defer { unfinished.remove(temporaryPath) }
             guard !closed else { unlink(temporaryPath); throw MixdownError.cancelled }
@@ -159,7 +156,7 @@ public final class AudioFileWriter {
                     throw .writeFailed(path: destination, reason: "cannot move the finished file into place: \(reason)")
                 }
             }
-            if recorded { recordCommitted(destination) }
+            recordCommitted(destination)
         }
 
         /// Removes every unfinished file and closes: nothing is created or moved into
@@ -195,13 +192,13 @@ public final class AudioFileWriter {
     }
 
     /// Moves a finished temporary file to `destination` (replacing it only with `overwrite`)
-    /// and records it as complete (unless not `recorded`: a scratch file). The move and its record are one step under the ledger's
+    /// and records it as complete. The move and its record are one step under the ledger's
     /// lock: a process exiting at once has either removed the file first (it is not moved,
     /// and this throws `cancelled`) or sees it complete. On failure the temporary file is
     /// removed.
-    static func moveIntoPlace(_ temporaryPath: String, destination: String, overwrite: Bool, recorded: Bool = true) throws(MixdownError) {
+    static func moveIntoPlace(_ temporaryPath: String, destination: String, overwrite: Bool) throws(MixdownError) {
         try ledger.withLock { (l: inout Ledger) throws(MixdownError) in
-            try l.move(temporaryPath, to: destination, overwrite: overwrite, recorded: recorded)
+            try l.move(temporaryPath, to: destination, overwrite: overwrite)
         }
     }
 
@@ -355,7 +352,7 @@ public final class AudioFileWriter {
             let fd = open(temporaryPath, O_RDONLY | O_CLOEXEC)
             if fd >= 0 { fsync(fd); close(fd) }
         }
-        try Self.moveIntoPlace(temporaryPath, destination: destination, overwrite: overwrite, recorded: !isScratch)
+        try Self.moveIntoPlace(temporaryPath, destination: destination, overwrite: overwrite)
         if durable {
             let dirfd = open((temporaryPath as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             if dirfd >= 0 { fsync(dirfd); close(dirfd) }
@@ -365,6 +362,25 @@ public final class AudioFileWriter {
             let bits = encoding.sampleFormat == .s16 ? 16 : 24
             Warnings.emit("'\(destination)': \(clippedSamples) sample\(clippedSamples == 1 ? "" : "s") clipped at full scale of the \(bits)-bit output (--format f32 keeps them)")
         }
+    }
+
+    /// Flushes and closes the file, and returns its size in bytes instead of moving it into
+    /// place: the temporary file is removed and the destination untouched. For a file
+    /// Mixdown writes only to measure (a header-size probe): it is never anywhere but in the
+    /// ledger's unfinished files, so a process exiting at once leaves nothing of it.
+    func finishedSize() throws(MixdownError) -> Int64 {
+        guard let s = sink else { preconditionFailure("finishedSize after commit or abort") }
+        sink = nil
+        defer {
+            unlink(temporaryPath)
+            Self.unfinished(remove: temporaryPath)
+        }
+        try s.finish(durable: false)
+        var st = stat()
+        guard stat(temporaryPath, &st) == 0 else {
+            throw .writeFailed(path: destination, reason: "cannot measure the finished file: \(String(cString: strerror(errno)))")
+        }
+        return Int64(st.st_size)
     }
 
     /// Closes and removes the temporary file; the destination is untouched. Safe to repeat.

@@ -13,18 +13,15 @@ extension OutputEncoding {
     /// trailer), measured by writing an empty file of the same kind with libsndfile.
     static func overheadBytes(path: String, type: AudioFileType, sampleFormat: SampleFormat,
                               format: AudioFormat, metadata: AudioMetadata) throws(MixdownError) -> Int64 {
-        let probe = NSTemporaryDirectory() + "/.mixdown-size-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).\(type.rawValue)"
-        defer { unlink(probe) }
+        // Named in the temporary directory; only its temporary file is ever written (and
+        // removed), so an existing file there is no matter.
+        let probe = NSTemporaryDirectory() + "/.mixdown-size-\(getpid()).\(type.rawValue)"
         let encoding = OutputEncoding(type: type, sampleFormat: sampleFormat, dataBytes: 0)
         let writer = try AudioFileWriter(destination: probe, encoding: encoding, format: format, maximumFrames: 1,
                                          overwrite: true, metadata: metadata)
-        writer.isScratch = true
-        try writer.commit()
-        var st = stat()
-        guard stat(probe, &st) == 0 else {
-            throw .writeFailed(path: path, reason: "cannot measure the header size of \(type.rawValue): \(String(cString: strerror(errno)))")
+        do { return try writer.finishedSize() } catch {
+            throw .writeFailed(path: path, reason: "cannot measure the header size of \(type.rawValue): \(error)")
         }
-        return Int64(st.st_size)
     }
 
     /// The exact size of a PCM output of `frames` frames.

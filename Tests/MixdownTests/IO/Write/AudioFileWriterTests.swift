@@ -61,15 +61,37 @@ import Testing
         let finished = dir.file(".a.wav.mixdown-1-1.tmp"), unfinished = dir.file(".b.wav.mixdown-1-2.tmp")
         for path in [finished, unfinished] { Glibc.close(try ledger.create(path, destination: "x")) }
         #expect(throws: MixdownError.outputNotWritable(path: "x", reason: "File exists")) { try ledger.create(finished, destination: "x") }
-        try ledger.move(finished, to: dir.file("a.wav"), overwrite: false, recorded: true)
+        try ledger.move(finished, to: dir.file("a.wav"), overwrite: false)
         let closed = ledger.close()
         #expect(closed.removed == [unfinished] && closed.completeCount == 1 && closed.lastComplete == [dir.file("a.wav")])
         #expect(dir.contents == ["a.wav"])
         #expect(throws: MixdownError.cancelled) { try ledger.create(dir.file(".c.wav.mixdown-1-3.tmp"), destination: "c.wav") }
         FileManager.default.createFile(atPath: finished, contents: Data([1]))
-        #expect(throws: MixdownError.cancelled) { try ledger.move(finished, to: dir.file("d.wav"), overwrite: true, recorded: true) }
+        #expect(throws: MixdownError.cancelled) { try ledger.move(finished, to: dir.file("d.wav"), overwrite: true) }
         #expect(dir.contents == ["a.wav"])
         #expect(ledger.close().completeCount == 1)
+    }
+
+    /// A file written only to be measured is never moved into place: its size is the file's
+    /// as a commit would leave it, and nothing is left beside it (before, the header probe
+    /// was moved into the temporary directory, where an exit at once could leave it).
+    @Test func aMeasuredFileIsNeverInPlace() throws {
+        let dir = TempDir()
+        let w = try writer(dir.file("probe.wav"))
+        try w.write(AudioBuffer(channelCount: 1, capacity: 64), frames: 64)
+        let size = try w.finishedSize()
+        #expect(dir.contents.isEmpty)
+        let committed = try writer(dir.file("kept.wav"))
+        try committed.write(AudioBuffer(channelCount: 1, capacity: 64), frames: 64)
+        try committed.commit()
+        #expect(size == (try FileManager.default.attributesOfItem(atPath: dir.file("kept.wav"))[.size] as! NSNumber).int64Value)
+        // The header probe: the bytes besides the 128 of samples, and nothing left in the
+        // temporary directory.
+        let before = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix(".mixdown-size-\(getpid())") }
+        #expect(try OutputEncoding.overheadBytes(path: "x.wav", type: .wav, sampleFormat: .s16,
+                                                 format: AudioFormat(sampleRate: 48_000, channelCount: 1), metadata: AudioMetadata()) == size - 128)
+        let after = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix(".mixdown-size-\(getpid())") }
+        #expect(before.isEmpty && after.isEmpty, "\(after)")
     }
 
     @Test func abortAndDeinitLeaveNothing() throws {
