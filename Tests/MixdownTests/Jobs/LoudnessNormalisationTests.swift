@@ -334,6 +334,36 @@ import Testing
     }
 }
 
+/// `OutputSettings.loudnessReport`: the page is one of the job's outputs, complete with it
+/// or neither stays.
+@Suite struct LoudnessReportPageTests {
+    /// The page's directory is removed while the output renders (after the checks that come
+    /// first): the page cannot be written, so the output is removed too and the job fails.
+    @Test func anOutputWhosePageCannotBeWrittenIsRemoved() throws {
+        let dir = TempDir()
+        let input = try LoudnessNormalisationTests.speech(in: dir, seconds: 5)
+        try FileManager.default.createDirectory(atPath: dir.file("pages"), withIntermediateDirectories: true)
+        var job = FileExport(input: input, output: dir.file("out.wav"))
+        job.settings.loudness = LoudnessTarget(integrated: -20, limit: true)
+        job.loudnessReport = dir.file("pages/out.html")
+        #expect(job.outputs == [dir.file("out.wav"), dir.file("pages/out.html")])
+        let pages = dir.file("pages")
+        #expect {
+            _ = try job.run(progress: { _ in try? FileManager.default.removeItem(atPath: pages) })
+        } throws: { error in
+            "\(error)".contains("pages/out.html")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out.wav")))
+        #expect(dir.contents == ["speech.wav"], "\(dir.contents)")
+        // With its directory there, both are written, and the page says what the job did.
+        try FileManager.default.createDirectory(atPath: pages, withIntermediateDirectories: true)
+        let report = try job.run()
+        let page = try String(contentsOfFile: dir.file("pages/out.html"), encoding: .utf8)
+        #expect(page.contains("\"gain_db\":\(try #require(report.loudness).gainDb)"))
+        #expect(try AudioFileInfo.read(path: dir.file("out.wav")).frames == 5 * 48_000)
+    }
+}
+
 /// The limiter node: the true peak held at the ceiling, the length exact, the same output
 /// at every block size.
 @Suite struct TruePeakLimiterTests {
