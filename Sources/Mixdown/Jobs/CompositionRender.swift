@@ -470,7 +470,7 @@ public struct CompositionRender: Sendable {
     }
 
     /// What a render did.
-    public struct Report: Sendable, Encodable, Equatable {
+    public struct Report: Sendable, Codable, Equatable {
         public let output: String
         public let type: AudioFileType
         public let sampleFormat: SampleFormat?

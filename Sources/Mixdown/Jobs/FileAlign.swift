@@ -47,7 +47,7 @@ public struct FileAlign: Sendable {
         self.output = output
     }
 
-    public struct Report: Sendable, Encodable, Equatable {
+    public struct Report: Sendable, Codable, Equatable {
         public let input: String
         public let reference: String
         public let output: String

@@ -30,7 +30,7 @@ public struct FileExport: Sendable {
     }
 
     /// What an export did.
-    public struct Report: Sendable, Encodable, Equatable {
+    public struct Report: Sendable, Codable, Equatable {
         public let input: String
         public let output: String
         public let type: AudioFileType

@@ -36,7 +36,7 @@ public struct FileStretch: Sendable {
         self.target = target
     }
 
-    public struct Report: Sendable, Encodable, Equatable {
+    public struct Report: Sendable, Codable, Equatable {
         public let input: String
         public let output: String
         public let algorithm: TimeScaleAlgorithm

@@ -84,7 +84,7 @@ public struct OutputJob: Sendable {
 
     /// How a job with a `LoudnessTarget` reached it: what was measured, the gain applied,
     /// and the output as measured on what was written.
-    public struct LoudnessReport: Sendable, Encodable, Equatable {
+    public struct LoudnessReport: Sendable, Codable, Equatable {
         public let target: LoudnessTarget
         /// What the gain was computed from: "render" (a first pass over the job's render,
         /// nothing encoded or written) or "input" (the input file, for a varispeed of at

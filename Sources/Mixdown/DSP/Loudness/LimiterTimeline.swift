@@ -65,6 +65,18 @@ extension LimiterTimeline: Encodable {
     }
 }
 
+extension LimiterTimeline: Decodable {
+    /// What `encode` wrote (the values to 0.01 dB; the limited time in whole frames).
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        framesPerPoint = try c.decode(Int.self, forKey: .framesPerPoint)
+        sampleRate = try c.decode(Int.self, forKey: .sampleRate)
+        gainReduction = try c.decode([Double].self, forKey: .gainReduction)
+        maximumGainReduction = try c.decode(Double.self, forKey: .maximumGainReduction)
+        limitedFrames = Int64((try c.decode(Double.self, forKey: .limitedSeconds) * Double(sampleRate)).rounded())
+    }
+}
+
 /// Records a `TruePeakLimiter`'s gain as it hands frames out: the lowest gain of each
 /// segment of `segmentFrames` frames (100 ms, as the loudness meter's). Owned by the one
 /// job that builds the limiter; written on the thread that renders it and read (`timeline`)

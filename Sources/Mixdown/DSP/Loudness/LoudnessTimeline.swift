@@ -94,3 +94,20 @@ extension LoudnessTimeline: Encodable {
         try c.encode(rounded(rangeHigh), forKey: .rangeHigh)
     }
 }
+
+extension LoudnessTimeline: Decodable {
+    /// What `encode` wrote: a null reading is nil (silence and a reading not yet made are
+    /// both null there), a null peak -infinity; the values are the encoded ones, to 0.01 dB.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        framesPerPoint = try c.decode(Int.self, forKey: .framesPerPoint)
+        sampleRate = try c.decode(Int.self, forKey: .sampleRate)
+        momentary = try c.decode([Double?].self, forKey: .momentary)
+        shortTerm = try c.decode([Double?].self, forKey: .shortTerm)
+        truePeak = try c.decode([Double?].self, forKey: .truePeak).map { $0 ?? -.infinity }
+        absoluteGate = try c.decode(Double.self, forKey: .absoluteGate)
+        relativeGate = try c.decodeIfPresent(Double.self, forKey: .relativeGate)
+        rangeLow = try c.decodeIfPresent(Double.self, forKey: .rangeLow)
+        rangeHigh = try c.decodeIfPresent(Double.self, forKey: .rangeHigh)
+    }
+}

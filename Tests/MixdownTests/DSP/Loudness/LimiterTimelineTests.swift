@@ -58,7 +58,7 @@ import Testing
     }
 
     /// A long stream is drawn from at most `points` points, each the deepest of its span.
-    @Test func pointsKeepTheDeepestReductionOfTheirSpan() {
+    @Test func pointsKeepTheDeepestReductionOfTheirSpan() throws {
         let gains: [Float] = [1, 1, 0.5, 1, 1, 1, 0.9, 1, 1, 0.25]
         let t = LimiterTimeline(segmentGains: gains, segmentFrames: 4800, frames: 4800 * 9 + 100, sampleRate: 48_000, points: 4)
         #expect(t.framesPerPoint == 3 * 4800)
@@ -68,5 +68,9 @@ import Testing
         #expect(abs(t.maximumGainReduction - 20 * log10(0.25)) < 1e-9)
         // Three segments under -0.1 dB; the last one holds 100 frames.
         #expect(t.limitedFrames == 4800 * 2 + 100)
+        // The JSON reads back, to its 0.01 dB.
+        let back = try JSONDecoder().decode(LimiterTimeline.self, from: try JSONEncoder().encode(t))
+        #expect(back.framesPerPoint == t.framesPerPoint && back.limitedFrames == t.limitedFrames)
+        for (a, b) in zip(back.gainReduction, t.gainReduction) { #expect(abs(a - b) <= 0.005) }
     }
 }

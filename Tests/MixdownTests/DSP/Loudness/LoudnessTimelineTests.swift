@@ -71,6 +71,22 @@ import Testing
         #expect(t.absoluteGate == -70)
     }
 
+    /// The JSON a report page embeds reads back as the timeline, to its 0.01 dB (a job's
+    /// report stays Codable with its timeline in it).
+    @Test func theEncodedTimelineDecodesToItsValues() throws {
+        let meter = try Self.meter(LoudnessMeterTests.signal([Tone(dbfs: -20, seconds: 5), Tone(dbfs: -30, seconds: 5)]),
+                                   blocks: [4096], timeline: true)
+        let t = try #require(meter.timeline())
+        let back = try JSONDecoder().decode(LoudnessTimeline.self, from: try JSONEncoder().encode(t))
+        #expect(back.framesPerPoint == t.framesPerPoint && back.sampleRate == t.sampleRate && back.absoluteGate == -70)
+        #expect(back.momentary.count == t.momentary.count && back.truePeak.count == t.truePeak.count)
+        for (a, b) in zip(back.momentary + back.shortTerm, t.momentary + t.shortTerm) {
+            #expect((a == nil) == (b == nil) && abs((a ?? 0) - (b ?? 0)) <= 0.005)
+        }
+        for (a, b) in zip(back.truePeak, t.truePeak) { #expect(abs(a - b) <= 0.005) }
+        #expect(abs(back.relativeGate! - t.relativeGate!) <= 0.005 && abs(back.rangeHigh! - t.rangeHigh!) <= 0.005)
+    }
+
     /// 20 s drawn from 10 points: each the loudest reading of its 2 s, so a 0.5 s burst
     /// keeps its level in the curve.
     @Test func aLongStreamIsDrawnFromItsLoudestReadings() throws {
