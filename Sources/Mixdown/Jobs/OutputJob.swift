@@ -142,7 +142,7 @@ public struct OutputJob: Sendable {
             return try render(node, frames: frames, encoding: encoding, meter: nil, progress: progress, cancellation: cancellation)
         }
         try target.validate()
-        var outcome = try normalisedWrite(node, target: target, frames: frames, encoding: encoding, remake: remake, measureInput: measureInput,
+        let outcome = try normalisedWrite(node, target: target, frames: frames, encoding: encoding, remake: remake, measureInput: measureInput,
                                           inputName: inputName, progress: progress, cancellation: cancellation)
         guard let page = settings.loudnessReport, let loudness = outcome.loudness else { return outcome }
         do {
@@ -152,8 +152,8 @@ public struct OutputJob: Sendable {
             unlink(path)
             throw error
         }
-        outcome = Outcome(seconds: stopwatch.seconds, removedStaleTemporaryFiles: outcome.removedStaleTemporaryFiles, loudness: loudness)
-        return outcome
+        // The job's time includes the page's.
+        return Outcome(seconds: stopwatch.seconds, removedStaleTemporaryFiles: outcome.removedStaleTemporaryFiles, loudness: loudness)
     }
 
     /// `write` with `target`: the measuring pass, the gain (and the limiter's passes), the
@@ -223,11 +223,11 @@ public struct OutputJob: Sendable {
             // when it lands (the usual case) it is the output, and the search stops there, one
             // whole pass sooner; when it does not, the search goes on measuring and the output
             // is written again at the gain found.
+            /// With a report, the limiter's trace of the last write (the one that stands).
+            var trace: LimiterGainTrace? = nil
             /// The output written at `gain` (through the limiter at `ceiling` when it runs),
             /// metered as it goes to the encoder for a lossless type (nil: a lossy one, measured
             /// decoded).
-            /// With a report, the limiter's trace of the last write (the one that stands).
-            var trace: LimiterGainTrace? = nil
             func writeOutput(gain: Double, ceiling: Double, overwrite: Bool,
                              progress: ((Double) -> Void)?) throws(MixdownError) -> (outcome: Outcome, meter: LoudnessMeter?) {
                 let meter = lossless ? try LoudnessMeter(sampleRate: node.format.sampleRate, channelCount: node.format.channelCount,
