@@ -38,8 +38,10 @@ typedef enum mx_isa {
     MX_ISA_AVX2 = 2,
     MX_ISA_NEON = 3,
     /* A CPU with AVX-512 runs the AVX2 table: every kernel is memory- or load-bound
-     * (the resampler does two loads per FMA), and a 16-lane resampler would change its
-     * summation order. The name stays so MIXDOWN_ISA=avx512 keeps working. */
+     * (the resampler does two loads per FMA, one in its shared-row case, at two FMAs a
+     * cycle), and this machine's Zen 4 splits a 512-bit load or FMA into two 256-bit ones.
+     * (A 16-lane accumulator over 16 taps would keep the AVX2 summation order: its halves
+     * are the two 8-lane ones.) The name stays so MIXDOWN_ISA=avx512 keeps working. */
     MX_ISA_AVX512 = 4,
     MX_ISA_COUNT = 5
 } mx_isa;
