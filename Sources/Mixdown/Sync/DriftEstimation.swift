@@ -44,6 +44,12 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
         public let ppm: Double
         /// With jumps: the stretch's own clock map, when its clock wanders (else its line).
         public var map: ClockMap? = nil
+
+        /// REF's time (seconds) at REC's time `t` (seconds) by the stretch's map where it
+        /// has one, else its line.
+        func referenceSeconds(atRecordingSeconds t: Double) -> Double {
+            map?.referenceSeconds(atRecordingSeconds: t) ?? offsetSeconds + ratio * t
+        }
     }
 
     /// Where REC jumped on REF's clock (a recorder that paused, or restarted).
@@ -145,6 +151,12 @@ public struct DriftEstimate: Sendable, Codable, Equatable {
             throw .ambiguousAlignment(reference: reference, recording: recording, offsets: [offsetSeconds, rival],
                                       reason: "the material repeats (a repeated bar, a steady tone), so no offset can be trusted")
         }
+    }
+
+    /// REF's time (seconds) at REC's time `t` (seconds) by the estimate's map where it has
+    /// one, else its line.
+    func referenceSeconds(atRecordingSeconds t: Double) -> Double {
+        map?.referenceSeconds(atRecordingSeconds: t) ?? offsetSeconds + ratio * t
     }
 
     /// REF − REC lag (seconds) of the estimate's model at REC's time `t` (seconds): its map

@@ -101,11 +101,7 @@ public struct BatchReportPage: Sendable {
 
     /// Writes the page to `path` (complete or absent), replacing an earlier one.
     public func write(to path: String) throws(MixdownError) {
-        let json: String
-        do { json = try MixdownJSON.text(data, warn: { _ in }) } catch {
-            throw .writeFailed(path: path, reason: "cannot encode the page's data: \(error)")
-        }
-        try TextFile.write(html(json: json, page: path), to: path, overwrite: true)
+        try ReportPage.write(data, to: path, overwrite: true) { html(json: $0, page: path) }
     }
 
     func html(json: String, page: String) -> String {

@@ -27,11 +27,7 @@ public struct LoudnessReportPage: Sendable {
 
     /// Writes the page to `path` (complete or absent).
     public func write(to path: String, overwrite: Bool) throws(MixdownError) {
-        let json: String
-        do { json = try MixdownJSON.text(reports, warn: { _ in }) } catch {
-            throw .writeFailed(path: path, reason: "cannot encode the page's data: \(error)")
-        }
-        try TextFile.write(html(json: json), to: path, overwrite: overwrite)
+        try ReportPage.write(reports, to: path, overwrite: overwrite) { html(json: $0) }
     }
 
     /// The page, with `json` (the reports in Mixdown's JSON) embedded.

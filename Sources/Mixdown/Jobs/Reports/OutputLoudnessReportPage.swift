@@ -25,11 +25,7 @@ public struct OutputLoudnessReportPage: Sendable {
 
     /// Writes the page to `path` (complete or absent).
     public func write(to path: String, overwrite: Bool) throws(MixdownError) {
-        let json: String
-        do { json = try MixdownJSON.text(Data(output: output, loudness: loudness), warn: { _ in }) } catch {
-            throw .writeFailed(path: path, reason: "cannot encode the page's data: \(error)")
-        }
-        try TextFile.write(html(json: json), to: path, overwrite: overwrite)
+        try ReportPage.write(Data(output: output, loudness: loudness), to: path, overwrite: overwrite) { html(json: $0) }
     }
 
     /// The page, with `json` (the data in Mixdown's JSON) embedded.
@@ -49,12 +45,13 @@ public struct OutputLoudnessReportPage: Sendable {
         if r.limitedByTruePeak {
             rows.append(("Lowered for the ceiling", String(format: "yes: the gain that reaches the target would pass the ceiling; the output is %.1f LU short of it", r.target.integrated - m.integrated)))
         }
-        if let t = r.limiterTimeline {
-            rows.append(("True-peak limiter", "held the peaks under " + ReportPage.decibels(r.limiterCeiling ?? r.target.truePeak, "dBTP")
-                + "; deepest gain reduction " + ReportPage.decibels(t.maximumGainReduction, "dB")
-                + "; reduced by more than \(String(format: "%.1f", -LimiterTimeline.audibleReduction)) dB for " + ReportPage.clock(Double(t.limitedFrames) / Double(t.sampleRate))))
-        } else if r.limiter {
-            rows.append(("True-peak limiter", "held the peaks under " + ReportPage.decibels(r.limiterCeiling ?? r.target.truePeak, "dBTP")))
+        if r.limiter {
+            var held = "held the peaks under " + ReportPage.decibels(r.limiterCeiling ?? r.target.truePeak, "dBTP")
+            if let t = r.limiterTimeline {
+                held += "; deepest gain reduction " + ReportPage.decibels(t.maximumGainReduction, "dB")
+                    + "; reduced by more than \(String(format: "%.1f", -LimiterTimeline.audibleReduction)) dB for " + ReportPage.clock(Double(t.limitedFrames) / Double(t.sampleRate))
+            }
+            rows.append(("True-peak limiter", held))
         } else {
             rows.append(("True-peak limiter", r.target.limit ? "not needed: the peaks stay under the ceiling at this gain" : "not asked for"))
         }

@@ -48,6 +48,16 @@ enum ReportPage {
         """
     }
 
+    /// Writes a page to `path` (complete or absent): `data` encoded as Mixdown's JSON, and
+    /// the page `html` makes with it embedded.
+    static func write<T: Encodable>(_ data: T, to path: String, overwrite: Bool, html: (String) -> String) throws(MixdownError) {
+        let json: String
+        do { json = try MixdownJSON.text(data, warn: { _ in }) } catch {
+            throw .writeFailed(path: path, reason: "cannot encode the page's data: \(error)")
+        }
+        try TextFile.write(html(json), to: path, overwrite: overwrite)
+    }
+
     /// A path as a link from the page at `page`: relative to the page's directory when both
     /// are absolute or both relative to the same directory, else as it is.
     static func link(_ path: String, from page: String) -> String {

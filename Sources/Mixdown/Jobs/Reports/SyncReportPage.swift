@@ -45,11 +45,7 @@ public struct SyncReportPage: Sendable {
 
     /// Writes the page to `path` (complete or absent).
     public func write(to path: String, overwrite: Bool) throws(MixdownError) {
-        let json: String
-        do { json = try MixdownJSON.text(data, warn: { _ in }) } catch {
-            throw .writeFailed(path: path, reason: "cannot encode the page's data: \(error)")
-        }
-        try TextFile.write(html(json: json, page: path), to: path, overwrite: overwrite)
+        try ReportPage.write(data, to: path, overwrite: overwrite) { html(json: $0, page: path) }
     }
 
     static let colours = ["#1f5fa8", "#b3261e", "#1b7a3a", "#6b3fa0", "#9a5b00", "#00707a", "#7a4b3a", "#a3246b"]
@@ -60,18 +56,16 @@ public struct SyncReportPage: Sendable {
     static func spans(_ e: DriftEstimate, duration: Double) -> [(Double, Double, Double, Double)] {
         if let segments = e.segments, e.jumps != nil, !segments.isEmpty {
             return segments.map { s in
-                let at = { (t: Double) in s.map?.referenceSeconds(atRecordingSeconds: t) ?? s.offsetSeconds + s.ratio * t }
-                return (s.start, s.end, at(s.start), at(s.end))
+                (s.start, s.end, s.referenceSeconds(atRecordingSeconds: s.start), s.referenceSeconds(atRecordingSeconds: s.end))
             }
         }
-        let at = { (t: Double) in e.map?.referenceSeconds(atRecordingSeconds: t) ?? e.offsetSeconds + e.ratio * t }
-        return [(0, duration, at(0), at(duration))]
+        return [(0, duration, e.referenceSeconds(atRecordingSeconds: 0), e.referenceSeconds(atRecordingSeconds: duration))]
     }
 
     /// The model's lag (REF − REC, s) at REC's time t: the stretch's map or line around t.
     static func modelLag(_ e: DriftEstimate, at t: Double) -> Double {
         if let segments = e.segments, e.jumps != nil, let s = segments.first(where: { t <= $0.end }) ?? segments.last {
-            return (s.map?.referenceSeconds(atRecordingSeconds: t) ?? s.offsetSeconds + s.ratio * t) - t
+            return s.referenceSeconds(atRecordingSeconds: t) - t
         }
         return e.modelLag(atRecordingSeconds: t)
     }
