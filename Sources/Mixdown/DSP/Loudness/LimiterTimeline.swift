@@ -24,18 +24,12 @@ public struct LimiterTimeline: Sendable, Equatable {
     /// From the lowest linear gain of each segment of `segmentFrames` frames, over a stream
     /// of `frames` frames.
     init(segmentGains: [Float], segmentFrames: Int, frames: Int64, sampleRate: Int, points: Int) {
-        precondition(points > 0 && segmentFrames > 0)
-        let perPoint = max(1, (segmentGains.count + points - 1) / points)
+        precondition(segmentFrames > 0)
+        let (perPoint, spans) = LoudnessTimeline.spans(of: segmentGains.count, points: points)
         framesPerPoint = perPoint * segmentFrames
         self.sampleRate = sampleRate
         func decibels(_ gain: Float) -> Double { gain >= 1 ? 0 : 20 * log10(Double(gain)) }
-        var reduction: [Double] = []
-        var start = 0
-        while start < segmentGains.count {
-            let end = min(start + perPoint, segmentGains.count)
-            reduction.append(decibels(segmentGains[start..<end].min()!))
-            start = end
-        }
+        let reduction = spans.map { decibels(segmentGains[$0].min()!) }
         gainReduction = reduction
         maximumGainReduction = reduction.min() ?? 0
         var limited: Int64 = 0
@@ -89,7 +83,7 @@ public final class LimiterGainTrace: @unchecked Sendable {
 
     public init(sampleRate: Int) {
         self.sampleRate = sampleRate
-        segmentFrames = (sampleRate + 5) / 10
+        segmentFrames = LoudnessMeter.segmentFrames(sampleRate: sampleRate)
     }
 
     /// Output frames `range` (in order, following the last recorded) left the limiter, the

@@ -25,6 +25,9 @@ public final class LoudnessMeter {
     /// Frames of a 100 ms segment: sampleRate / 10, rounded half up (4800 at 48 kHz, 4410
     /// at 44.1 kHz). Blocks of 400 ms and 3 s are 4 and 30 segments.
     public let segmentFrames: Int
+    /// Frames per 100 ms segment at `sampleRate` (rounded half up): the meter's unit of
+    /// time, and a report's.
+    static func segmentFrames(sampleRate: Int) -> Int { (sampleRate + 5) / 10 }
     /// The largest block `add` measures at once; longer ones are measured in pieces.
     public let maximumFrames: Int
 
@@ -86,7 +89,7 @@ public final class LoudnessMeter {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.maximumFrames = maximumFrames
-        segmentFrames = (sampleRate + 5) / 10
+        segmentFrames = Self.segmentFrames(sampleRate: sampleRate)
         coefficients = KWeighting.coefficients(sampleRate: sampleRate)
         weights = KWeighting.channelWeights(channelCount: channelCount)
         interpolator = TruePeakInterpolator(sampleRate: sampleRate)

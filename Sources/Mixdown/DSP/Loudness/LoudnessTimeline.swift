@@ -13,6 +13,14 @@ public struct LoudnessTimeline: Sendable, Equatable {
     /// The points drawn for a stream of any length, at most.
     public static let defaultPoints = 3000
 
+    /// `count` segments grouped into at most `points` points of whole segments: the
+    /// segments per point and each point's span.
+    static func spans(of count: Int, points: Int) -> (perPoint: Int, spans: [Range<Int>]) {
+        precondition(points > 0)
+        let perPoint = max(1, (count + points - 1) / points)
+        return (perPoint, stride(from: 0, to: count, by: perPoint).map { $0..<min($0 + perPoint, count) })
+    }
+
     /// Frames per point (whole segments: frames, not samples), and the rate.
     public let framesPerPoint: Int
     public let sampleRate: Int
@@ -36,9 +44,8 @@ public struct LoudnessTimeline: Sendable, Equatable {
     /// From a meter's segments (channel-weighted sums of squares, `segmentFrames` each),
     /// its peaks per segment (linear), and its measurement.
     init(segments: [Double], segmentPeaks: [Float], measurement: LoudnessMeasurement, segmentFrames: Int, points: Int) {
-        precondition(points > 0)
         let count = max(segments.count, segmentPeaks.count)
-        let perPoint = max(1, (count + points - 1) / points)
+        let (perPoint, spans) = Self.spans(of: count, points: points)
         framesPerPoint = perPoint * segmentFrames
         sampleRate = measurement.sampleRate
         let momentaryBlocks = LoudnessMeasurement.blocks(of: 4, segments: segments, segmentFrames: segmentFrames)
@@ -51,14 +58,12 @@ public struct LoudnessTimeline: Sendable, Equatable {
             return LoudnessMeasurement.loudness(meanSquare: blocks[(first - size + 1)...(last - size + 1)].max()!)
         }
         var momentary: [Double?] = [], shortTerm: [Double?] = [], truePeak: [Double] = []
-        var start = 0
-        while start < count {
-            let end = min(start + perPoint, count)
+        for span in spans {
+            let start = span.lowerBound, end = span.upperBound
             momentary.append(loudest(momentaryBlocks, size: 4, from: start, to: end))
             shortTerm.append(loudest(shortTermBlocks, size: 30, from: start, to: end))
             let peak = start < segmentPeaks.count ? segmentPeaks[start..<min(end, segmentPeaks.count)].max()! : 0
             truePeak.append(LoudnessMeasurement.decibels(Double(peak)))
-            start = end
         }
         self.momentary = momentary
         self.shortTerm = shortTerm
