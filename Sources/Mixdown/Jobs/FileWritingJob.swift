@@ -46,13 +46,9 @@ extension OutputSettings {
         guard loudness != nil else {
             throw .invalidParameter(name: "--report", value: page, reason: "the page shows how the output reached its --loudness target: give --loudness too, or measure the output with `mixdown loudness \(output) --report \(page)`")
         }
-        let target = FileIdentity(page)
-        if target == FileIdentity(output) {
+        if FileIdentity(page) == FileIdentity(output) {
             throw .invalidParameter(name: "--report", value: page, reason: "is the output: write the page elsewhere")
         }
-        if let input = (inputs + [videoFrom].compactMap { $0 }).first(where: { FileIdentity($0) == target }) {
-            throw .invalidParameter(name: "--report", value: page, reason: "would write over '\(input)', which this job reads: write the page elsewhere")
-        }
-        _ = try AudioFileWriter.checkDestination(page, overwrite: overwrite)
+        try LoudnessReportPage.checkDestination(page, overwrite: overwrite, inputs: inputs + [videoFrom].compactMap { $0 })
     }
 }
