@@ -123,7 +123,6 @@ func parseSampleFormat(_ text: String?) throws -> SampleFormat? {
 /// The summary line of a normalised job (and the page written, when asked for), or nil.
 func loudnessLine(_ report: OutputJob.LoudnessReport?, page: String? = nil) -> String? {
     guard let r = report else { return nil }
-    if let page { return loudnessLine(r)! + "\nreport: \(page)" }
     var line = String(format: "loudness: %.1f LUFS (%@) %+.2f dB -> %.1f LUFS, true peak %.1f dBTP (%@)",
                       r.input.integrated, r.measuredOn, r.gainDb, r.output.integrated, r.output.truePeak, r.outputMeasuredOn)
     if r.limitedByTruePeak {
@@ -135,6 +134,7 @@ func loudnessLine(_ report: OutputJob.LoudnessReport?, page: String? = nil) -> S
         line += String(format: "\nwarning: the decoded file's true peak passes the %.1f dBTP ceiling by %.1f dB (the codec's own overshoot): lower --true-peak or raise --bitrate",
                        r.target.truePeak, r.output.truePeak - r.target.truePeak)
     }
+    if let page { line += "\nreport: \(page)" }
     return line
 }
 
