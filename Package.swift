@@ -22,7 +22,7 @@ let package = Package(
         .trait(name: "RubberBand", description: "Link librubberband (GPL-2.0-or-later) for the spectral time-scale node."),
         // FFmpeg's libraries (LGPL-2.1-or-later as Debian builds them, GPL with some options)
         // read and write MP4, MOV, M4A, MKV and WebM.
-        .trait(name: "FFmpeg", description: "Link libavformat, libavcodec and libavutil to read and write MP4, MOV, M4A, MKV and WebM."),
+        .trait(name: "FFmpeg", description: "Load libavformat, libavcodec and libavutil (at the first job that needs them) to read and write MP4, MOV, M4A, MKV and WebM."),
         .default(enabledTraits: ["RubberBand", "FFmpeg"]),
     ],
     dependencies: [
@@ -37,14 +37,18 @@ let package = Package(
                        providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband",
                        providers: [.apt(["librubberband-dev"])]),
-        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
-                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
+        // FFmpeg's headers only (libavformat-dev, libavcodec-dev, libavutil-dev, in the
+        // system's include path): nothing links the libraries. FFmpegLoader defines the
+        // functions Mixdown calls and loads the libraries at the first job that needs them.
+        .systemLibrary(name: "CFFmpeg"),
+        .target(name: "FFmpegLoader", path: "Sources/FFmpegLoader"),
         .target(
             name: "Mixdown",
             dependencies: [
                 "MixdownKernels", "CSndFile", "CSampleRate",
                 .target(name: "CRubberBand", condition: .when(traits: ["RubberBand"])),
                 .target(name: "CFFmpeg", condition: .when(traits: ["FFmpeg"])),
+                .target(name: "FFmpegLoader", condition: .when(traits: ["FFmpeg"])),
             ]
         ),
         .target(name: "MixdownTools", dependencies: ["Mixdown"]),

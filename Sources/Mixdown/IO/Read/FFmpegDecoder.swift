@@ -1,5 +1,6 @@
 #if FFmpeg
 import CFFmpeg
+import FFmpegLoader
 import Foundation
 import MixdownKernels
 import Synchronization
@@ -62,7 +63,7 @@ final class FFmpegDecoder: AudioDecoder {
     private var targets: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
 
     init(path: String, stream requested: Int?) throws(MixdownError) {
-        _ = ffmpegLogSetup
+        if let why = ffmpegUnavailable { throw .unreadableFile(path: path, reason: why) }
         var fmt: UnsafeMutablePointer<AVFormatContext>?
         let opened = avformat_open_input(&fmt, path, nil, nil)
         guard opened >= 0, let fmt else {
@@ -684,7 +685,7 @@ final class FFmpegDecoder: AudioDecoder {
 
     /// Every stream of `path`, without opening a decoder.
     static func probeStreams(path: String) throws(MixdownError) -> [MediaStreamInfo] {
-        _ = ffmpegLogSetup
+        if let why = ffmpegUnavailable { throw .unreadableFile(path: path, reason: why) }
         var fmt: UnsafeMutablePointer<AVFormatContext>?
         let opened = avformat_open_input(&fmt, path, nil, nil)
         guard opened >= 0, let f = fmt else { throw .unreadableFile(path: path, reason: message(opened)) }
@@ -775,10 +776,16 @@ final class ScanCache: Sendable {
     }
 }
 
-/// libav's own log is off (Mixdown reports its errors itself) unless MIXDOWN_FFMPEG_LOG
-/// is set in the environment.
-let ffmpegLogSetup: Void = {
+/// FFmpeg's libraries, loaded by the first job that reads or writes a container, not at
+/// start (Sources/FFmpegLoader says why): nil once loaded, or why they cannot be (the
+/// library missing and the Debian package that holds it), for an error naming the file.
+/// Every path into FFmpeg asks this first. libav's own log is off (Mixdown reports its
+/// errors itself) unless MIXDOWN_FFMPEG_LOG is set in the environment.
+let ffmpegUnavailable: String? = {
+    var message = [CChar](repeating: 0, count: 512)
+    guard mx_ffmpeg_load(&message, message.count) == 0 else { return String(cString: message) }
     av_log_set_level(getenv("MIXDOWN_FFMPEG_LOG") == nil ? AV_LOG_QUIET : AV_LOG_VERBOSE)
+    return nil
 }()
 
 private func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? max(1, abs(a)) : gcd(b, a % b) }

@@ -48,6 +48,9 @@ public final class AudioFileWriter {
         if videoFrom != nil && ![.mp4, .mov].contains(encoding.type) {
             throw .unsupportedOutput(path: destination, reason: "a video stream goes into mp4 or mov, not \(encoding.type.rawValue)")
         }
+        #if FFmpeg
+        if encoding.type.isFFmpegContainer, let why = ffmpegUnavailable { throw .unsupportedOutput(path: destination, reason: why) }
+        #endif
         let temporaryName = Self.temporaryName(for: (destination as NSString).lastPathComponent)
         temporaryPath = dir + "/" + temporaryName
         removedStaleTemporaryFiles = Self.removeStaleTemporaryFiles(in: dir, like: temporaryName)

@@ -57,7 +57,6 @@ final class FFmpegFileSink: EncodedFileSink {
     /// failure here) at `path`, the temporary name only reopened to tag it at the end.
     init(fd: Int32, path: String, destination: String, encoding: OutputEncoding, format: AudioFormat,
          metadata: AudioMetadata, videoFrom: String?) throws(MixdownError) {
-        _ = ffmpegLogSetup
         let file = try WriteBehindFile(fd: fd, destination: destination)
         self.file = file
         self.path = path
