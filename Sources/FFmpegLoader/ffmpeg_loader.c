@@ -107,11 +107,14 @@ static const struct { const char *name; void **pointer; } mx_functions[] = {
     MX_FFMPEG_FUNCTIONS(MX_ENTRY, MX_ENTRY_VOID)
 };
 
-/* In the order each needs the one before. */
-static const struct { const char *name; int major; } mx_libraries[] = {
-    {"avutil", LIBAVUTIL_VERSION_MAJOR},
-    {"avcodec", LIBAVCODEC_VERSION_MAJOR},
-    {"avformat", LIBAVFORMAT_VERSION_MAJOR},
+/* In the order each needs the one before; each soname a literal of the binary, for the
+ * Python package's build to read (python/setup.py). */
+#define MX_TEXT(x) #x
+#define MX_SONAME(name, major) "lib" name ".so." MX_TEXT(major)
+static const struct { const char *name; int major; const char *soname; } mx_libraries[] = {
+    {"avutil", LIBAVUTIL_VERSION_MAJOR, MX_SONAME("avutil", LIBAVUTIL_VERSION_MAJOR)},
+    {"avcodec", LIBAVCODEC_VERSION_MAJOR, MX_SONAME("avcodec", LIBAVCODEC_VERSION_MAJOR)},
+    {"avformat", LIBAVFORMAT_VERSION_MAJOR, MX_SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR)},
 };
 #define MX_LIBRARY_COUNT (sizeof mx_libraries / sizeof mx_libraries[0])
 
@@ -143,8 +146,7 @@ static void mx_load_once(void) {
     void *handles[MX_LIBRARY_COUNT];
     for (size_t i = 0; i < MX_LIBRARY_COUNT; i++) {
         mx_search search = {mx_libraries[i].name, mx_libraries[i].major, ""};
-        char soname[64];
-        snprintf(soname, sizeof soname, "lib%s.so.%d", search.name, search.major);
+        const char *soname = mx_libraries[i].soname;
         handles[i] = dl_iterate_phdr(mx_find_loaded, &search) ? dlopen(search.path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD) : NULL;
         if (!handles[i]) handles[i] = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
         if (!handles[i]) {
