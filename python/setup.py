@@ -44,16 +44,17 @@ class BuildWithLibrary(build_py):
         # No path into the build or the toolchain; the SONAME the C API promises; no symbols
         # a debugger would need (the wheel is a quarter of the size without them).
         subprocess.run(["patchelf", "--set-soname", f"libmixdown.so.{major}", "--remove-rpath", str(target)], check=True)
+        subprocess.run(["strip", "--strip-unneeded", str(target)], check=True)
         # FFmpeg's libraries are loaded when a job first needs them (Sources/FFmpegLoader), so
-        # the library names none of them; named here, auditwheel grafts them into the wheel
-        # as it does the others, and the loader takes the copies the wheel loads with it. The
-        # sonames are the loader's own (the headers' major versions), read from its strings.
+        # the library names none of them; named here (after strip, which must not meet the
+        # segments patchelf adds), auditwheel grafts them into the wheel as it does the
+        # others, and the loader takes the copies the wheel loads with it. The sonames are
+        # the loader's own (the headers' major versions), read from its strings.
         sonames = sorted(set(re.findall(rb"lib(?:avformat|avcodec|avutil)\.so\.[0-9]+", target.read_bytes())))
         if len(sonames) != 3:
             raise SystemExit(f"mixdown: libmixdown names {sonames}, not FFmpeg's three libraries")
         for soname in sonames:
             subprocess.run(["patchelf", "--add-needed", soname.decode(), str(target)], check=True)
-        subprocess.run(["strip", "--strip-unneeded", str(target)], check=True)
 
 
 class NativeDistribution(Distribution):
