@@ -10,7 +10,7 @@ import Testing
     /// libavformat's soname on this system (libavformat.so.59 on Debian 12), from the
     /// dynamic loader's cache.
     static func libavformatSoname() throws -> String {
-        let r = try shell("/sbin/ldconfig -p", environment: [:], in: "/")
+        let r = try DocsTests.shell("/sbin/ldconfig -p", in: "/", environment: [:])
         let names = r.stdout.split(separator: "\n").compactMap { line -> String? in
             let name = line.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init)
             return name.map { $0.range(of: #"^libavformat\.so\.[0-9]+$"#, options: .regularExpression) != nil } == true ? name : nil
@@ -18,27 +18,18 @@ import Testing
         return try #require(names.first, "no libavformat.so.N in ldconfig -p")
     }
 
-    static func shell(_ command: String, environment: [String: String], in dir: String) throws -> CLI.Result {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", command]
-        p.currentDirectoryURL = URL(fileURLWithPath: dir)
-        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        return try CLI.collect(p)
-    }
-
     /// Runs the command where libavformat's soname is found first in `ws`, as an empty
     /// file: a load of FFmpeg fails there ("file too short").
     static func withoutFFmpeg(_ args: [String], in ws: Workspace, soname: String) throws -> CLI.Result {
         FileManager.default.createFile(atPath: ws.file("broken-libs/" + soname), contents: Data())
         let quoted = ([CLI.executable.path] + args).map { "'" + $0 + "'" }.joined(separator: " ")
-        return try shell("exec " + quoted, environment: ["LD_LIBRARY_PATH": ws.file("broken-libs")], in: ws.path)
+        return try DocsTests.shell("exec " + quoted, in: ws.path, environment: ["LD_LIBRARY_PATH": ws.file("broken-libs")])
     }
 
     /// The command's ELF file names none of FFmpeg's libraries: the loader does not map
     /// them (and the 130 they pull in) at start.
     @Test func theCommandDoesNotLinkFFmpeg() throws {
-        let r = try Self.shell("readelf -d '\(CLI.executable.path)'", environment: [:], in: "/")
+        let r = try DocsTests.shell("readelf -d '\(CLI.executable.path)'", in: "/", environment: [:])
         #expect(r.code == 0, "\(r.stderr)")
         let needed = r.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }
         #expect(needed.contains { $0.contains("libsndfile") }, "\(needed)")
