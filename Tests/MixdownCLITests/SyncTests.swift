@@ -123,6 +123,30 @@ import Testing
     }
 }
 
+extension SyncCLITests {
+    /// A plot, page, document or timeline that cannot be written is refused before anything
+    /// is read: with inputs that are not audio at all, the error is the output's, naming it
+    /// and its missing folder (or the directory it names), exit 1, and nothing is written.
+    @Test func unwritableTextOutputsAreRefusedBeforeTheAnalysis() throws {
+        let ws = try Workspace()
+        for name in ["ref.wav", "rec.wav", "rec2.wav"] { FileManager.default.createFile(atPath: ws.file(name), contents: Data("x".utf8)) }
+        try FileManager.default.createDirectory(atPath: ws.file("adir"), withIntermediateDirectories: false)
+        let cases: [([String], String)] = [
+            (["ref.wav", "rec.wav", "--plot", "nodir/lag.svg"], "'nodir/lag.svg': cannot write: directory 'nodir' does not exist"),
+            (["ref.wav", "rec.wav", "--report", "nodir/p.html"], "'nodir/p.html': cannot write: directory 'nodir' does not exist"),
+            (["ref.wav", "rec.wav", "rec2.wav", "--doc", "nodir/e.json"], "'nodir/e.json': cannot write: directory 'nodir' does not exist"),
+            (["ref.wav", "rec.wav", "rec2.wav", "--otio", "adir"], "'adir': cannot write: it is a directory"),
+        ]
+        let before = ws.contents
+        for (args, message) in cases {
+            let r = try CLI.run(["sync"] + args + ["--quiet"], in: ws.path)
+            #expect(r.code == 1 && r.stderr.contains(message), "\(args): \(r.stderr)")
+            #expect(!r.stderr.contains("cannot read audio"), "\(args): \(r.stderr)")
+            #expect(ws.contents == before, "\(args): \(ws.contents)")
+        }
+    }
+}
+
 /// `mixdown sync REF REC REC ...` through the binary: recordings of one speech-like event
 /// cut and sped up by sox from one `generate-pair` world, and one of another event.
 @Suite(.serialized) struct SyncEventCLITests {

@@ -133,11 +133,12 @@ public struct SyncJob: Sendable {
         return Outcome(estimate: nil, placements: result.placements, stems: reports, failure: failure)
     }
 
-    /// Refuses a plot, page, document or timeline that exists, without `overwrite`: before
-    /// the analysis.
+    /// Refuses a plot, page, document or timeline that cannot be written (one that exists,
+    /// without `overwrite`; a directory; a folder that does not exist): before the analysis,
+    /// by the rule every output is checked by.
     private func checkTextOutputs() throws(MixdownError) {
-        for path in [plot, report, document, otio].compactMap({ $0 }) where !overwrite && FileManager.default.fileExists(atPath: path) {
-            throw .outputExists(path: path)
+        for path in [plot, report, document, otio].compactMap({ $0 }) {
+            _ = try AudioFileWriter.checkDestination(path, overwrite: overwrite)
         }
     }
 
