@@ -130,7 +130,8 @@ struct SignalAligner {
                 let x = PhaseTransform.BlockSearch.spectrum(of: block, size: size, table: table)
                 for k in stretch.members {
                     // |correlation|: a recording of inverted polarity peaks as clearly, negative.
-                    let c = pending[k].search.correlate(x).map(abs)
+                    var c = pending[k].search.correlate(x)
+                    for l in c.indices { c[l] = abs(c[l]) }
                     let usable = min(hop, c.count)
                     guard let m = (0..<usable).max(by: { c[$0] < c[$1] }) else { continue }
                     var candidates: [(value: Double, lag: Double, time: Double)] = []

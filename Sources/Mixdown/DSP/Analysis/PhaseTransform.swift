@@ -121,8 +121,11 @@ public enum PhaseTransform {
                 (wr[k], wi[k]) = PhaseTransform.phase(r, i, keep: min(k, size - k) >= lowestBin)
             }
             table.transform(&wr, &wi, inverse: true)
+            // In place: a copy would be a third buffer of the transform's size at the peak.
             let scale = 1 / Double(size)
-            return (0..<(size - excerptLength + 1)).map { wr[$0] * scale }
+            wr.removeLast(excerptLength - 1)
+            for l in wr.indices { wr[l] *= scale }
+            return wr
         }
 
         public var twiddles: Twiddles { table }
