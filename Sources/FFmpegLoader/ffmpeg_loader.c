@@ -2,6 +2,7 @@
  * says why). A build without FFmpeg's headers compiles this file to nothing: the FFmpeg
  * trait is off there and nothing calls it. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
@@ -126,20 +127,42 @@ static char mx_failure[512];            /* why not, when the load failed */
  * file name: auditwheel grafts libavformat.so.59 into a wheel as libavformat-<hash>.so.59.x. */
 typedef struct { const char *name; int major; char path[4096]; } mx_search;
 
-static int mx_find_loaded(struct dl_phdr_info *info, size_t size, void *data) {
-    (void)size;
-    mx_search *s = data;
-    const char *file = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
-    file = file ? file + 1 : info->dlpi_name;
+static int mx_matches(const char *file, const mx_search *s) {
     if (!file || strncmp(file, "lib", 3) != 0) return 0;
     size_t length = strlen(s->name);
     if (strncmp(file + 3, s->name, length) != 0 || (file[3 + length] != '-' && file[3 + length] != '.')) return 0;
     char version[32];
     snprintf(version, sizeof version, ".so.%d", s->major);
     const char *at = strstr(file, version);
-    if (!at || (at[strlen(version)] != '\0' && at[strlen(version)] != '.')) return 0;
+    return at && (at[strlen(version)] == '\0' || at[strlen(version)] == '.');
+}
+
+static int mx_find_loaded(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    mx_search *s = data;
+    const char *file = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+    if (!mx_matches(file ? file + 1 : info->dlpi_name, s)) return 0;
     snprintf(s->path, sizeof s->path, "%s", info->dlpi_name);
     return 1;
+}
+
+/* The Python wheel's copies: auditwheel grafts them into mixdown.libs beside the package
+ * that holds libmixdown (tools/package), which loads them from there only when a job
+ * needs them. Fills s->path; 0 when there are none. */
+static int mx_find_beside(mx_search *s) {
+    Dl_info self;
+    if (!dladdr((void *)mx_matches, &self) || !self.dli_fname) return 0;
+    const char *slash = strrchr(self.dli_fname, '/');
+    if (!slash) return 0;
+    char folder[4096];
+    snprintf(folder, sizeof folder, "%.*s/../mixdown.libs", (int)(slash - self.dli_fname), self.dli_fname);
+    DIR *dir = opendir(folder);
+    if (!dir) return 0;
+    int found = 0;
+    for (struct dirent *e; !found && (e = readdir(dir));)
+        if (mx_matches(e->d_name, s)) found = snprintf(s->path, sizeof s->path, "%s/%s", folder, e->d_name) > 0;
+    closedir(dir);
+    return found;
 }
 
 static void mx_load_once(void) {
@@ -148,6 +171,7 @@ static void mx_load_once(void) {
         mx_search search = {mx_libraries[i].name, mx_libraries[i].major, ""};
         const char *soname = mx_libraries[i].soname;
         handles[i] = dl_iterate_phdr(mx_find_loaded, &search) ? dlopen(search.path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD) : NULL;
+        if (!handles[i] && mx_find_beside(&search)) handles[i] = dlopen(search.path, RTLD_NOW | RTLD_LOCAL);
         if (!handles[i]) handles[i] = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
         if (!handles[i]) {
             const char *why = dlerror();

@@ -17,8 +17,9 @@ extern "C" {
 
 /* Loads libavutil, libavcodec and libavformat once per process (thread-safe; later calls
  * return the first call's result). Libraries already in the process under any file name
- * with the right major version (a wheel's grafted copies) are used as they are; otherwise
- * each is opened by its soname (libavformat.so.59 for FFmpeg 5.1's headers). Returns 0,
+ * with the right major version are used as they are; then copies in mixdown.libs beside
+ * the folder of the binary that holds this (the Python wheel's, grafted by auditwheel);
+ * then each is opened by its soname (libavformat.so.59 for FFmpeg 5.1's headers). Returns 0,
  * or -1 with a sentence in `message` (size bytes, NUL-terminated, truncated to fit) that
  * names the library missing and the Debian package that holds it. */
 int mx_ffmpeg_load(char *message, size_t size);
