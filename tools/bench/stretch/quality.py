@@ -170,7 +170,8 @@ def mixdown(algorithm, baseline=False):
     def run(x, r, work, frames):
         i, o = f"{work}/in.wav", f"{work}/out.wav"
         write(i, x)
-        subprocess.run([ARGS.baseline if baseline else ARGS.mixdown, "stretch", i, o, "--to-frames", str(frames), "--algorithm", algorithm,
+        subprocess.run([ARGS.baseline if baseline else ARGS.mixdown, "stretch", i, o, "--to-frames", str(frames),
+                        "--algorithm", ARGS.baseline_algorithm if baseline else algorithm,
                         "--overwrite", "--quiet"], check=True)
         return read(o)
     return run
@@ -209,7 +210,8 @@ ENGINES = {
     "mixdown-spectral": mixdown("spectral"), "bungee": bungee, "signalsmith": signalsmith,
     "pedalboard-r3": pedalboard_r3, "rubberband-r2": rubberband_cli("--fast"), "rubberband-r3": rubberband_cli("--fine"),
     "mixdown-wsola": mixdown("wsola"), "mixdown-splice": mixdown("splice"), "mixdown-auto": mixdown("auto"),
-    # Another build's spectral stretch (--baseline PATH): a change measured against what it changes.
+    # Another build's stretch (--baseline PATH; spectral, or --baseline-algorithm): a change
+    # measured against what it changes.
     "mixdown-baseline": mixdown("spectral", baseline=True),
 }
 
@@ -397,8 +399,9 @@ def engine_id(e):
     binary (its SHA-256), or a peer's name (its version is pinned in tools/bench/stretch-quality)."""
     if e.startswith("mixdown-"):
         binary = ARGS.baseline if e == "mixdown-baseline" else ARGS.mixdown
+        name = f"{e}-{ARGS.baseline_algorithm}" if e == "mixdown-baseline" else e
         with open(binary, "rb") as f:
-            return f"{e}-{hashlib.sha256(f.read()).hexdigest()[:16]}"
+            return f"{name}-{hashlib.sha256(f.read()).hexdigest()[:16]}"
     return e
 
 
@@ -470,6 +473,7 @@ def main():
     p.add_argument("--out", default=None)
     p.add_argument("--engines", default=",".join(e for e in ENGINES if e != "mixdown-baseline"))
     p.add_argument("--baseline", default=None, help="another mixdown binary, as the engine mixdown-baseline")
+    p.add_argument("--baseline-algorithm", default="spectral", help="the baseline's --algorithm (default spectral)")
     p.add_argument("--ratios", default=None, help="comma-separated (default: thirteen from 0.5 to 2, five of them from 0.95 to 1.05; --quick: seven)")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--reference", default="mixdown-spectral", help="the engine every other is compared with")

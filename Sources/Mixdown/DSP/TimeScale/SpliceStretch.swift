@@ -21,7 +21,10 @@ import MixdownKernels
 ///   deviation allows, and every jump from `shortestJump` to `longestJump` frames (2 to
 ///   16 ms), the one whose crossfaded segments differ least (squared difference over every
 ///   channel, against their energy above a -60 dBFS floor), longer jumps slightly
-///   preferred (fewer splices).
+///   preferred (fewer splices). A poor match (a chord or unrelated partials that no jump
+///   fits) goes through `PhaseContinuation` instead of a crossfade: the partials run on
+///   with their phases, and the splices after it do too until the turns have died out
+///   (in quiet, or when the partials end); then the input is copied bit for bit again.
 ///
 /// Sync bound: the deviation of output frame `out` from input frame `in`, out − in·M/N for
 /// N input and M output frames, stays within `bound` frames (10 ms) at every splice's ends;
@@ -47,7 +50,8 @@ public final class SpliceStretch: AudioNode {
     /// (mean square per channel).
     static let block = 32
     static let quietLevel = 1e-6
-    /// A splice scoring above this is made only when the bound leaves no choice.
+    /// A splice scoring above this is made only when the bound leaves no choice, and then
+    /// through `PhaseContinuation`.
     static let poorMatch = 0.1
 
     private let input: AudioNode
@@ -58,6 +62,9 @@ public final class SpliceStretch: AudioNode {
 
     private var window: InputWindow?
     private var pending: PlanarFIFO?
+    /// Splices no jump matches go through it (`PhaseContinuation`).
+    private var continuation: PhaseContinuation?
+    private let frameLength: Int
     private var fade: [Float] = []
     private var scores: UnsafeMutablePointer<Float>?
     private var correlation: [Double] = []
@@ -75,6 +82,10 @@ public final class SpliceStretch: AudioNode {
     /// Splices made, and how many of them in quiet, for tests and reports.
     public private(set) var splices = 0
     public private(set) var quietSplices = 0
+    /// Splices made through `PhaseContinuation` (a poor match, or one while it runs).
+    public private(set) var continuousSplices = 0
+    /// Frames handed out by `PhaseContinuation` rather than copied.
+    public private(set) var continuedFrames: Int64 = 0
 
     public init(input: AudioNode, ratio: StretchRatio, outputFrames: Int64? = nil) throws(MixdownError) {
         let (n, total) = try ratio.lengths(of: input, outputFrames: outputFrames, node: "splice")
@@ -91,7 +102,9 @@ public final class SpliceStretch: AudioNode {
         longestJump = max(frames(0.016), shortestJump + 1)
         bound = max(frames(0.010), longestJump / 2 + 1)
         horizon = max(frames(1.5), 4 * (longestJump + crossfade))
-        history = longestJump + crossfade + Self.block
+        frameLength = PhaseContinuation.frameLength(sampleRate: format.sampleRate)
+        // A continuation's frames read up to a frame and a hop behind.
+        history = longestJump + crossfade + Self.block + frameLength + frameLength / 4
         protection = Int64(frames(0.020))
     }
 
@@ -102,7 +115,7 @@ public final class SpliceStretch: AudioNode {
     public func prepare(maximumFrames: Int) throws(MixdownError) {
         precondition(window == nil, "prepare is called once")
         try input.prepare(maximumFrames: maximumFrames)
-        let capacity = history + horizon + 2 * (longestJump + crossfade) + Self.block
+        let capacity = history + horizon + 2 * (longestJump + crossfade) + Self.block + frameLength
         window = InputWindow(input: input, length: inputFrames, capacity: capacity, maximumPull: maximumFrames,
                              start: -Int64(history), label: "splice input")
         pending = PlanarFIFO(channelCount: channels, capacity: maximumFrames + horizon + 2 * crossfade + 1)
@@ -110,6 +123,7 @@ public final class SpliceStretch: AudioNode {
         scores = .allocate(capacity: longestJump + 1)
         correlation = [Double](repeating: 0, count: longestJump + 1)
         energy = [Double](repeating: 0, count: capacity + 1)
+        continuation = PhaseContinuation(channels: channels, sampleRate: format.sampleRate)
     }
 
     public func render(into buffer: AudioBuffer, frames: Int) throws(MixdownError) -> RenderStatus {
@@ -143,7 +157,7 @@ public final class SpliceStretch: AudioNode {
         }
         let span = Int(min(n - inPos, Int64(horizon)))
         let w = window!
-        try w.slide(from: inPos - Int64(history), to: inPos + Int64(span + longestJump + 2 * crossfade))
+        try w.slide(from: inPos - Int64(history), to: inPos + Int64(span + longestJump + 2 * crossfade + frameLength))
         measureEnergy()
         let unit = Int128(n)
         let m = outputFrames
@@ -159,6 +173,12 @@ public final class SpliceStretch: AudioNode {
         // The last steps: the end is within reach, so the jumps left are about the bound.
         let isFinal = n - inPos <= latest
         if let run = quietRun(from: inPos, within: inPos + latest) {
+            if continuation!.isActive {
+                // Through the quiet until the turns have died out, then the plain splice in
+                // what is left of it (none when the quiet is too short).
+                try continueInto(run)
+                return
+            }
             try spliceInQuiet(run)
             return
         }
@@ -244,6 +264,17 @@ public final class SpliceStretch: AudioNode {
         return nil
     }
 
+    /// Runs the continuation into a quiet run until it ends (at most to the run's end), then
+    /// splices in the rest of the run as `spliceInQuiet` does.
+    private func continueInto(_ run: (start: Int64, end: Int64)) throws(MixdownError) {
+        advance(to: run.end - Int64(crossfade + Self.block))
+        if continuation!.isActive {
+            advance(to: run.end)
+        } else if inPos < run.end - Int64(crossfade + Self.block) {
+            try spliceInQuiet((start: inPos, end: run.end))
+        }
+    }
+
     /// A splice inside the quiet run that lands the sound after it where the ratio says, as
     /// late as it fits and within the deviation's reach; copies to the run's end when no time
     /// needs taking.
@@ -299,7 +330,7 @@ public final class SpliceStretch: AudioNode {
             // Only places next to an attack: the least bad of them.
             best = search(from: lo, to: max(lo, min(hi, share)), jumps: Int(j)...Int(j), sparingTheOnset: false)
         }
-        try splice(at: best.at, jump: best.jump)
+        try splice(at: best.at, jump: best.jump, score: best.score)
     }
 
     /// The best splice where the audio repeats, in from...to, with jumps the bound allows there.
@@ -325,7 +356,7 @@ public final class SpliceStretch: AudioNode {
             copy(to: fallback ?? from + 1)
             return
         }
-        try splice(at: best.at, jump: best.jump)
+        try splice(at: best.at, jump: best.jump, score: best.score)
     }
 
     /// Up to `count` places spread over from...to, at least `spacing` apart.
@@ -367,8 +398,23 @@ public final class SpliceStretch: AudioNode {
 
     // MARK: Output
 
-    /// Copies the input from `inPos` to `end` to the output, untouched.
+    /// Hands out the continuation's output, a hop at a time, until reading reaches `end`
+    /// (it may pass it by less than a hop) or the continuation can end (then it ends).
+    private func advance(to end: Int64) {
+        let c = continuation!
+        while c.isActive && inPos < end && outPos < outputFrames {
+            let count = c.step(input: window!, into: pending!, limit: Int(outputFrames - outPos))
+            outPos += Int64(count)
+            continuedFrames += Int64(count)
+            inPos = outPos - c.delay
+            if c.canEnd { c.end() }
+        }
+    }
+
+    /// Copies the input from `inPos` to `end` to the output, untouched (or hands out the
+    /// continuation's while it runs).
     private func copy(to end: Int64) {
+        if continuation!.isActive { advance(to: end) }
         let count = Int(end - inPos)
         guard count > 0 else { return }
         let w = window!, fifo = pending!
@@ -381,10 +427,21 @@ public final class SpliceStretch: AudioNode {
     }
 
     /// Copies to `q`, then crossfades from x[q + k] to x[q + J + k] over `crossfade` frames;
-    /// reading goes on from q + J + crossfade.
-    private func splice(at q: Int64, jump j: Int64, crossfade length: Int? = nil) throws(MixdownError) {
+    /// reading goes on from q + J + crossfade. A splice of a poor match (`score` over
+    /// `poorMatch`), and every splice while the continuation runs, goes through the
+    /// continuation instead: reading goes on from q + J at its next frame.
+    private func splice(at q: Int64, jump j: Int64, crossfade length: Int? = nil, score: Double = 0) throws(MixdownError) {
         let c = length ?? crossfade
         copy(to: q)
+        let continuing = continuation!
+        if continuing.isActive || score > Self.poorMatch {
+            if !continuing.isActive { continuing.begin(at: outPos, delay: outPos - inPos, input: window!) }
+            continuing.jump(j)
+            inPos = outPos - continuing.delay
+            splices += 1
+            continuousSplices += 1
+            return
+        }
         let w = window!, fifo = pending!
         if c > 0 {
             let d = fifo.prepareWrite()
