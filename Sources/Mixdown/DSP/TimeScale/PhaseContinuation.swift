@@ -264,17 +264,24 @@ final class PhaseContinuation {
         mx_rfft_forward(plan, re, im, scratch)
     }
 
-    /// Local maxima of `power` over two bins each side, over the power of a sine at the
+    /// Local maxima of `power` over four bins each side, over the power of a sine at the
     /// splice's quiet level (-60 dBFS mean square) in every channel: a partial under it
     /// keeps no turn, so turns die out in quiet.
     private func findPeaks() {
         peaks.removeAll(keepingCapacity: true)
         let amplitude = (2 * SpliceStretch.quietLevel).squareRoot() * Double(frame) / 4
         let floor = Float(amplitude * amplitude * Double(channels))
-        for k in 2..<(bins - 2) {
+        // Two of the frame's own bins each side (four of the padded transform's): a Hann
+        // window's sidelobes, 2.5 bins and more from their partial, are never peaks.
+        var k = 4
+        while k < bins - 4 {
             let p = power[k]
-            if p > floor && p > power[k - 1] && p >= power[k + 1] && p > power[k - 2] && p >= power[k + 2] {
+            if p > floor && p > power[k - 1] && p > power[k - 2] && p > power[k - 3] && p > power[k - 4]
+                && p >= power[k + 1] && p >= power[k + 2] && p >= power[k + 3] && p >= power[k + 4] {
                 peaks.append(k)
+                k += 4
+            } else {
+                k += 1
             }
         }
     }
