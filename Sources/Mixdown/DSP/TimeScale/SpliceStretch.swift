@@ -84,8 +84,6 @@ public final class SpliceStretch: AudioNode {
     public private(set) var quietSplices = 0
     /// Splices made through `PhaseContinuation` (a poor match, or one while it runs).
     public private(set) var continuousSplices = 0
-    /// Frames handed out by `PhaseContinuation` rather than copied.
-    public private(set) var continuedFrames: Int64 = 0
 
     public init(input: AudioNode, ratio: StretchRatio, outputFrames: Int64? = nil) throws(MixdownError) {
         let (n, total) = try ratio.lengths(of: input, outputFrames: outputFrames, node: "splice")
@@ -405,7 +403,6 @@ public final class SpliceStretch: AudioNode {
         while c.isActive && inPos < end && outPos < outputFrames {
             let count = c.step(input: window!, into: pending!, limit: Int(outputFrames - outPos))
             outPos += Int64(count)
-            continuedFrames += Int64(count)
             inPos = outPos - c.delay
             if c.canEnd { c.end() }
         }
