@@ -85,9 +85,10 @@ final class PhaseContinuation {
         self.channels = channels
         // Transforms of twice the frame, the frame in the middle: a turn's tails fall in the
         // padding and are cut by the synthesis window rather than wrapped into the frame.
-        transform = 2 * size
-        bins = size + 1
-        plan = mx_rfft_create(2 * size)!
+        let bins = size + 1, transform = 2 * size
+        self.transform = transform
+        self.bins = bins
+        plan = mx_rfft_create(transform)!
         window = .allocate(capacity: size)
         squared = .allocate(capacity: size)
         for i in 0..<size { window[i] = Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(size))) }
@@ -100,13 +101,13 @@ final class PhaseContinuation {
             return p
         }
         sum = (0..<channels).map { _ in buffer(size) }
-        re = (0..<channels).map { _ in buffer(size + 1) }
-        im = (0..<channels).map { _ in buffer(size + 1) }
-        earlierRe = (0..<channels).map { _ in buffer(size + 1) }
-        earlierIm = (0..<channels).map { _ in buffer(size + 1) }
-        earliestRe = (0..<channels).map { _ in buffer(size + 1) }
-        earliestIm = (0..<channels).map { _ in buffer(size + 1) }
-        scratch = buffer(2 * size)
+        re = (0..<channels).map { _ in buffer(bins) }
+        im = (0..<channels).map { _ in buffer(bins) }
+        earlierRe = (0..<channels).map { _ in buffer(bins) }
+        earlierIm = (0..<channels).map { _ in buffer(bins) }
+        earliestRe = (0..<channels).map { _ in buffer(bins) }
+        earliestIm = (0..<channels).map { _ in buffer(bins) }
+        scratch = buffer(transform)
         power = buffer(bins)
         turn = buffer(bins)
     }

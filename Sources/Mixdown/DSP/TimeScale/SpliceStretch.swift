@@ -64,7 +64,9 @@ public final class SpliceStretch: AudioNode {
     private var pending: PlanarFIFO?
     /// Splices no jump matches go through it (`PhaseContinuation`).
     private var continuation: PhaseContinuation?
-    private let frameLength: Int
+    /// How far past where it is asked to stop a continuation reads: its frame, from up to a
+    /// hop beyond (it hands out whole hops), at any rate.
+    private let continuationReach: Int
     private var fade: [Float] = []
     private var scores: UnsafeMutablePointer<Float>?
     private var correlation: [Double] = []
@@ -100,7 +102,8 @@ public final class SpliceStretch: AudioNode {
         longestJump = max(frames(0.016), shortestJump + 1)
         bound = max(frames(0.010), longestJump / 2 + 1)
         horizon = max(frames(1.5), 4 * (longestJump + crossfade))
-        frameLength = PhaseContinuation.frameLength(sampleRate: format.sampleRate)
+        let frameLength = PhaseContinuation.frameLength(sampleRate: format.sampleRate)
+        continuationReach = frameLength + frameLength / 4
         // A continuation's frames read up to a frame and a hop behind.
         history = longestJump + crossfade + Self.block + frameLength + frameLength / 4
         protection = Int64(frames(0.020))
@@ -113,7 +116,7 @@ public final class SpliceStretch: AudioNode {
     public func prepare(maximumFrames: Int) throws(MixdownError) {
         precondition(window == nil, "prepare is called once")
         try input.prepare(maximumFrames: maximumFrames)
-        let capacity = history + horizon + 2 * (longestJump + crossfade) + Self.block + frameLength
+        let capacity = history + horizon + 2 * (longestJump + crossfade) + Self.block + continuationReach
         window = InputWindow(input: input, length: inputFrames, capacity: capacity, maximumPull: maximumFrames,
                              start: -Int64(history), label: "splice input")
         pending = PlanarFIFO(channelCount: channels, capacity: maximumFrames + horizon + 2 * crossfade + 1)
@@ -155,7 +158,7 @@ public final class SpliceStretch: AudioNode {
         }
         let span = Int(min(n - inPos, Int64(horizon)))
         let w = window!
-        try w.slide(from: inPos - Int64(history), to: inPos + Int64(span + longestJump + 2 * crossfade + frameLength))
+        try w.slide(from: inPos - Int64(history), to: inPos + Int64(span + longestJump + 2 * crossfade + continuationReach))
         measureEnergy()
         let unit = Int128(n)
         let m = outputFrames
