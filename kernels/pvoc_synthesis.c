@@ -3,30 +3,41 @@
 #include "pvoc.h"
 
 /* A max-priority queue of entries by key, to a bucket's width: pushes and pops are O(1),
- * and a pop scans down from the highest bucket used. Entries in one bucket come out last
- * in, first out. PGHI needs "about the strongest first", not a total order: a binary heap
- * did the same work in a quarter of the whole stretch's time. */
+ * and a pop finds the highest bucket used from a bit per bucket (64 buckets a word; a
+ * scan down the empty buckets one by one took an eighth of the synthesis). Entries in one
+ * bucket come out last in, first out. PGHI needs "about the strongest first", not a total
+ * order: a binary heap did the same work in a quarter of the whole stretch's time. */
 typedef struct {
     int32_t *head, *next;
     float floor, scale;      /* bucket = (key - floor) * scale, clamped to the range */
     int32_t top;             /* no entry lies above this bucket */
     size_t count;
+    uint64_t used[MX_BUCKETS / 64];   /* bit b of word w: bucket 64 w + b holds entries */
 } mx_queue;
+
+_Static_assert(MX_BUCKETS % 64 == 0, "the queue's bits are whole words");
 
 static void mx_queue_push(mx_queue *q, uint32_t v, float key) {
     float f = (key - q->floor) * q->scale;
     int32_t bucket = f <= 0 ? 0 : f >= (float)(MX_BUCKETS - 1) ? MX_BUCKETS - 1 : (int32_t)f;
     q->next[v] = q->head[bucket];
     q->head[bucket] = (int32_t)v;
+    q->used[bucket >> 6] |= (uint64_t)1 << (bucket & 63);
     if (bucket > q->top) q->top = bucket;
     q->count++;
 }
 
 /* Only with count > 0. */
 static uint32_t mx_queue_pop(mx_queue *q) {
-    while (q->head[q->top] < 0) q->top--;
+    if (q->head[q->top] < 0) {
+        int32_t w = q->top >> 6;
+        uint64_t bits = q->used[w] & (~(uint64_t)0 >> (63 - (q->top & 63)));
+        while (bits == 0) bits = q->used[--w];
+        q->top = w * 64 + 63 - __builtin_clzll(bits);
+    }
     int32_t v = q->head[q->top];
     q->head[q->top] = q->next[v];
+    if (q->head[q->top] < 0) q->used[q->top >> 6] &= ~((uint64_t)1 << (q->top & 63));
     q->count--;
     return (uint32_t)v;
 }
@@ -207,7 +218,7 @@ static size_t mx_queue_seed(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame 
     const float *key = p->key, *prev_key = prev->sum_log;
     memset(p->done, 0, b);
     for (int i = 0; i < MX_BUCKETS; i++) p->head[i] = -1;
-    *q = (mx_queue){p->head, p->next, floor_log, (float)(MX_BUCKETS - 1) / fmaxf(top_key - floor_log, 1e-6f), 0, 0};
+    *q = (mx_queue){p->head, p->next, floor_log, (float)(MX_BUCKETS - 1) / fmaxf(top_key - floor_log, 1e-6f), 0, 0, {0}};
     size_t remaining = 0;
     for (size_t k = 0; k < b; k++) {
         if (key[k] > floor_log) remaining++;
