@@ -22,9 +22,9 @@ import MixdownKernels
 /// apart, are 5.4 apart and leak 50 dB less into each other than through the frame's own:
 /// a frequency estimated over a hop and multiplied by J put such a chord's notes 0.1 cents
 /// off; this, 0.01). The turn applies to the bins of its region (to the lowest bins
-/// between it and its neighbouring peaks: identity phase locking). Later frames give a peak the turn of the last frame's turned peak within one
-/// frame bin of it (the same partial, moved), so the partial runs on as if nothing had been
-/// taken; a new partial, and one under the splice's quiet level, has no turn. Every channel
+/// between it and its neighbouring peaks: identity phase locking). Later frames give a peak
+/// the turn of the last frame's turned peak within one frame bin of it (the same partial,
+/// moved), so the partial runs on as if nothing had been taken; a new partial, and one under the splice's quiet level, has no turn. Every channel
 /// is turned alike, so channels keep their phase relation exactly. Where no turn is left
 /// and the delay has not changed for three hops, the output equals the plain copy again
 /// (within float rounding) and the caller goes back to copying the input bit for bit.
@@ -199,18 +199,12 @@ final class PhaseContinuation {
             plainFrames += 1
             return
         }
-        power.update(repeating: 0, count: bins)
-        for c in 0..<channels {
-            analyse(input.pointer(c, at: start), re: re[c], im: im[c])
-            for k in 0..<bins { power[k] += re[c][k] * re[c][k] + im[c][k] * im[c][k] }
-        }
-        findPeaks()
+        analysePeaks(input: input, at: start)
         if jumping {
             // One and two hops earlier at the new delay: each partial's frequency, twice (a
             // few transforms a second).
+            analyseEarlier(input: input, at: start)
             for c in 0..<channels {
-                analyse(input.pointer(c, at: start - Int64(hop)), re: earlierRe[c], im: earlierIm[c])
-                analyse(input.pointer(c, at: start - Int64(2 * hop)), re: earliestRe[c], im: earliestIm[c])
                 // The frame the jump leaves and the one it lands on, through the long window.
                 analyseLong(input.pointer(c, at: start - pendingJump - Int64(frame / 2)), re: beforeRe[c], im: beforeIm[c])
                 analyseLong(input.pointer(c, at: start - Int64(frame / 2)), re: afterRe[c], im: afterIm[c])
@@ -244,7 +238,7 @@ final class PhaseContinuation {
             theta = Float(remainder(Double(theta), 2 * Double.pi))
             guard theta != 0 else { continue }
             carried.append((b, theta))
-            if let bins = region(ofPeak: n) { for k in bins { turn[k] = theta } }
+            if let region = region(ofPeak: n) { for k in region { turn[k] = theta } }
         }
         turnedPeaks = carried
         let anyTurn = !carried.isEmpty
@@ -298,21 +292,34 @@ final class PhaseContinuation {
     /// while inactive (it uses the frame buffers).
     func steadyShare(input: InputWindow, at start: Int64) -> Double {
         precondition(!isActive)
-        power.update(repeating: 0, count: bins)
-        for c in 0..<channels {
-            analyse(input.pointer(c, at: start), re: re[c], im: im[c])
-            analyse(input.pointer(c, at: start - Int64(hop)), re: earlierRe[c], im: earlierIm[c])
-            analyse(input.pointer(c, at: start - Int64(2 * hop)), re: earliestRe[c], im: earliestIm[c])
-            for k in 0..<bins { power[k] += re[c][k] * re[c][k] + im[c][k] * im[c][k] }
-        }
-        findPeaks()
+        analysePeaks(input: input, at: start)
+        analyseEarlier(input: input, at: start)
         var total = 0.0, steady = 0.0
         for k in 1..<(bins - 1) { total += Double(power[k]) }
         guard total > 0 else { return 0 }
         for n in peaks.indices where isSteady(at: peaks[n]) {
-            if let bins = region(ofPeak: n) { for k in bins { steady += Double(power[k]) } }
+            if let region = region(ofPeak: n) { for k in region { steady += Double(power[k]) } }
         }
         return steady / total
+    }
+
+    /// Every channel's frame at input frame `start` into `re`/`im`, their power summed into
+    /// `power`, and its peaks.
+    private func analysePeaks(input: InputWindow, at start: Int64) {
+        power.update(repeating: 0, count: bins)
+        for c in 0..<channels {
+            analyse(input.pointer(c, at: start), re: re[c], im: im[c])
+            for k in 0..<bins { power[k] += re[c][k] * re[c][k] + im[c][k] * im[c][k] }
+        }
+        findPeaks()
+    }
+
+    /// Every channel's frames one and two hops before `start`, for `isSteady`.
+    private func analyseEarlier(input: InputWindow, at start: Int64) {
+        for c in 0..<channels {
+            analyse(input.pointer(c, at: start - Int64(hop)), re: earlierRe[c], im: earlierIm[c])
+            analyse(input.pointer(c, at: start - Int64(2 * hop)), re: earliestRe[c], im: earliestIm[c])
+        }
     }
 
     /// The transform of `transform` input frames from `x` through a Hann window as long.

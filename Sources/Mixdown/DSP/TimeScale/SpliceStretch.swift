@@ -55,8 +55,8 @@ public final class SpliceStretch: AudioNode {
     static let poorMatch = 0.1
     /// A splice that matches goes through the continuation too where this share of the
     /// sound's power is in steady partials (`PhaseContinuation.steadyShare`) before, at and
-    /// after it (`isHeldTone`): a held chord or tone (1.0000 on the bench's chord), whose phase a crossfade would step (0.1 to 0.3
-    /// cents of pitch over a second). Real instruments read less (a piano 0.995 to 0.999,
+    /// after it (`isHeldTone`): a held chord or tone (1.0000 on the bench's chord), whose
+    /// phase a crossfade would step (0.1 to 0.3 cents of pitch over a second). Real instruments read less (a piano 0.995 to 0.999,
     /// strings 0.98, speech under 0.8); there the crossfade, which keeps the input's bits,
     /// measured better: with every matching splice through the continuation music's round
     /// trip read 1.28 / 0.58 / 0.72 dB at 0.99 / 1.003 / 1.01 against 1.02 / 0.33 / 0.28.
@@ -70,7 +70,8 @@ public final class SpliceStretch: AudioNode {
 
     private var window: InputWindow?
     private var pending: PlanarFIFO?
-    /// Splices no jump matches go through it (`PhaseContinuation`).
+    /// Splices no jump matches, and matching ones in a held tone, go through it
+    /// (`PhaseContinuation`).
     private var continuation: PhaseContinuation?
     /// How far past where it is asked to stop a continuation reads: from up to a hop beyond
     /// (it hands out whole hops), its frame and a jump's measuring window (half a frame
@@ -93,7 +94,8 @@ public final class SpliceStretch: AudioNode {
     /// Splices made, and how many of them in quiet, for tests and reports.
     public private(set) var splices = 0
     public private(set) var quietSplices = 0
-    /// Splices made through `PhaseContinuation` (a poor match, or one while it runs).
+    /// Splices made through `PhaseContinuation` (a poor match, one in a held tone, or one
+    /// while it runs).
     public private(set) var continuousSplices = 0
 
     public init(input: AudioNode, ratio: StretchRatio, outputFrames: Int64? = nil) throws(MixdownError) {
@@ -452,14 +454,14 @@ public final class SpliceStretch: AudioNode {
 
     /// Copies to `q`, then crossfades from x[q + k] to x[q + J + k] over `crossfade` frames;
     /// reading goes on from q + J + crossfade. A splice of a poor match (`score` over
-    /// `poorMatch`), a scored splice in a steady tone (`steadyTone`), and every splice while
+    /// `poorMatch`), a scored splice in a held tone (`isHeldTone`), and every splice while
     /// the continuation runs, go through the continuation instead: reading goes on from
     /// q + J at its next frame.
     private func splice(at q: Int64, jump j: Int64, crossfade length: Int? = nil, score: Double = 0) throws(MixdownError) {
         let c = length ?? crossfade
         copy(to: q)
         let continuing = continuation!
-        if continuing.isActive || score > Self.poorMatch || (score > 0 && c == crossfade && isHeldTone(at: q, jump: j)) {
+        if continuing.isActive || score > Self.poorMatch || (score > 0 && isHeldTone(at: q, jump: j)) {
             if !continuing.isActive { continuing.begin(at: outPos, delay: outPos - inPos, input: window!) }
             continuing.jump(j)
             inPos = outPos - continuing.delay
