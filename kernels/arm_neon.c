@@ -134,6 +134,16 @@ static void f32_to_s24_neon(int32_t *restrict dst, const float *restrict src, si
     for (; i < n; i++) dst[i] = mx_s24_one(src[i]);
 }
 
+/* Sixteen lanes in four registers, folded in mx_lane_fold's order. */
+static inline float fold_neon(float32x4_t a, float32x4_t b, float32x4_t c, float32x4_t d) {
+    float s[16];
+    vst1q_f32(s, a);
+    vst1q_f32(s + 4, b);
+    vst1q_f32(s + 8, c);
+    vst1q_f32(s + 12, d);
+    return mx_lane_fold(s);
+}
+
 /* One row against one window: sixteen lanes in four registers (four FMA chains), folded
  * in mx_lane_fold's order. */
 static inline float dot_neon(const float *row, const float *x, size_t taps) {
@@ -144,12 +154,7 @@ static inline float dot_neon(const float *row, const float *x, size_t taps) {
         c = vfmaq_f32(c, vld1q_f32(row + k + 8), vld1q_f32(x + k + 8));
         d = vfmaq_f32(d, vld1q_f32(row + k + 12), vld1q_f32(x + k + 12));
     }
-    float s[16];
-    vst1q_f32(s, a);
-    vst1q_f32(s + 4, b);
-    vst1q_f32(s + 8, c);
-    vst1q_f32(s + 12, d);
-    return mx_lane_fold(s);
+    return fold_neon(a, b, c, d);
 }
 
 static void resample_neon(float *restrict dst, const float *restrict src, const int32_t *restrict base,
@@ -158,13 +163,46 @@ static void resample_neon(float *restrict dst, const float *restrict src, const 
     for (size_t i = 0; i < count; i++) dst[i] = dot_neon(bank + (size_t)phase[i] * t, src + base[i], t);
 }
 
-static void resample_lerp_neon(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+/* Lanes k..k+3 of an output's coefficients, row + f slope (one fused multiply-add). */
+static inline float32x4_t lerp_coef_neon(const float *row, size_t t, size_t k, float f) {
+    return vfmaq_n_f32(vld1q_f32(row + k), vld1q_f32(row + t + k), f);
+}
+
+/* One output at a time; with two channels its coefficients serve both. */
+static void resample_lerp_neon(float *restrict dst0, float *restrict dst1, const float *restrict src0,
+                               const float *restrict src1, const int32_t *restrict base,
                                const int32_t *restrict phase, const float *restrict frac, size_t count,
-                               const float *restrict bank, int taps) {
+                               const float *restrict table, int taps) {
     const size_t t = (size_t)taps;
     for (size_t i = 0; i < count; i++) {
-        const float *row = bank + (size_t)phase[i] * t;
-        dst[i] = mx_lerp_fused(dot_neon(row, src + base[i], t), dot_neon(row + t, src + base[i], t), frac[i]);
+        const float *row = table + (size_t)phase[i] * 2 * t, *x = src0 + base[i];
+        const float f = frac[i];
+        float32x4_t a = vdupq_n_f32(0.0f), b = a, c = a, d = a;
+        if (src1) {
+            const float *y = src1 + base[i];
+            float32x4_t e = vdupq_n_f32(0.0f), g = e, h = e, j = e;
+            for (size_t k = 0; k < t; k += 16) {
+                const float32x4_t ca = lerp_coef_neon(row, t, k, f), cb = lerp_coef_neon(row, t, k + 4, f);
+                const float32x4_t cc = lerp_coef_neon(row, t, k + 8, f), cd = lerp_coef_neon(row, t, k + 12, f);
+                a = vfmaq_f32(a, ca, vld1q_f32(x + k));
+                b = vfmaq_f32(b, cb, vld1q_f32(x + k + 4));
+                c = vfmaq_f32(c, cc, vld1q_f32(x + k + 8));
+                d = vfmaq_f32(d, cd, vld1q_f32(x + k + 12));
+                e = vfmaq_f32(e, ca, vld1q_f32(y + k));
+                g = vfmaq_f32(g, cb, vld1q_f32(y + k + 4));
+                h = vfmaq_f32(h, cc, vld1q_f32(y + k + 8));
+                j = vfmaq_f32(j, cd, vld1q_f32(y + k + 12));
+            }
+            dst1[i] = fold_neon(e, g, h, j);
+        } else {
+            for (size_t k = 0; k < t; k += 16) {
+                a = vfmaq_f32(a, lerp_coef_neon(row, t, k, f), vld1q_f32(x + k));
+                b = vfmaq_f32(b, lerp_coef_neon(row, t, k + 4, f), vld1q_f32(x + k + 4));
+                c = vfmaq_f32(c, lerp_coef_neon(row, t, k + 8, f), vld1q_f32(x + k + 8));
+                d = vfmaq_f32(d, lerp_coef_neon(row, t, k + 12, f), vld1q_f32(x + k + 12));
+            }
+        }
+        dst0[i] = fold_neon(a, b, c, d);
     }
 }
 

@@ -65,10 +65,36 @@ static inline __attribute__((always_inline)) float mx_dot_lanes_fused(const floa
         for (int l = 0; l < 16; l++) s[l] = __builtin_fmaf(row[k + l], x[k + l], s[l]);
     return mx_lane_fold(s);
 }
-/* Between two rows: y0 + f (y1 - y0). */
-static inline float mx_lerp(float y0, float y1, float f) { return y0 + f * (y1 - y0); }
-static inline __attribute__((always_inline)) float mx_lerp_fused(float y0, float y1, float f) {
-    return __builtin_fmaf(f, y1 - y0, y0);
+/* resample_lerp's output for one channel (x1 NULL) or two: each coefficient row + f slope
+ * (slope = row + taps), then the sums in the lane order. */
+static inline void mx_dot_lerp_lanes(float *y0, float *y1, const float *row, float f, const float *x0,
+                                     const float *x1, int taps) {
+    const float *slope = row + taps;
+    float s0[16] = {0}, s1[16] = {0};
+    for (int k = 0; k < taps; k += 16) {
+        MX_NO_VECTORIZE
+        for (int l = 0; l < 16; l++) {
+            const float c = row[k + l] + f * slope[k + l];
+            s0[l] = s0[l] + c * x0[k + l];
+            if (x1) s1[l] = s1[l] + c * x1[k + l];
+        }
+    }
+    *y0 = mx_lane_fold(s0);
+    if (x1) *y1 = mx_lane_fold(s1);
+}
+/* The same with fused multiply-adds (the coefficient and each product). */
+static inline __attribute__((always_inline)) void mx_dot_lerp_lanes_fused(float *y0, float *y1, const float *row, float f,
+                                                                          const float *x0, const float *x1, int taps) {
+    const float *slope = row + taps;
+    float s0[16] = {0}, s1[16] = {0};
+    for (int k = 0; k < taps; k += 16)
+        for (int l = 0; l < 16; l++) {
+            const float c = __builtin_fmaf(f, slope[k + l], row[k + l]);
+            s0[l] = __builtin_fmaf(c, x0[k + l], s0[l]);
+            if (x1) s1[l] = __builtin_fmaf(c, x1[k + l], s1[l]);
+        }
+    *y0 = mx_lane_fold(s0);
+    if (x1) *y1 = mx_lane_fold(s1);
 }
 
 static inline float mx_xcorr_one(const float *a, const float *x, size_t len) {

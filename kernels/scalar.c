@@ -84,13 +84,14 @@ void mx_resample_scalar(float *restrict dst, const float *restrict src, const in
         dst[i] = mx_dot_lanes(bank + (size_t)phase[i] * (size_t)taps, src + base[i], taps);
 }
 
-void mx_resample_lerp_scalar(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+void mx_resample_lerp_scalar(float *restrict dst0, float *restrict dst1, const float *restrict src0,
+                             const float *restrict src1, const int32_t *restrict base,
                              const int32_t *restrict phase, const float *restrict frac, size_t count,
-                             const float *restrict bank, int taps) {
-    for (size_t i = 0; i < count; i++) {
-        const float *row = bank + (size_t)phase[i] * (size_t)taps;
-        dst[i] = mx_lerp(mx_dot_lanes(row, src + base[i], taps), mx_dot_lanes(row + taps, src + base[i], taps), frac[i]);
-    }
+                             const float *restrict table, int taps) {
+    const size_t row = 2 * (size_t)taps;
+    for (size_t i = 0; i < count; i++)
+        mx_dot_lerp_lanes(dst0 + i, src1 ? dst1 + i : NULL, table + (size_t)phase[i] * row, frac[i], src0 + base[i],
+                          src1 ? src1 + base[i] : NULL, taps);
 }
 
 void mx_resample_fma_scalar(float *restrict dst, const float *restrict src, const int32_t *restrict base,
@@ -99,13 +100,25 @@ void mx_resample_fma_scalar(float *restrict dst, const float *restrict src, cons
         dst[i] = mx_dot_lanes_fused(bank + (size_t)phase[i] * (size_t)taps, src + base[i], taps);
 }
 
-void mx_resample_lerp_fma_scalar(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+void mx_resample_lerp_fma_scalar(float *restrict dst0, float *restrict dst1, const float *restrict src0,
+                                 const float *restrict src1, const int32_t *restrict base,
                                  const int32_t *restrict phase, const float *restrict frac, size_t count,
-                                 const float *restrict bank, int taps) {
-    for (size_t i = 0; i < count; i++) {
-        const float *row = bank + (size_t)phase[i] * (size_t)taps;
-        dst[i] = mx_lerp_fused(mx_dot_lanes_fused(row, src + base[i], taps),
-                               mx_dot_lanes_fused(row + taps, src + base[i], taps), frac[i]);
+                                 const float *restrict table, int taps) {
+    const size_t row = 2 * (size_t)taps;
+    for (size_t i = 0; i < count; i++)
+        mx_dot_lerp_lanes_fused(dst0 + i, src1 ? dst1 + i : NULL, table + (size_t)phase[i] * row, frac[i],
+                                src0 + base[i], src1 ? src1 + base[i] : NULL, taps);
+}
+
+void mx_resample_lerp_table(float *restrict table, const float *restrict bank, size_t rows, int taps) {
+    const size_t t = (size_t)taps;
+    for (size_t r = 0; r < rows; r++) {
+        const float *a = bank + r * t, *b = a + t;
+        float *out = table + r * 2 * t;
+        for (size_t k = 0; k < t; k++) {
+            out[k] = a[k];
+            out[t + k] = b[k] - a[k];
+        }
     }
 }
 

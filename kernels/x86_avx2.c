@@ -208,56 +208,106 @@ static void resample_avx2(float *restrict dst, const float *restrict src, const 
     for (; i < count; i++) dst[i] = dot_avx2(bank + (size_t)phase[i] * t, src + base[i], t);
 }
 
-/* Two outputs at a time, two rows each: eight FMA chains. Near R = 1 neighbours mostly
- * share their rows (the phase moves slowly), and then each row is loaded once for both. */
-static void resample_lerp_avx2(float *restrict dst, const float *restrict src, const int32_t *restrict base,
-                               const int32_t *restrict phase, const float *restrict frac, size_t count,
-                               const float *restrict bank, int taps) {
-    const size_t t = (size_t)taps;
+/* Lanes k..k+7 of output coefficients row + f slope (slope = row + t), one FMA. */
+static inline __attribute__((always_inline)) __m256 lerp_coef_avx2(const float *row, size_t t, size_t k, __m256 f) {
+    return _mm256_fmadd_ps(f, _mm256_loadu_ps(row + t + k), _mm256_loadu_ps(row + k));
+}
+
+/* One channel, two outputs at a time; near R = 1 neighbours mostly share their row (the
+ * phase moves slowly), and then the row and slope are loaded once for both. */
+static void resample_lerp_mono_avx2(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+                                    const int32_t *restrict phase, const float *restrict frac, size_t count,
+                                    const float *restrict table, size_t t) {
     size_t i = 0;
     for (; i + 2 <= count; i += 2) {
         const float *x0 = src + base[i], *x1 = src + base[i + 1];
-        const float *p0 = bank + (size_t)phase[i] * t, *p1 = bank + (size_t)phase[i + 1] * t;
-        __m256 a0 = _mm256_setzero_ps(), b0 = a0, c0 = a0, d0 = a0, a1 = a0, b1 = a0, c1 = a0, d1 = a0;
+        const float *p0 = table + (size_t)phase[i] * 2 * t, *p1 = table + (size_t)phase[i + 1] * 2 * t;
+        const __m256 f0 = _mm256_set1_ps(frac[i]), f1 = _mm256_set1_ps(frac[i + 1]);
+        __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0;
         if (p0 == p1) {
             for (size_t k = 0; k < t; k += 16) {
                 const __m256 ra = _mm256_loadu_ps(p0 + k), rb = _mm256_loadu_ps(p0 + k + 8);
                 const __m256 sa = _mm256_loadu_ps(p0 + t + k), sb = _mm256_loadu_ps(p0 + t + k + 8);
-                const __m256 u = _mm256_loadu_ps(x0 + k), v = _mm256_loadu_ps(x0 + k + 8);
-                a0 = _mm256_fmadd_ps(ra, u, a0);
-                b0 = _mm256_fmadd_ps(rb, v, b0);
-                c0 = _mm256_fmadd_ps(sa, u, c0);
-                d0 = _mm256_fmadd_ps(sb, v, d0);
-                const __m256 w = _mm256_loadu_ps(x1 + k), z = _mm256_loadu_ps(x1 + k + 8);
-                a1 = _mm256_fmadd_ps(ra, w, a1);
-                b1 = _mm256_fmadd_ps(rb, z, b1);
-                c1 = _mm256_fmadd_ps(sa, w, c1);
-                d1 = _mm256_fmadd_ps(sb, z, d1);
+                a0 = _mm256_fmadd_ps(_mm256_fmadd_ps(f0, sa, ra), _mm256_loadu_ps(x0 + k), a0);
+                b0 = _mm256_fmadd_ps(_mm256_fmadd_ps(f0, sb, rb), _mm256_loadu_ps(x0 + k + 8), b0);
+                a1 = _mm256_fmadd_ps(_mm256_fmadd_ps(f1, sa, ra), _mm256_loadu_ps(x1 + k), a1);
+                b1 = _mm256_fmadd_ps(_mm256_fmadd_ps(f1, sb, rb), _mm256_loadu_ps(x1 + k + 8), b1);
             }
         } else {
             for (size_t k = 0; k < t; k += 16) {
-                const __m256 u = _mm256_loadu_ps(x0 + k), v = _mm256_loadu_ps(x0 + k + 8);
-                a0 = _mm256_fmadd_ps(_mm256_loadu_ps(p0 + k), u, a0);
-                b0 = _mm256_fmadd_ps(_mm256_loadu_ps(p0 + k + 8), v, b0);
-                c0 = _mm256_fmadd_ps(_mm256_loadu_ps(p0 + t + k), u, c0);
-                d0 = _mm256_fmadd_ps(_mm256_loadu_ps(p0 + t + k + 8), v, d0);
-                const __m256 w = _mm256_loadu_ps(x1 + k), z = _mm256_loadu_ps(x1 + k + 8);
-                a1 = _mm256_fmadd_ps(_mm256_loadu_ps(p1 + k), w, a1);
-                b1 = _mm256_fmadd_ps(_mm256_loadu_ps(p1 + k + 8), z, b1);
-                c1 = _mm256_fmadd_ps(_mm256_loadu_ps(p1 + t + k), w, c1);
-                d1 = _mm256_fmadd_ps(_mm256_loadu_ps(p1 + t + k + 8), z, d1);
+                a0 = _mm256_fmadd_ps(lerp_coef_avx2(p0, t, k, f0), _mm256_loadu_ps(x0 + k), a0);
+                b0 = _mm256_fmadd_ps(lerp_coef_avx2(p0, t, k + 8, f0), _mm256_loadu_ps(x0 + k + 8), b0);
+                a1 = _mm256_fmadd_ps(lerp_coef_avx2(p1, t, k, f1), _mm256_loadu_ps(x1 + k), a1);
+                b1 = _mm256_fmadd_ps(lerp_coef_avx2(p1, t, k + 8, f1), _mm256_loadu_ps(x1 + k + 8), b1);
+            }
+        }
+        const __m256 h0 = _mm256_add_ps(a0, b0), h1 = _mm256_add_ps(a1, b1);
+        float y[4];
+        _mm_storeu_ps(y, lane_tree4_avx2(h0, h1, h0, h1));
+        dst[i] = y[0];
+        dst[i + 1] = y[1];
+    }
+    for (; i < count; i++)
+        mx_dot_lerp_lanes_fused(dst + i, NULL, table + (size_t)phase[i] * 2 * t, frac[i], src + base[i], NULL, (int)t);
+}
+
+/* Two channels, two outputs at a time: each output's coefficients are made once and serve
+ * both channels (eight FMA chains); a shared row is loaded once for both outputs. */
+static void resample_lerp_avx2(float *restrict dst0, float *restrict dst1, const float *restrict src0,
+                               const float *restrict src1, const int32_t *restrict base,
+                               const int32_t *restrict phase, const float *restrict frac, size_t count,
+                               const float *restrict table, int taps) {
+    const size_t t = (size_t)taps;
+    if (!src1) {
+        resample_lerp_mono_avx2(dst0, src0, base, phase, frac, count, table, t);
+        return;
+    }
+    size_t i = 0;
+    for (; i + 2 <= count; i += 2) {
+        const float *l0 = src0 + base[i], *l1 = src0 + base[i + 1], *r0 = src1 + base[i], *r1 = src1 + base[i + 1];
+        const float *p0 = table + (size_t)phase[i] * 2 * t, *p1 = table + (size_t)phase[i + 1] * 2 * t;
+        const __m256 f0 = _mm256_set1_ps(frac[i]), f1 = _mm256_set1_ps(frac[i + 1]);
+        __m256 la0 = _mm256_setzero_ps(), lb0 = la0, ra0 = la0, rb0 = la0, la1 = la0, lb1 = la0, ra1 = la0, rb1 = la0;
+        if (p0 == p1) {
+            for (size_t k = 0; k < t; k += 16) {
+                const __m256 ra = _mm256_loadu_ps(p0 + k), rb = _mm256_loadu_ps(p0 + k + 8);
+                const __m256 sa = _mm256_loadu_ps(p0 + t + k), sb = _mm256_loadu_ps(p0 + t + k + 8);
+                const __m256 c0a = _mm256_fmadd_ps(f0, sa, ra), c0b = _mm256_fmadd_ps(f0, sb, rb);
+                la0 = _mm256_fmadd_ps(c0a, _mm256_loadu_ps(l0 + k), la0);
+                lb0 = _mm256_fmadd_ps(c0b, _mm256_loadu_ps(l0 + k + 8), lb0);
+                ra0 = _mm256_fmadd_ps(c0a, _mm256_loadu_ps(r0 + k), ra0);
+                rb0 = _mm256_fmadd_ps(c0b, _mm256_loadu_ps(r0 + k + 8), rb0);
+                const __m256 c1a = _mm256_fmadd_ps(f1, sa, ra), c1b = _mm256_fmadd_ps(f1, sb, rb);
+                la1 = _mm256_fmadd_ps(c1a, _mm256_loadu_ps(l1 + k), la1);
+                lb1 = _mm256_fmadd_ps(c1b, _mm256_loadu_ps(l1 + k + 8), lb1);
+                ra1 = _mm256_fmadd_ps(c1a, _mm256_loadu_ps(r1 + k), ra1);
+                rb1 = _mm256_fmadd_ps(c1b, _mm256_loadu_ps(r1 + k + 8), rb1);
+            }
+        } else {
+            for (size_t k = 0; k < t; k += 16) {
+                const __m256 c0a = lerp_coef_avx2(p0, t, k, f0), c0b = lerp_coef_avx2(p0, t, k + 8, f0);
+                la0 = _mm256_fmadd_ps(c0a, _mm256_loadu_ps(l0 + k), la0);
+                lb0 = _mm256_fmadd_ps(c0b, _mm256_loadu_ps(l0 + k + 8), lb0);
+                ra0 = _mm256_fmadd_ps(c0a, _mm256_loadu_ps(r0 + k), ra0);
+                rb0 = _mm256_fmadd_ps(c0b, _mm256_loadu_ps(r0 + k + 8), rb0);
+                const __m256 c1a = lerp_coef_avx2(p1, t, k, f1), c1b = lerp_coef_avx2(p1, t, k + 8, f1);
+                la1 = _mm256_fmadd_ps(c1a, _mm256_loadu_ps(l1 + k), la1);
+                lb1 = _mm256_fmadd_ps(c1b, _mm256_loadu_ps(l1 + k + 8), lb1);
+                ra1 = _mm256_fmadd_ps(c1a, _mm256_loadu_ps(r1 + k), ra1);
+                rb1 = _mm256_fmadd_ps(c1b, _mm256_loadu_ps(r1 + k + 8), rb1);
             }
         }
         float y[4];
-        _mm_storeu_ps(y, lane_tree4_avx2(_mm256_add_ps(a0, b0), _mm256_add_ps(c0, d0),
-                                         _mm256_add_ps(a1, b1), _mm256_add_ps(c1, d1)));
-        dst[i] = mx_lerp_fused(y[0], y[1], frac[i]);
-        dst[i + 1] = mx_lerp_fused(y[2], y[3], frac[i + 1]);
+        _mm_storeu_ps(y, lane_tree4_avx2(_mm256_add_ps(la0, lb0), _mm256_add_ps(ra0, rb0),
+                                         _mm256_add_ps(la1, lb1), _mm256_add_ps(ra1, rb1)));
+        dst0[i] = y[0];
+        dst1[i] = y[1];
+        dst0[i + 1] = y[2];
+        dst1[i + 1] = y[3];
     }
-    for (; i < count; i++) {
-        const float *row = bank + (size_t)phase[i] * t;
-        dst[i] = mx_lerp_fused(dot_avx2(row, src + base[i], t), dot_avx2(row + t, src + base[i], t), frac[i]);
-    }
+    for (; i < count; i++)
+        mx_dot_lerp_lanes_fused(dst0 + i, dst1 + i, table + (size_t)phase[i] * 2 * t, frac[i], src0 + base[i],
+                                src1 + base[i], taps);
 }
 
 static void xcorr_avx2(float *restrict dst, const float *restrict a, const float *restrict x, size_t len, size_t lags) {

@@ -174,13 +174,46 @@ static void resample_sse2(float *restrict dst, const float *restrict src, const 
     for (size_t i = 0; i < count; i++) dst[i] = dot_sse2(bank + (size_t)phase[i] * t, src + base[i], t);
 }
 
-static void resample_lerp_sse2(float *restrict dst, const float *restrict src, const int32_t *restrict base,
+/* Lanes k..k+3 of an output's coefficients, row + f slope (a multiply, then an add). */
+static inline __m128 lerp_coef_sse2(const float *row, size_t t, size_t k, __m128 f) {
+    return _mm_add_ps(_mm_loadu_ps(row + k), _mm_mul_ps(f, _mm_loadu_ps(row + t + k)));
+}
+
+/* One output at a time; with two channels its coefficients serve both. */
+static void resample_lerp_sse2(float *restrict dst0, float *restrict dst1, const float *restrict src0,
+                               const float *restrict src1, const int32_t *restrict base,
                                const int32_t *restrict phase, const float *restrict frac, size_t count,
-                               const float *restrict bank, int taps) {
+                               const float *restrict table, int taps) {
     const size_t t = (size_t)taps;
     for (size_t i = 0; i < count; i++) {
-        const float *row = bank + (size_t)phase[i] * t;
-        dst[i] = mx_lerp(dot_sse2(row, src + base[i], t), dot_sse2(row + t, src + base[i], t), frac[i]);
+        const float *row = table + (size_t)phase[i] * 2 * t, *x = src0 + base[i];
+        const __m128 f = _mm_set1_ps(frac[i]);
+        __m128 a = _mm_setzero_ps(), b = a, c = a, d = a;
+        if (src1) {
+            const float *y = src1 + base[i];
+            __m128 e = _mm_setzero_ps(), g = e, h = e, j = e;
+            for (size_t k = 0; k < t; k += 16) {
+                const __m128 ca = lerp_coef_sse2(row, t, k, f), cb = lerp_coef_sse2(row, t, k + 4, f);
+                const __m128 cc = lerp_coef_sse2(row, t, k + 8, f), cd = lerp_coef_sse2(row, t, k + 12, f);
+                a = _mm_add_ps(a, _mm_mul_ps(ca, _mm_loadu_ps(x + k)));
+                b = _mm_add_ps(b, _mm_mul_ps(cb, _mm_loadu_ps(x + k + 4)));
+                c = _mm_add_ps(c, _mm_mul_ps(cc, _mm_loadu_ps(x + k + 8)));
+                d = _mm_add_ps(d, _mm_mul_ps(cd, _mm_loadu_ps(x + k + 12)));
+                e = _mm_add_ps(e, _mm_mul_ps(ca, _mm_loadu_ps(y + k)));
+                g = _mm_add_ps(g, _mm_mul_ps(cb, _mm_loadu_ps(y + k + 4)));
+                h = _mm_add_ps(h, _mm_mul_ps(cc, _mm_loadu_ps(y + k + 8)));
+                j = _mm_add_ps(j, _mm_mul_ps(cd, _mm_loadu_ps(y + k + 12)));
+            }
+            dst1[i] = lane_fold_sse2(e, g, h, j);
+        } else {
+            for (size_t k = 0; k < t; k += 16) {
+                a = _mm_add_ps(a, _mm_mul_ps(lerp_coef_sse2(row, t, k, f), _mm_loadu_ps(x + k)));
+                b = _mm_add_ps(b, _mm_mul_ps(lerp_coef_sse2(row, t, k + 4, f), _mm_loadu_ps(x + k + 4)));
+                c = _mm_add_ps(c, _mm_mul_ps(lerp_coef_sse2(row, t, k + 8, f), _mm_loadu_ps(x + k + 8)));
+                d = _mm_add_ps(d, _mm_mul_ps(lerp_coef_sse2(row, t, k + 12, f), _mm_loadu_ps(x + k + 12)));
+            }
+        }
+        dst0[i] = lane_fold_sse2(a, b, c, d);
     }
 }
 

@@ -253,6 +253,41 @@ extension Array where Element == [Float] {
         return Array(UnsafeBufferPointer(start: dst + offset, count: n))
     }
 
+    /// resample_lerp's table for `bank(taps:phases:)`: each row, then its slope to the next.
+    static func table(taps: Int, phases: Int) -> [Float] {
+        var table = [Float](repeating: 0, count: phases * 2 * taps)
+        mx_resample_lerp_table(&table, bank(taps: taps, phases: phases), phases, Int32(taps))
+        return table
+    }
+
+    typealias LerpKernel = (UnsafeMutablePointer<Float>?, UnsafeMutablePointer<Float>?, UnsafePointer<Float>?, UnsafePointer<Float>?,
+                            UnsafePointer<Int32>?, UnsafePointer<Int32>?, UnsafePointer<Float>?, Int, UnsafePointer<Float>?, Int32) -> Void
+
+    /// Runs a resample_lerp kernel on outputs `from..<to` of `n` (positions as `run`'s), one
+    /// channel per seed in `channels` (one or two), every buffer `offset` floats past its
+    /// allocation's start; returns each channel's `n` outputs (0 outside `from..<to`).
+    static func runLerp(_ kernel: LerpKernel, channels: [UInt64], n: Int, offset: Int, seed: Int, from: Int = 0, to: Int? = nil,
+                        taps: Int = taps, phases: Int = phases) -> [[Float]] {
+        let to = to ?? n
+        let table = table(taps: taps, phases: phases)
+        let src = channels.map { [Float](repeating: 0, count: offset) + KernelPathTests.data(3 * n + taps + 40, seed: $0) }
+        let base = bases(n, seed: seed)
+        let phase = (0..<n).map { Int32((($0 * 3 + seed) / 4) % phases) }
+        let frac = [Float](repeating: 0, count: offset) + (0..<n).map { Float(($0 * 37 + seed) % 100) / 100 }
+        let dst = channels.map { _ in UnsafeMutablePointer<Float>.allocate(capacity: n + 8) }
+        defer { dst.forEach { $0.deallocate() } }
+        for d in dst { d.initialize(repeating: 0, count: n + 8) }
+        let pair = channels.count == 2
+        src[0].withUnsafeBufferPointer { s0 in src[pair ? 1 : 0].withUnsafeBufferPointer { s1 in
+            base.withUnsafeBufferPointer { b in phase.withUnsafeBufferPointer { p in frac.withUnsafeBufferPointer { fr in
+                kernel(dst[0] + offset + from, pair ? dst[1] + offset + from : nil, s0.baseAddress! + offset,
+                       pair ? s1.baseAddress! + offset : nil, b.baseAddress! + from, p.baseAddress! + from,
+                       fr.baseAddress! + offset + from, to - from, table, Int32(taps))
+            } } }
+        } }
+        return dst.map { Array(UnsafeBufferPointer(start: $0 + offset, count: n)) }
+    }
+
     static let fmaPaths: [mx_isa] = [MX_ISA_AVX2, MX_ISA_AVX512, MX_ISA_NEON].filter { mx_kernels_for_isa($0) != nil }
 
     /// SSE2 equals the unfused scalar reference bit for bit; the FMA paths equal the fused
@@ -275,14 +310,18 @@ extension Array where Element == [Float] {
                 }, n: n, offset: off, seed: n)
                 let got = run({ d, s, b, p, _, c in k.resample(d, s, b, p, c, bank, t) }, n: n, offset: off, seed: n)
                 #expect(exact.map(\.bitPattern) == got.map(\.bitPattern), "resample \(taps)x\(phases) n=\(n) offset \(off)")
-                let lerpRef = run({ d, s, b, p, f, c in
-                    fused ? mx_resample_lerp_fma_scalar(d, s, b, p, f, c, bank, t) : mx_resample_lerp_scalar(d, s, b, p, f, c, bank, t)
-                }, n: n, offset: off, seed: n)
-                let lerp = run({ d, s, b, p, f, c in k.resample_lerp(d, s, b, p, f, c, bank, t) }, n: n, offset: off, seed: n)
-                #expect(lerpRef.map(\.bitPattern) == lerp.map(\.bitPattern), "resample_lerp \(taps)x\(phases) n=\(n) offset \(off)")
-                let unfused = run({ d, s, b, p, f, c in mx_resample_lerp_scalar(d, s, b, p, f, c, bank, t) }, n: n, offset: off, seed: n)
-                let worst = zip(unfused, lerp).map { abs($0 - $1) }.max() ?? 0
-                #expect(worst <= 1e-6, "n=\(n) worst \(worst)")
+                for channels: [UInt64] in [[UInt64(n)], [UInt64(n), UInt64(n) + 1000]] {
+                    func lerp(_ kernel: LerpKernel) -> [[Float]] {
+                        Self.runLerp(kernel, channels: channels, n: n, offset: off, seed: n, taps: taps, phases: phases)
+                    }
+                    let lerpRef = lerp(fused ? mx_resample_lerp_fma_scalar : mx_resample_lerp_scalar)
+                    let got = lerp(k.resample_lerp)
+                    #expect(lerpRef.map { $0.map(\.bitPattern) } == got.map { $0.map(\.bitPattern) },
+                            "resample_lerp \(taps)x\(phases) \(channels.count) channels n=\(n) offset \(off)")
+                    let unfused = lerp(mx_resample_lerp_scalar)
+                    let worst = zip(unfused.joined(), got.joined()).map { abs($0 - $1) }.max() ?? 0
+                    #expect(worst <= 1e-6, "n=\(n) worst \(worst)")
+                }
             }
         }
     }
@@ -300,19 +339,41 @@ extension Array where Element == [Float] {
         #expect(out.bitPattern == expected.bitPattern)
     }
 
-    /// An output has the same value whatever group or tail it fell in.
-    @Test(arguments: KernelPathTests.simdPaths)
+    /// An output has the same value whatever group or tail it fell in, and a channel the
+    /// same alone as in a pair.
+    @Test(arguments: [MX_ISA_SCALAR] + KernelPathTests.simdPaths)
     func resampleOutputDoesNotDependOnItsGroup(isa: mx_isa) {
         let k = mx_kernels_for_isa(isa)!.pointee
-        let n = 67, t = Int32(Self.taps)
-        let whole = Self.run({ d, s, b, p, f, c in k.resample_lerp(d, s, b, p, f, c, Self.bank, t) }, n: n, offset: 0, seed: 1)
+        let n = 67
+        let whole = Self.runLerp(k.resample_lerp, channels: [1, 2], n: n, offset: 0, seed: 1)
         for split in [1, 5, 8, 13, 16, 31] {
-            let pieces = Self.run({ d, s, b, p, f, c in
-                k.resample_lerp(d, s, b, p, f, split, Self.bank, t)
-                k.resample_lerp(d + split, s, b + split, p + split, f + split, c - split, Self.bank, t)
-            }, n: n, offset: 0, seed: 1)
-            #expect(whole == pieces, "split at \(split)")
+            let first = Self.runLerp(k.resample_lerp, channels: [1, 2], n: n, offset: 0, seed: 1, to: split)
+            let second = Self.runLerp(k.resample_lerp, channels: [1, 2], n: n, offset: 0, seed: 1, from: split)
+            #expect(whole[0] == Array(first[0][..<split] + second[0][split...]), "left, split at \(split)")
+            #expect(whole[1] == Array(first[1][..<split] + second[1][split...]), "right, split at \(split)")
         }
+        #expect(whole[0].map(\.bitPattern) == Self.runLerp(k.resample_lerp, channels: [1], n: n, offset: 0, seed: 1)[0].map(\.bitPattern))
+        #expect(whole[1].map(\.bitPattern) == Self.runLerp(k.resample_lerp, channels: [2], n: n, offset: 0, seed: 1)[0].map(\.bitPattern))
+    }
+
+    /// The table's slope interpolates the rows: output i is y0 + f (y1 − y0) of the sums
+    /// with rows phase[i] and phase[i] + 1 (computed here in Double from the bank), within
+    /// float rounding. A slope taken from the wrong row, or with the wrong sign, is off by
+    /// the rows' difference (about 0.1 here).
+    @Test func theTableInterpolatesBetweenRows() {
+        let n = 67, taps = Self.taps, phases = Self.phases, seed = 4
+        let got = Self.runLerp(mx_resample_lerp_scalar, channels: [9], n: n, offset: 0, seed: seed)[0]
+        let x = KernelPathTests.data(3 * n + taps + 40, seed: 9)
+        let base = Self.bases(n, seed: seed)
+        var worst = 0.0, spread = 0.0
+        for i in 0..<n {
+            let q = ((i * 3 + seed) / 4) % phases, f = Double(Float((i * 37 + seed) % 100) / 100)
+            let sums = [q, q + 1].map { r in (0..<taps).reduce(0.0) { $0 + Double(Self.bank[r * taps + $1]) * Double(x[Int(base[i]) + $1]) } }
+            worst = max(worst, abs(Double(got[i]) - (sums[0] + f * (sums[1] - sums[0]))))
+            spread = max(spread, abs(sums[1] - sums[0]))
+        }
+        #expect(worst < 2e-6, "worst \(worst)")
+        #expect(spread > 0.05, "the rows differ by \(spread): the test could not tell them apart")
     }
 
     @Test(arguments: KernelPathTests.simdPaths)

@@ -38,8 +38,8 @@ typedef enum mx_isa {
     MX_ISA_AVX2 = 2,
     MX_ISA_NEON = 3,
     /* A CPU with AVX-512 runs the AVX2 table: every kernel is memory- or load-bound
-     * (the resampler does two loads per FMA, one in its shared-row case, at two FMAs a
-     * cycle), and this machine's Zen 4 splits a 512-bit load or FMA into two 256-bit ones.
+     * (the resampler does one or two loads per FMA, at two FMAs a cycle), and this
+     * machine's Zen 4 splits a 512-bit load or FMA into two 256-bit ones.
      * (A 16-lane accumulator over 16 taps would keep the AVX2 summation order: its halves
      * are the two 8-lane ones.) The name stays so MIXDOWN_ISA=avx512 keeps working. */
     MX_ISA_AVX512 = 4,
@@ -95,12 +95,22 @@ typedef struct mx_kernels {
      * Any input step works: base[] and phase[] are free per output. */
     void (*resample)(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
                      const int32_t *MX_RESTRICT phase, size_t count, const float *MX_RESTRICT bank, int taps);
-    /* Between two rows of a dense bank: y0 and y1 are the sums above with rows phase[i] and
-     * phase[i] + 1, and dst[i] = y0 + frac[i] * (y1 - y0) (one fused multiply-add on the
-     * FMA paths). The bank holds one more row than the largest phase used. */
-    void (*resample_lerp)(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
+    /* Between two rows of a dense table, one channel or two. Row r of `table` holds
+     * 2 * taps floats: phase r's coefficients, then their slope (phase r + 1's minus phase
+     * r's; `mx_resample_lerp_table` makes it). Output i's coefficients are
+     *     c[k] = row[k] + frac[i] * slope[k]       (row = table + phase[i] * 2 * taps)
+     * one fused multiply-add on the FMA paths, a multiply then an add on the others, and
+     *     dst0[i] = sum over k of c[k] * src0[base[i] + k]
+     * in the lane order above (fused on the FMA paths). With src1 and dst1 non-NULL, dst1[i]
+     * is the same sum over src1 with the same c: a stereo pair computes its coefficients
+     * once (a quarter fewer loads and multiply-adds than two rows' sums per channel). A
+     * channel's values do not depend on whether it had a partner, nor on the group or tail
+     * an output fell in. Each channel's arithmetic is the same on every path of a family:
+     * AVX2 and NEON equal mx_resample_lerp_fma_scalar bit for bit, SSE2 mx_resample_lerp_scalar. */
+    void (*resample_lerp)(float *MX_RESTRICT dst0, float *MX_RESTRICT dst1, const float *MX_RESTRICT src0,
+                          const float *MX_RESTRICT src1, const int32_t *MX_RESTRICT base,
                           const int32_t *MX_RESTRICT phase, const float *MX_RESTRICT frac, size_t count,
-                          const float *MX_RESTRICT bank, int taps);
+                          const float *MX_RESTRICT table, int taps);
     /* K-weighting (ITU-R BS.1770), the loudness meter's filter. Each of `channels` planar
      * channels of `frames` frames runs through two biquads in double, a high shelf then a
      * high pass, each in transposed direct form II:
@@ -191,14 +201,20 @@ float mx_peak_interp_scalar(const float *MX_RESTRICT x, size_t frames, const flo
 /* The resampler's references: unfused (SSE2's twin) and fused (AVX2's and NEON's twin). */
 void mx_resample_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
                         const int32_t *MX_RESTRICT phase, size_t count, const float *MX_RESTRICT bank, int taps);
-void mx_resample_lerp_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
+void mx_resample_lerp_scalar(float *MX_RESTRICT dst0, float *MX_RESTRICT dst1, const float *MX_RESTRICT src0,
+                             const float *MX_RESTRICT src1, const int32_t *MX_RESTRICT base,
                              const int32_t *MX_RESTRICT phase, const float *MX_RESTRICT frac, size_t count,
-                             const float *MX_RESTRICT bank, int taps);
+                             const float *MX_RESTRICT table, int taps);
 void mx_resample_fma_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
                             const int32_t *MX_RESTRICT phase, size_t count, const float *MX_RESTRICT bank, int taps);
-void mx_resample_lerp_fma_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
+void mx_resample_lerp_fma_scalar(float *MX_RESTRICT dst0, float *MX_RESTRICT dst1, const float *MX_RESTRICT src0,
+                                 const float *MX_RESTRICT src1, const int32_t *MX_RESTRICT base,
                                  const int32_t *MX_RESTRICT phase, const float *MX_RESTRICT frac, size_t count,
-                                 const float *MX_RESTRICT bank, int taps);
+                                 const float *MX_RESTRICT table, int taps);
+/* The table resample_lerp reads, from a bank of rows + 1 rows of taps floats each: row r
+ * of the table is bank row r, then bank row r + 1 minus bank row r (float subtraction).
+ * `table` holds rows * 2 * taps floats. */
+void mx_resample_lerp_table(float *MX_RESTRICT table, const float *MX_RESTRICT bank, size_t rows, int taps);
 
 void mx_resample_positions_scalar(int32_t *MX_RESTRICT base, int32_t *MX_RESTRICT phase, float *MX_RESTRICT frac,
                                   size_t count, mx_resample_position *MX_RESTRICT position, int64_t offset,

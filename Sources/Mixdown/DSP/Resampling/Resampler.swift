@@ -9,7 +9,8 @@ import Synchronization
 /// frame and a remainder of R's numerator (no drift over hours). The filter is centred
 /// on that position: an impulse at input frame k comes out at k · R, with no delay. The
 /// input is zero outside its frames. The C kernel's `resample` (exact phases) or
-/// `resample_lerp` (dense table) computes the outputs, vectorised for any input step.
+/// `resample_lerp` (dense table: each output's coefficients between two rows, made once
+/// for a pair of channels) computes the outputs, vectorised for any input step.
 ///
 /// Length: `outputFrames` frames (default round(N · R), half away from zero, N the input's
 /// length in frames), then the stream ends. A node made with `startingAt: j0` produces
@@ -134,9 +135,14 @@ public final class Resampler: AudioNode {
         phase = .allocate(capacity: maximumFrames)
         fraction = .allocate(capacity: maximumFrames)
         // Rows are whole cache lines (16 floats), so on a 64-byte boundary no row load splits.
-        bank = UnsafeMutableRawPointer.allocate(byteCount: filter.bank.count * 4, alignment: 64)
-            .bindMemory(to: Float.self, capacity: filter.bank.count)
-        bank!.initialize(from: filter.bank, count: filter.bank.count)
+        // A dense bank becomes resample_lerp's table: each row, then its slope to the next.
+        let floats = interpolatedPhases.map { Int($0) * 2 * filter.taps } ?? filter.bank.count
+        bank = UnsafeMutableRawPointer.allocate(byteCount: floats * 4, alignment: 64).bindMemory(to: Float.self, capacity: floats)
+        if let p = interpolatedPhases {
+            filter.bank.withUnsafeBufferPointer { mx_resample_lerp_table(bank!, $0.baseAddress!, Int(p), Int32(filter.taps)) }
+        } else {
+            bank!.initialize(from: filter.bank, count: floats)
+        }
         if threads > 1 {
             // A file render's blocks are 65,536 frames, a millisecond apart: a helper that
             // spun 0.2 ms after each took CPU time from the reading and writing threads
@@ -200,18 +206,25 @@ public final class Resampler: AudioNode {
                               to - from, &position, block.offset, &step)
     }
 
-    /// Outputs `from..<to` of the current block, every channel.
+    /// Outputs `from..<to` of the current block, every channel: with a dense table, two
+    /// channels at a time (each output's coefficients made once for both; a channel's
+    /// values are the same alone or paired).
     private func runKernel(from: Int, to: Int) {
-        guard let dst = destination else { return }
+        guard let dst = destination, let window else { return }
         let k = mx_kernels_active().pointee
         let taps = Int32(filter.taps)
-        for c in 0..<channels {
-            if interpolatedPhases != nil {
-                k.resample_lerp(dst[channel: c] + from, window!.channels[c], base! + from, phase! + from, fraction! + from,
-                                to - from, bank!, taps)
-            } else {
-                k.resample(dst[channel: c] + from, window!.channels[c], base! + from, phase! + from, to - from, bank!, taps)
+        guard interpolatedPhases != nil else {
+            for c in 0..<channels {
+                k.resample(dst[channel: c] + from, window.channels[c], base! + from, phase! + from, to - from, bank!, taps)
             }
+            return
+        }
+        var c = 0
+        while c < channels {
+            let pair = c + 1 < channels
+            k.resample_lerp(dst[channel: c] + from, pair ? dst[channel: c + 1] + from : nil, window.channels[c],
+                            pair ? window.channels[c + 1] : nil, base! + from, phase! + from, fraction! + from, to - from, bank!, taps)
+            c += pair ? 2 : 1
         }
     }
 }

@@ -18,7 +18,8 @@ import Synchronization
 /// - `exact` (when R = L/M in lowest terms has L <= `maximumExactPhases`): L rows, row p
 ///   for μ = p / L. Every output uses its exact phase.
 /// - `interpolated` otherwise: `phases` + 1 rows for μ = q / phases; an output between two
-///   rows takes y0 + f (y1 − y0) of the two rows' results (f the remainder, in [0, 1)).
+///   rows weighs its taps by row + f (next row − row), f the remainder in [0, 1): in exact
+///   arithmetic y0 + f (y1 − y0) of the two rows' results, with one sum instead of two.
 public struct ResamplerFilter: Sendable, Equatable {
     public enum Layout: Sendable, Hashable {
         case exact(phases: Int)

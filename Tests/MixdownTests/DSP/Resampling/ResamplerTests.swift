@@ -186,6 +186,26 @@ struct Conversion: CustomTestStringConvertible, Sendable {
         }
     }
 
+    /// Channels run in pairs through the dense table (one set of coefficients per output for
+    /// both): three channels that differ (a tone, its inverted twin, a tone mix) each come
+    /// out as that channel alone does, and the twin cancels the tone exactly.
+    @Test(arguments: [StretchRatio(10_001_309, 10_000_000), StretchRatio(9_998_691, 10_000_000),
+                      StretchRatio(48_000 * 10_001_309, 44_100 * 10_000_000)])
+    func channelsComeOutAsEachAloneDoes(ratio: StretchRatio) throws {
+        let n = 20_011
+        let tone = (0..<n).map { Float(sin(Double($0) * 0.05) * 0.5) }
+        let mix = (0..<n).map { (i: Int) -> Float in Float(sin(Double(i) * 0.61) * 0.25 + sin(Double(i) * 0.013 + 1) * 0.4) }
+        let planes = [tone, tone.map { -$0 }, mix]
+        let together = try renderAll(Resampler(input: ArraySource(planes: planes), ratio: ratio, outputRate: 48_000), blockSizes: [777])
+        #expect(together.count == 3 && Int64(together[0].count) == ratio.outputFrames(forInput: Int64(n)))
+        for (c, plane) in planes.enumerated() {
+            let alone = try renderAll(Resampler(input: ArraySource(planes: [plane]), ratio: ratio, outputRate: 48_000), blockSizes: [777])[0]
+            #expect(together[c].map(\.bitPattern) == alone.map(\.bitPattern), "channel \(c)")
+        }
+        #expect(zip(together[0], together[1]).allSatisfy { $0 + $1 == 0 })
+        #expect(together[0].map { abs($0) }.max()! > 0.4)
+    }
+
     /// A node that starts at output frame j0 gives exactly frames j0... of the whole stream.
     @Test(arguments: [StretchRatio(160, 147), StretchRatio(1, 3), StretchRatio(48_000 * 10_001_309, 44_100 * 10_000_000)])
     func seekingIsExact(ratio: StretchRatio) throws {
