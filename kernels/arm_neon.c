@@ -279,31 +279,37 @@ static float peak_neon(const float *restrict x, size_t n) {
     return r;
 }
 
-/* Inlined with a constant `phases`, so that the accumulators stay in registers. */
+/* Four windows per step. Inlined with a constant `pairs`, so that the accumulators stay
+ * in registers. */
 static inline __attribute__((always_inline)) float peak_interp_neon_n(const float *restrict x, size_t frames,
                                                                       const float *restrict bank, size_t taps,
-                                                                      const size_t phases) {
+                                                                      const size_t pairs) {
+    const size_t h = taps / 2;
     size_t i = 0;
     float32x4_t m = vdupq_n_f32(0.0f);
     for (; i + 4 <= frames; i += 4) {
-        float32x4_t acc[4];
-        for (size_t p = 0; p < phases; p++) acc[p] = vdupq_n_f32(0.0f);
-        for (size_t k = 0; k < taps; k++) {
-            const float32x4_t xv = vld1q_f32(x + i + k);
-            for (size_t p = 0; p < phases; p++)
-                acc[p] = vaddq_f32(acc[p], vmulq_n_f32(xv, bank[p * taps + k]));
+        float32x4_t u[4], v[4];
+        for (size_t p = 0; p < pairs; p++) u[p] = v[p] = vdupq_n_f32(0.0f);
+        for (size_t k = 0; k < h; k++) {
+            const float32x4_t lo = vld1q_f32(x + i + k), hi = vld1q_f32(x + i + taps - 1 - k);
+            const float32x4_t s = vaddq_f32(lo, hi), d = vsubq_f32(lo, hi);
+            for (size_t p = 0; p < pairs; p++) {
+                u[p] = vaddq_f32(u[p], vmulq_n_f32(s, bank[p * taps + k]));
+                v[p] = vaddq_f32(v[p], vmulq_n_f32(d, bank[p * taps + h + k]));
+            }
         }
-        for (size_t p = 0; p < phases; p++) m = peak_lanes_neon(m, acc[p]);
+        for (size_t p = 0; p < pairs; p++)
+            m = peak_lanes_neon(peak_lanes_neon(m, vaddq_f32(u[p], v[p])), vsubq_f32(u[p], v[p]));
     }
     float r = peak_fold_neon(m, 0.0f);
     for (; i < frames; i++)
-        for (size_t p = 0; p < phases; p++) r = mx_peak_one(r, mx_interp_one(bank + p * taps, x + i, taps));
+        for (size_t p = 0; p < pairs; p++) r = mx_interp_pair_peak(r, bank + p * taps, x + i, taps);
     return r;
 }
 
 static float peak_interp_neon(const float *restrict x, size_t frames, const float *restrict bank,
-                              size_t phases, size_t taps) {
-    switch (phases) {
+                              size_t pairs, size_t taps) {
+    switch (pairs) {
     case 1: return peak_interp_neon_n(x, frames, bank, taps, 1);
     case 2: return peak_interp_neon_n(x, frames, bank, taps, 2);
     case 3: return peak_interp_neon_n(x, frames, bank, taps, 3);

@@ -121,16 +121,22 @@ static inline void mx_kweight_flush(double *s) {
         if (__builtin_fabs(s[j]) < 1e-30) s[j] = 0.0;
 }
 /* One output of the oversampled peak: sum over k of row[k] * x[k], in order of k. */
-static inline float mx_interp_one(const float *row, const float *x, size_t taps) {
-    float acc = 0.0f;
-    MX_NO_VECTORIZE
-    for (size_t k = 0; k < taps; k++) acc = acc + row[k] * x[k];
-    return acc;
-}
 /* The larger of a running peak and |v|, passing over NaN (v > m is false for NaN). */
 static inline float mx_peak_one(float m, float v) {
     float a = __builtin_fabsf(v);
     return a > m ? a : m;
+}
+/* peak_interp's larger |point| of one pair (row: e, then o) at one window, and `m`. */
+static inline float mx_interp_pair_peak(float m, const float *row, const float *x, size_t taps) {
+    const size_t h = taps / 2;
+    float u = 0.0f, v = 0.0f;
+    MX_NO_VECTORIZE
+    for (size_t k = 0; k < h; k++) {
+        const float lo = x[k], hi = x[taps - 1 - k];
+        u = u + row[k] * (lo + hi);
+        v = v + row[h + k] * (lo - hi);
+    }
+    return mx_peak_one(mx_peak_one(m, u + v), u - v);
 }
 
 #if defined(__x86_64__) || defined(_M_X64)

@@ -150,11 +150,10 @@ float mx_peak_scalar(const float *restrict x, size_t n) {
 }
 
 float mx_peak_interp_scalar(const float *restrict x, size_t frames, const float *restrict bank,
-                            size_t phases, size_t taps) {
+                            size_t pairs, size_t taps) {
     float m = 0.0f;
     for (size_t i = 0; i < frames; i++)
-        for (size_t p = 0; p < phases; p++)
-            m = mx_peak_one(m, mx_interp_one(bank + p * taps, x + i, taps));
+        for (size_t p = 0; p < pairs; p++) m = mx_interp_pair_peak(m, bank + p * taps, x + i, taps);
     return m;
 }
 

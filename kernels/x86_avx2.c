@@ -397,46 +397,38 @@ static float peak_avx2(const float *restrict x, size_t n) {
     return r;
 }
 
-/* Sixteen outputs per step (two groups of eight), so that up to eight independent sums
- * are in flight; then eight; then the scalar tail. Inlined with a constant `phases`, so
- * that the accumulators stay in registers. */
+/* Eight windows per step, a pair's two sums each (up to eight independent sums); then
+ * the scalar tail. Inlined with a constant `pairs`, so that the accumulators stay in
+ * registers. */
 static inline __attribute__((always_inline)) float peak_interp_avx2_n(const float *restrict x, size_t frames,
                                                                       const float *restrict bank, size_t taps,
-                                                                      const size_t phases) {
+                                                                      const size_t pairs) {
+    const size_t h = taps / 2;
     size_t i = 0;
     __m256 m = _mm256_setzero_ps();
-    for (; i + 16 <= frames; i += 16) {
-        __m256 a[4], b[4];
-        for (size_t p = 0; p < phases; p++) a[p] = b[p] = _mm256_setzero_ps();
-        for (size_t k = 0; k < taps; k++) {
-            const __m256 xa = _mm256_loadu_ps(x + i + k), xb = _mm256_loadu_ps(x + i + 8 + k);
-            for (size_t p = 0; p < phases; p++) {
-                const __m256 h = _mm256_broadcast_ss(bank + p * taps + k);
-                a[p] = _mm256_add_ps(a[p], _mm256_mul_ps(h, xa));
-                b[p] = _mm256_add_ps(b[p], _mm256_mul_ps(h, xb));
+    for (; i + 8 <= frames; i += 8) {
+        __m256 u[4], v[4];
+        for (size_t p = 0; p < pairs; p++) u[p] = v[p] = _mm256_setzero_ps();
+        for (size_t k = 0; k < h; k++) {
+            const __m256 lo = _mm256_loadu_ps(x + i + k), hi = _mm256_loadu_ps(x + i + taps - 1 - k);
+            const __m256 s = _mm256_add_ps(lo, hi), d = _mm256_sub_ps(lo, hi);
+            for (size_t p = 0; p < pairs; p++) {
+                u[p] = _mm256_add_ps(u[p], _mm256_mul_ps(_mm256_broadcast_ss(bank + p * taps + k), s));
+                v[p] = _mm256_add_ps(v[p], _mm256_mul_ps(_mm256_broadcast_ss(bank + p * taps + h + k), d));
             }
         }
-        for (size_t p = 0; p < phases; p++) m = peak_lanes_avx2(peak_lanes_avx2(m, a[p]), b[p]);
-    }
-    for (; i + 8 <= frames; i += 8) {
-        __m256 a[4];
-        for (size_t p = 0; p < phases; p++) a[p] = _mm256_setzero_ps();
-        for (size_t k = 0; k < taps; k++) {
-            const __m256 xa = _mm256_loadu_ps(x + i + k);
-            for (size_t p = 0; p < phases; p++)
-                a[p] = _mm256_add_ps(a[p], _mm256_mul_ps(_mm256_broadcast_ss(bank + p * taps + k), xa));
-        }
-        for (size_t p = 0; p < phases; p++) m = peak_lanes_avx2(m, a[p]);
+        for (size_t p = 0; p < pairs; p++)
+            m = peak_lanes_avx2(peak_lanes_avx2(m, _mm256_add_ps(u[p], v[p])), _mm256_sub_ps(u[p], v[p]));
     }
     float r = peak_fold_avx2(m, 0.0f);
     for (; i < frames; i++)
-        for (size_t p = 0; p < phases; p++) r = mx_peak_one(r, mx_interp_one(bank + p * taps, x + i, taps));
+        for (size_t p = 0; p < pairs; p++) r = mx_interp_pair_peak(r, bank + p * taps, x + i, taps);
     return r;
 }
 
 static float peak_interp_avx2(const float *restrict x, size_t frames, const float *restrict bank,
-                              size_t phases, size_t taps) {
-    switch (phases) {
+                              size_t pairs, size_t taps) {
+    switch (pairs) {
     case 1: return peak_interp_avx2_n(x, frames, bank, taps, 1);
     case 2: return peak_interp_avx2_n(x, frames, bank, taps, 2);
     case 3: return peak_interp_avx2_n(x, frames, bank, taps, 3);

@@ -288,31 +288,37 @@ static float peak_sse2(const float *restrict x, size_t n) {
     return r;
 }
 
-/* Inlined with a constant `phases`, so that the accumulators stay in registers. */
+/* Four windows per step. Inlined with a constant `pairs`, so that the accumulators stay
+ * in registers. */
 static inline __attribute__((always_inline)) float peak_interp_sse2_n(const float *restrict x, size_t frames,
                                                                       const float *restrict bank, size_t taps,
-                                                                      const size_t phases) {
+                                                                      const size_t pairs) {
+    const size_t h = taps / 2;
     size_t i = 0;
     __m128 m = _mm_setzero_ps();
     for (; i + 4 <= frames; i += 4) {
-        __m128 acc[4];
-        for (size_t p = 0; p < phases; p++) acc[p] = _mm_setzero_ps();
-        for (size_t k = 0; k < taps; k++) {
-            const __m128 xv = _mm_loadu_ps(x + i + k);
-            for (size_t p = 0; p < phases; p++)
-                acc[p] = _mm_add_ps(acc[p], _mm_mul_ps(_mm_set1_ps(bank[p * taps + k]), xv));
+        __m128 u[4], v[4];
+        for (size_t p = 0; p < pairs; p++) u[p] = v[p] = _mm_setzero_ps();
+        for (size_t k = 0; k < h; k++) {
+            const __m128 lo = _mm_loadu_ps(x + i + k), hi = _mm_loadu_ps(x + i + taps - 1 - k);
+            const __m128 s = _mm_add_ps(lo, hi), d = _mm_sub_ps(lo, hi);
+            for (size_t p = 0; p < pairs; p++) {
+                u[p] = _mm_add_ps(u[p], _mm_mul_ps(_mm_set1_ps(bank[p * taps + k]), s));
+                v[p] = _mm_add_ps(v[p], _mm_mul_ps(_mm_set1_ps(bank[p * taps + h + k]), d));
+            }
         }
-        for (size_t p = 0; p < phases; p++) m = peak_lanes_sse2(m, acc[p]);
+        for (size_t p = 0; p < pairs; p++)
+            m = peak_lanes_sse2(peak_lanes_sse2(m, _mm_add_ps(u[p], v[p])), _mm_sub_ps(u[p], v[p]));
     }
     float r = peak_fold_sse2(m, 0.0f);
     for (; i < frames; i++)
-        for (size_t p = 0; p < phases; p++) r = mx_peak_one(r, mx_interp_one(bank + p * taps, x + i, taps));
+        for (size_t p = 0; p < pairs; p++) r = mx_interp_pair_peak(r, bank + p * taps, x + i, taps);
     return r;
 }
 
 static float peak_interp_sse2(const float *restrict x, size_t frames, const float *restrict bank,
-                              size_t phases, size_t taps) {
-    switch (phases) {
+                              size_t pairs, size_t taps) {
+    switch (pairs) {
     case 1: return peak_interp_sse2_n(x, frames, bank, taps, 1);
     case 2: return peak_interp_sse2_n(x, frames, bank, taps, 2);
     case 3: return peak_interp_sse2_n(x, frames, bank, taps, 3);

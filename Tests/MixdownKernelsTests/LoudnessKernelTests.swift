@@ -45,10 +45,10 @@ import Testing
                 x.withUnsafeBufferPointer { p in
                     let from = p.baseAddress! + off
                     #expect(mx_peak_scalar(from, n).bitPattern == k.peak(from, n).bitPattern, "peak n=\(n) off=\(off)")
-                    for phases in 1...4 {
-                        let ref = mx_peak_interp_scalar(from, n, bank, phases, taps)
-                        let got = k.peak_interp(from, n, bank, phases, taps)
-                        #expect(ref.bitPattern == got.bitPattern, "peak_interp n=\(n) off=\(off) phases=\(phases)")
+                    for pairs in 1...4 {
+                        let ref = mx_peak_interp_scalar(from, n, bank, pairs, taps)
+                        let got = k.peak_interp(from, n, bank, pairs, taps)
+                        #expect(ref.bitPattern == got.bitPattern, "peak_interp n=\(n) off=\(off) pairs=\(pairs)")
                     }
                 }
             }
@@ -60,12 +60,30 @@ import Testing
         let x: [Float] = [0.25, -0.75, .nan, 0.5, -0.125]
         #expect(mx_peak_scalar(x, 5) == 0.75)
         #expect(mx_peak_scalar(x, 0) == 0)
-        // An impulse through a one-phase bank gives the bank's largest magnitude tap.
+        // An impulse through one pair: every window puts it at another tap, so the points
+        // are every tap of the phase and of its mirror: the largest magnitude tap.
         let taps = 16
         var impulse = [Float](repeating: 0, count: 2 * taps)
         impulse[taps - 1] = 1
-        let bank = (0..<taps).map { Float($0 == 5 ? -0.9 : 0.1) }
-        #expect(mx_peak_interp_scalar(impulse, taps, bank, 1, taps) == 0.9)
+        let w = (0..<taps).map { Float($0 == 5 ? -0.875 : 0.125) }
+        #expect(mx_peak_interp_scalar(impulse, taps, Self.pair(w), 1, taps) == 0.875)
+        // On noise: the pair's points are the phase and its mirror, summed here in Double.
+        let row = (0..<taps).map { Float(sin(Double($0) * 0.9 + 0.3)) / 4 }
+        let y = KernelPathTests.data(60 + taps, seed: 77)
+        var phase = 0.0, mirror = 0.0
+        for i in 0..<60 {
+            phase = max(phase, abs((0..<taps).reduce(0.0) { $0 + Double(row[$1]) * Double(y[i + $1]) }))
+            mirror = max(mirror, abs((0..<taps).reduce(0.0) { $0 + Double(row[taps - 1 - $1]) * Double(y[i + $1]) }))
+        }
+        let both = Double(mx_peak_interp_scalar(y, 60, Self.pair(row), 1, taps))
+        #expect(abs(both - max(phase, mirror)) < 1e-6, "\(both) against \(phase), \(mirror)")
+        #expect(abs(phase - mirror) > 0.01, "the row and its mirror must read differently for the test to tell")
+    }
+
+    /// A phase's row as a pair: its even part, then its odd part.
+    static func pair(_ w: [Float]) -> [Float] {
+        let t = w.count
+        return (0..<(t / 2)).map { (w[$0] + w[t - 1 - $0]) / 2 } + (0..<(t / 2)).map { (w[$0] - w[t - 1 - $0]) / 2 }
     }
 
     /// A 997 Hz sine at 48 kHz through K-weighting gains BS.1770's +0.691 dB... less the

@@ -125,14 +125,21 @@ typedef struct mx_kernels {
                     size_t channels, size_t frames, const double *MX_RESTRICT coef);
     /* The largest |x[i]| for i < n (0 for n = 0); NaNs are passed over. */
     float (*peak)(const float *MX_RESTRICT x, size_t n);
-    /* The peak of an oversampled signal, for the true-peak meter: the largest |y| over
-     * i < frames and p < phases of
-     *     y(i, p) = sum over k < taps of bank[p * taps + k] * x[i + k]
-     * added in order of k, multiply and add unfused; NaNs are passed over. x holds
-     * frames + taps - 1 floats; 1 <= phases <= 4. Vector paths compute neighbouring i in
-     * lanes with the same operations: bit-identical. */
+    /* The peak of an oversampled signal, for the true-peak meter, in mirrored pairs of
+     * phases: a phase's mirror image (its taps reversed) is the phase as far on the other
+     * side of the window's centre, so both come from one pass over half the taps. With
+     * h = taps / 2, pair p's row holds e = bank + p * taps and o = e + h (the even and odd
+     * parts of one phase: e[k] = (w[k] + w[taps-1-k]) / 2, o[k] = (w[k] - w[taps-1-k]) / 2).
+     * For i < frames and p < pairs:
+     *     u = sum over k < h of e[k] * (x[i + k] + x[i + taps-1-k])
+     *     v = sum over k < h of o[k] * (x[i + k] - x[i + taps-1-k])
+     * each added in order of k, multiply and add unfused; the pair's points are u + v (the
+     * phase) and u - v (its mirror). Returns the largest |point|, NaNs passed over. A phase
+     * that is its own mirror (the middle one) is a pair with o = 0. x holds frames + taps - 1
+     * floats; taps even; 1 <= pairs <= 4. Vector paths compute neighbouring i in lanes with
+     * the same operations: bit-identical. Half the multiply-adds of a pass per phase. */
     float (*peak_interp)(const float *MX_RESTRICT x, size_t frames, const float *MX_RESTRICT bank,
-                         size_t phases, size_t taps);
+                         size_t pairs, size_t taps);
     /* The resampler's positions (Resampler.swift says what they mean). An output at input
      * frame n plus a remainder r of the ratio's numerator reads rows q and q + 1 with
      * r * row_count = q * numerator + e. For i < count:
@@ -197,7 +204,7 @@ void mx_kweight_scalar(double *MX_RESTRICT energy, double *MX_RESTRICT state, co
                        size_t channels, size_t frames, const double *MX_RESTRICT coef);
 float mx_peak_scalar(const float *MX_RESTRICT x, size_t n);
 float mx_peak_interp_scalar(const float *MX_RESTRICT x, size_t frames, const float *MX_RESTRICT bank,
-                            size_t phases, size_t taps);
+                            size_t pairs, size_t taps);
 /* The resampler's references: unfused (SSE2's twin) and fused (AVX2's and NEON's twin). */
 void mx_resample_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT src, const int32_t *MX_RESTRICT base,
                         const int32_t *MX_RESTRICT phase, size_t count, const float *MX_RESTRICT bank, int taps);

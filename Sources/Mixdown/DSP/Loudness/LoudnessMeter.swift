@@ -254,7 +254,7 @@ public final class LoudnessMeter {
         let w = window[c] + offset
         let timeline = segmentPeaks != nil
         var highest = floor
-        if interpolator.phases > 0 {
+        if interpolator.pairs > 0 {
             let start = w + (history - (interpolator.taps - 1))
             if timeline && fine == nil {
                 highest = interpolator.peak(of: start, frames: count, beating: floor, kernels: kernels)

@@ -24,7 +24,9 @@ struct TruePeakInterpolator {
     let taps: Int
     /// 1 (no oversampling) or more.
     let factor: Int
-    /// Phases 1..<factor, each `taps` floats, in the layout of `mx_kernels.peak_interp`.
+    /// Phases 1..<factor in mirrored pairs (p, factor − p), p = 1 ... factor / 2, each pair
+    /// `taps` floats in the layout of `mx_kernels.peak_interp`: the even part of phase p's
+    /// row, then its odd part (zero for the middle phase, its own mirror).
     let bank: [Float]
     /// The largest sum of |coefficients| over the phases: no point exceeds it times the
     /// largest |sample| of its window (so a window whose samples are that far under a
@@ -48,14 +50,15 @@ struct TruePeakInterpolator {
     static let fineAllowance = 0.5
 
     init(factor: Int, taps: Int, beta: Double) {
-        precondition(factor >= 1 && taps >= 2 && taps % 2 == 0)
+        precondition(factor >= 1 && (factor == 1 || factor % 2 == 0) && taps >= 2 && taps % 2 == 0)
         self.factor = factor
         self.taps = taps
-        let half = Double(taps / 2)
+        let half = Double(taps / 2), h = taps / 2
         var bank: [Float] = []
         var bound: Float = 1
-        for p in 1..<max(factor, 1) {
-            // The point lies p/factor of a sample after window sample taps / 2 - 1.
+        for p in stride(from: 1, through: factor / 2, by: 1) where factor > 1 {
+            // The point lies p/factor of a sample after window sample taps / 2 - 1; its mirror,
+            // the taps reversed, lies (factor − p)/factor after it.
             let t = half - 1 + Double(p) / Double(factor)
             var row = (0..<taps).map { k -> Double in
                 let d = Double(k) - t
@@ -65,28 +68,31 @@ struct TruePeakInterpolator {
             }
             let sum = row.reduce(0, +)
             row = row.map { $0 / sum }
-            let floats = row.map { Float($0) }
-            bound = max(bound, floats.reduce(0) { $0 + abs($1) } * (1 + 1e-5))
-            bank += floats
+            let even = (0..<h).map { Float((row[$0] + row[taps - 1 - $0]) / 2) }
+            let odd = 2 * p == factor ? [Float](repeating: 0, count: h) : (0..<h).map { Float((row[$0] - row[taps - 1 - $0]) / 2) }
+            // A point is sum of (e + o) x[k] + (e − o) x[taps−1−k]: at most the largest |x|
+            // times the sum of 2 max(|e|, |o|).
+            bound = max(bound, zip(even, odd).reduce(0) { $0 + 2 * max(abs($1.0), abs($1.1)) } * (1 + 1e-5))
+            bank += even + odd
         }
         self.bank = bank
         gainBound = bound
     }
 
-    /// Phases computed by the kernel (the sample points are not among them).
-    var phases: Int { factor - 1 }
+    /// Mirrored pairs of phases the kernel computes (the sample points are not among them).
+    var pairs: Int { factor / 2 }
 
     /// The largest in-between point of `frames` windows: `window` holds frames + taps - 1
     /// samples, and the points lie between its samples taps / 2 - 1 and taps / 2 onwards.
     /// 0 when the design has no oversampling.
     func peak(of window: UnsafePointer<Float>, frames: Int, kernels: mx_kernels) -> Float {
-        guard phases > 0 else { return 0 }
+        guard pairs > 0 else { return 0 }
         return bank.withUnsafeBufferPointer { b in
-            // The kernel takes at most four phases a call.
+            // The kernel takes at most four pairs a call.
             var m: Float = 0
             var p = 0
-            while p < phases {
-                let n = min(4, phases - p)
+            while p < pairs {
+                let n = min(4, pairs - p)
                 m = max(m, kernels.peak_interp(window, frames, b.baseAddress! + p * taps, n, taps))
                 p += n
             }
