@@ -2,7 +2,9 @@
 /// stretchers that read around a position (polyphase varispeed, WSOLA). Frames before 0 and
 /// from `length` on read as silence. Memory is allocated once, in `init`.
 final class InputWindow {
-    /// Per-channel storage; `channels[c][i]` is input frame `start + i`.
+    /// Per-channel storage; `channels[c][i]` is input frame `start + i`. Each holds
+    /// `capacity` frames and `maximumPull` more: the input renders straight into it, through
+    /// `view`, at whatever offset the next frames land (no copy from a buffer of its own).
     let channels: [UnsafeMutablePointer<Float>]
     let capacity: Int
     /// The first frame held, and one past the last.
@@ -10,12 +12,14 @@ final class InputWindow {
     private(set) var end: Int64
     private let input: AudioNode
     private let length: Int64
-    private let upstream: AudioBuffer
+    /// Aimed into `channels` where the input's next frames land.
+    private let view: AudioBuffer
+    private let pointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private var pulled: Int64 = 0
     private let label: String
 
     /// A window of `capacity` frames beginning at input frame `start` (which may be
-    /// negative); `input` is prepared by the caller for blocks of `upstream.capacity`.
+    /// negative); `input` is prepared by the caller for blocks of `maximumPull` frames.
     /// The input's first frame is input frame `origin` (a node that seeks), and `length`
     /// counts frames from input frame 0; the window must not start between 0 and `origin`.
     init(input: AudioNode, length: Int64, capacity: Int, maximumPull: Int, start: Int64, origin: Int64 = 0, label: String) {
@@ -27,15 +31,20 @@ final class InputWindow {
         self.start = start
         end = start
         self.label = label
-        upstream = AudioBuffer(format: input.format, capacity: maximumPull)
+        view = AudioBuffer(viewWithChannelCount: input.format.channelCount, capacity: maximumPull)
         channels = (0..<input.format.channelCount).map { _ in
-            let p = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
-            p.initialize(repeating: 0, count: capacity)
+            let p = UnsafeMutablePointer<Float>.allocate(capacity: capacity + maximumPull)
+            p.initialize(repeating: 0, count: capacity + maximumPull)
             return p
         }
+        pointers = .allocate(capacity: max(1, channels.count))
+        for (c, p) in channels.enumerated() { pointers[c] = p }
     }
 
-    deinit { channels.forEach { $0.deallocate() } }
+    deinit {
+        channels.forEach { $0.deallocate() }
+        pointers.deallocate()
+    }
 
     /// Channel `c` at input frame `frame` (which must be held).
     @inline(__always) func pointer(_ c: Int, at frame: Int64) -> UnsafeMutablePointer<Float> {
@@ -52,9 +61,11 @@ final class InputWindow {
             for p in channels { p.update(from: p + drop, count: keep) }
             // A jump past everything held: the input is a stream, so the frames in between
             // are read and dropped (else the next frames pulled would land at `low`).
+            // Nothing is kept then (end < low), so they land at the storage's start.
+            view.aim(at: pointers, offset: 0)
             while end < low && pulled < min(low, length) {
-                let n = Int(min(Int64(upstream.capacity), min(low, length) - pulled))
-                pulled += Int64(try input.renderRequired(into: upstream, frames: n, label: label, position: pulled, total: length))
+                let n = Int(min(Int64(view.capacity), min(low, length) - pulled))
+                pulled += Int64(try input.renderRequired(into: view, frames: n, label: label, position: pulled, total: length))
             }
             start = low
             end = max(end, low)
@@ -67,9 +78,9 @@ final class InputWindow {
                 n = Int(end < 0 ? min(high, 0) - end : high - end)
                 for p in channels { (p + at).update(repeating: 0, count: n) }
             } else {
-                n = Int(min(Int64(upstream.capacity), high - end, length - pulled))
-                n = try input.renderRequired(into: upstream, frames: n, label: label, position: pulled, total: length)
-                for (c, p) in channels.enumerated() { (p + at).update(from: upstream[channel: c], count: n) }
+                n = Int(min(Int64(view.capacity), high - end, length - pulled))
+                view.aim(at: pointers, offset: at)
+                n = try input.renderRequired(into: view, frames: n, label: label, position: pulled, total: length)
                 pulled += Int64(n)
             }
             appended(at, n)
