@@ -56,7 +56,7 @@ struct TruePeakInterpolator {
         let half = Double(taps / 2), h = taps / 2
         var bank: [Float] = []
         var bound: Float = 1
-        for p in stride(from: 1, through: factor / 2, by: 1) where factor > 1 {
+        for p in stride(from: 1, through: factor / 2, by: 1) {
             // The point lies p/factor of a sample after window sample taps / 2 - 1; its mirror,
             // the taps reversed, lies (factor − p)/factor after it.
             let t = half - 1 + Double(p) / Double(factor)
