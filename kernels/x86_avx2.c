@@ -436,58 +436,73 @@ static float peak_interp_avx2(const float *restrict x, size_t frames, const floa
     }
 }
 
-/* Four positions in the lanes of 64-bit vectors, an output apart, each stepping by four
- * outputs with the scalar's compare-and-subtract carries (signed compares: every value is
- * below 2^53). The fraction's conversion uses the 2^52 trick, exact for e < 2^52, so a
- * numerator of 2^52 or more goes to the scalar path. The tail is the scalar's, from
- * lane 0's position. */
+/* Eight positions in the lanes of two 64-bit vectors, an output apart, each stepping by
+ * eight outputs with the scalar's compare-and-subtract carries (signed compares: every
+ * value is below 2^53; e >= numerator is e > numerator - 1). The two vectors' carry chains
+ * are independent, so they run side by side. The fraction's conversion uses the 2^52
+ * trick, exact for e < 2^52, so a numerator of 2^52 or more goes to the scalar path. The
+ * tail is the scalar's, from lane 0's position. */
 static void resample_positions_avx2(int32_t *restrict base, int32_t *restrict phase, float *restrict frac,
                                     size_t count, mx_resample_position *restrict position, int64_t offset,
                                     const mx_resample_step *restrict step) {
     const uint64_t numerator = step->numerator;
-    if (count < 8 || numerator >= ((uint64_t)1 << 52)) {
+    if (count < 16 || numerator >= ((uint64_t)1 << 52)) {
         mx_resample_positions_scalar(base, phase, frac, count, position, offset, step);
         return;
     }
     const int64_t row_count = step->row_count;
-    int64_t n[4], q[4], e[4];
-    int64_t f4 = 0, r4 = 0, e4 = 0;   /* four steps from zero, normalised as the scalar steps */
-    for (int k = 0; k < 4; k++) {
-        f4 += step->frames; r4 += step->rows; e4 += (int64_t)step->excess;
-        if (e4 >= (int64_t)numerator) { e4 -= (int64_t)numerator; r4 += 1; }
-        if (r4 >= row_count) { r4 -= row_count; f4 += 1; }
+    int64_t n[8], q[8], e[8];
+    int64_t f8 = 0, r8 = 0, e8 = 0;   /* eight steps from zero, normalised as the scalar steps */
+    for (int k = 0; k < 8; k++) {
+        f8 += step->frames; r8 += step->rows; e8 += (int64_t)step->excess;
+        if (e8 >= (int64_t)numerator) { e8 -= (int64_t)numerator; r8 += 1; }
+        if (r8 >= row_count) { r8 -= row_count; f8 += 1; }
     }
     n[0] = position->frame; q[0] = position->row; e[0] = (int64_t)position->excess;
-    for (int k = 1; k < 4; k++) {
+    for (int k = 1; k < 8; k++) {
         n[k] = n[k - 1] + step->frames; q[k] = q[k - 1] + step->rows; e[k] = e[k - 1] + (int64_t)step->excess;
         if (e[k] >= (int64_t)numerator) { e[k] -= (int64_t)numerator; q[k] += 1; }
         if (q[k] >= row_count) { q[k] -= row_count; n[k] += 1; }
     }
-    __m256i vn = _mm256_loadu_si256((const __m256i *)n), vq = _mm256_loadu_si256((const __m256i *)q);
-    __m256i ve = _mm256_loadu_si256((const __m256i *)e);
-    const __m256i num = _mm256_set1_epi64x((int64_t)numerator), rows = _mm256_set1_epi64x(row_count);
-    const __m256i sf = _mm256_set1_epi64x(f4), sr = _mm256_set1_epi64x(r4), se = _mm256_set1_epi64x(e4);
-    const __m256i off = _mm256_set1_epi64x(offset), ones = _mm256_set1_epi64x(-1);
+    __m256i vn0 = _mm256_loadu_si256((const __m256i *)n), vq0 = _mm256_loadu_si256((const __m256i *)q);
+    __m256i ve0 = _mm256_loadu_si256((const __m256i *)e);
+    __m256i vn1 = _mm256_loadu_si256((const __m256i *)(n + 4)), vq1 = _mm256_loadu_si256((const __m256i *)(q + 4));
+    __m256i ve1 = _mm256_loadu_si256((const __m256i *)(e + 4));
+    const __m256i num = _mm256_set1_epi64x((int64_t)numerator), num1 = _mm256_set1_epi64x((int64_t)numerator - 1);
+    const __m256i rows = _mm256_set1_epi64x(row_count), rows1 = _mm256_set1_epi64x(row_count - 1);
+    const __m256i sf = _mm256_set1_epi64x(f8), sr = _mm256_set1_epi64x(r8), se = _mm256_set1_epi64x(e8);
+    const __m256i off = _mm256_set1_epi64x(offset);
     const __m256i magic = _mm256_set1_epi64x(0x4330000000000000LL);
     const __m256d magicd = _mm256_set1_pd(4503599627370496.0), scale = _mm256_set1_pd(1.0 / (double)numerator);
     const __m256i low = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
     size_t i = 0;
-    for (; i + 4 <= count; i += 4) {
-        _mm_storeu_si128((__m128i *)(base + i), _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_sub_epi64(vn, off), low)));
-        _mm_storeu_si128((__m128i *)(phase + i), _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(vq, low)));
+/* The low 32 bits of a's and b's four lanes, in order: eight int32. */
+#define MX_LOW_HALVES(a, b) _mm256_permute2x128_si256(_mm256_permutevar8x32_epi32(a, low), _mm256_permutevar8x32_epi32(b, low), 0x20)
+/* One vector's step by eight outputs. */
+#define MX_STEP8(vn, vq, ve) do { \
+        ve = _mm256_add_epi64(ve, se); \
+        const __m256i carry = _mm256_cmpgt_epi64(ve, num1);                 /* e >= numerator: -1 */ \
+        ve = _mm256_sub_epi64(ve, _mm256_and_si256(carry, num)); \
+        vq = _mm256_sub_epi64(_mm256_add_epi64(vq, sr), carry); \
+        const __m256i wrap = _mm256_cmpgt_epi64(vq, rows1);                 /* q >= row_count: -1 */ \
+        vq = _mm256_sub_epi64(vq, _mm256_and_si256(wrap, rows)); \
+        vn = _mm256_sub_epi64(_mm256_add_epi64(vn, sf), wrap); \
+    } while (0)
+    for (; i + 8 <= count; i += 8) {
+        _mm256_storeu_si256((__m256i *)(void *)(base + i), MX_LOW_HALVES(_mm256_sub_epi64(vn0, off), _mm256_sub_epi64(vn1, off)));
+        _mm256_storeu_si256((__m256i *)(void *)(phase + i), MX_LOW_HALVES(vq0, vq1));
         if (frac) {
-            const __m256d d = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(ve, magic)), magicd);
-            _mm_storeu_ps(frac + i, _mm256_cvtpd_ps(_mm256_mul_pd(d, scale)));
+            const __m256d d0 = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(ve0, magic)), magicd);
+            const __m256d d1 = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(ve1, magic)), magicd);
+            _mm_storeu_ps(frac + i, _mm256_cvtpd_ps(_mm256_mul_pd(d0, scale)));
+            _mm_storeu_ps(frac + i + 4, _mm256_cvtpd_ps(_mm256_mul_pd(d1, scale)));
         }
-        ve = _mm256_add_epi64(ve, se);
-        const __m256i carry = _mm256_xor_si256(_mm256_cmpgt_epi64(num, ve), ones);     /* e >= numerator */
-        ve = _mm256_sub_epi64(ve, _mm256_and_si256(carry, num));
-        vq = _mm256_sub_epi64(_mm256_add_epi64(vq, sr), carry);
-        const __m256i wrap = _mm256_xor_si256(_mm256_cmpgt_epi64(rows, vq), ones);    /* q >= row_count */
-        vq = _mm256_sub_epi64(vq, _mm256_and_si256(wrap, rows));
-        vn = _mm256_sub_epi64(_mm256_add_epi64(vn, sf), wrap);
+        MX_STEP8(vn0, vq0, ve0);
+        MX_STEP8(vn1, vq1, ve1);
     }
-    mx_resample_position next = { _mm256_extract_epi64(vn, 0), _mm256_extract_epi64(vq, 0), (uint64_t)_mm256_extract_epi64(ve, 0) };
+#undef MX_STEP8
+#undef MX_LOW_HALVES
+    mx_resample_position next = { _mm256_extract_epi64(vn0, 0), _mm256_extract_epi64(vq0, 0), (uint64_t)_mm256_extract_epi64(ve0, 0) };
     mx_resample_positions_scalar(base + i, phase + i, frac ? frac + i : NULL, count - i, &next, offset, step);
     *position = next;
 }
