@@ -27,7 +27,7 @@ const mx_kernels *mx_kernels_for_isa(mx_isa isa) {
 #if defined(MX_HAVE_X86)
     case MX_ISA_SSE2: return &mx_kernels_sse2;
     case MX_ISA_AVX2: return &mx_kernels_avx2;
-    case MX_ISA_AVX512: return &mx_kernels_avx2; /* see mx_isa */
+    case MX_ISA_AVX512: return &mx_kernels_avx512; /* see mx_isa */
 #endif
 #if defined(MX_HAVE_NEON)
     case MX_ISA_NEON: return &mx_kernels_neon;

@@ -146,6 +146,11 @@ extern const mx_kernels mx_kernels_sse2;
 void mx_kweight_pair_sse2(double *MX_RESTRICT energy, double *MX_RESTRICT state, const float *MX_RESTRICT x0,
                           const float *MX_RESTRICT x1, size_t frames, const double *MX_RESTRICT coef);
 extern const mx_kernels mx_kernels_avx2;
+/* The AVX-512 table: the AVX2 kernels, but resample_lerp in 16-lane vectors (x86_avx512.c). */
+extern const mx_kernels mx_kernels_avx512;
+void mx_resample_lerp_avx512(float *MX_RESTRICT dst0, float *MX_RESTRICT dst1, const float *MX_RESTRICT src0,
+                             const float *MX_RESTRICT src1, const int32_t *MX_RESTRICT base, const int32_t *MX_RESTRICT phase,
+                             const float *MX_RESTRICT frac, size_t count, const float *MX_RESTRICT table, int taps);
 #endif
 #if defined(__aarch64__)
 #define MX_HAVE_NEON 1

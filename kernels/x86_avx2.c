@@ -583,11 +583,17 @@ static void rfft_pack_avx2(float *restrict zr, float *restrict zi, const float *
 
 #pragma clang attribute pop
 
-const mx_kernels mx_kernels_avx2 = {
-    mix_ramp_avx2, mix_gain_avx2, apply_ramp_avx2, apply_gain_avx2,
-    interleave_avx2, deinterleave_avx2, f32_to_s16_avx2, f32_to_s24_avx2, xcorr_avx2, s16_deinterleave_avx2,
-    resample_avx2, resample_lerp_avx2,
-    kweight_avx2, peak_avx2, peak_interp_avx2,
-    resample_positions_avx2, cfft_pass4_avx2, rfft_unpack_avx2, rfft_pack_avx2,
-};
+/* The AVX2 table, and the AVX-512 one: the same kernels but the resampler's interpolation
+ * (mx_resample_lerp_avx512). */
+#define MX_AVX2_TABLE(resample_lerp)                                                                              \
+    {                                                                                                             \
+        mix_ramp_avx2, mix_gain_avx2, apply_ramp_avx2, apply_gain_avx2,                                           \
+        interleave_avx2, deinterleave_avx2, f32_to_s16_avx2, f32_to_s24_avx2, xcorr_avx2, s16_deinterleave_avx2, \
+        resample_avx2, resample_lerp,                                                                             \
+        kweight_avx2, peak_avx2, peak_interp_avx2,                                                                \
+        resample_positions_avx2, cfft_pass4_avx2, rfft_unpack_avx2, rfft_pack_avx2,                               \
+    }
+const mx_kernels mx_kernels_avx2 = MX_AVX2_TABLE(resample_lerp_avx2);
+const mx_kernels mx_kernels_avx512 = MX_AVX2_TABLE(mx_resample_lerp_avx512);
+#undef MX_AVX2_TABLE
 #endif

@@ -178,8 +178,12 @@ import Testing
         #expect(active == (avx512 ? MX_ISA_AVX512 : avx2 ? MX_ISA_AVX2 : MX_ISA_SSE2), "\(String(cString: mx_isa_name(active)))")
         #expect((mx_kernels_for_isa(MX_ISA_AVX2) != nil) == avx2)
         #expect((mx_kernels_for_isa(MX_ISA_AVX512) != nil) == avx512)
-        // A CPU with AVX-512 runs the AVX2 table (see mx_isa).
-        if avx512 { #expect(mx_kernels_for_isa(MX_ISA_AVX512) == mx_kernels_for_isa(MX_ISA_AVX2)) }
+        // A CPU with AVX-512 runs the AVX2 table's kernels but resample_lerp (see mx_isa).
+        if avx512, let wide = mx_kernels_for_isa(MX_ISA_AVX512)?.pointee, let avx2 = mx_kernels_for_isa(MX_ISA_AVX2)?.pointee {
+            #expect(unsafeBitCast(wide.peak_interp, to: UnsafeRawPointer?.self) == unsafeBitCast(avx2.peak_interp, to: UnsafeRawPointer?.self))
+            #expect(unsafeBitCast(wide.resample_positions, to: UnsafeRawPointer?.self) == unsafeBitCast(avx2.resample_positions, to: UnsafeRawPointer?.self))
+            #expect(unsafeBitCast(wide.resample_lerp, to: UnsafeRawPointer?.self) != unsafeBitCast(avx2.resample_lerp, to: UnsafeRawPointer?.self))
+        }
         #endif
         #endif
     }
@@ -263,16 +267,18 @@ extension Array where Element == [Float] {
     typealias LerpKernel = (UnsafeMutablePointer<Float>?, UnsafeMutablePointer<Float>?, UnsafePointer<Float>?, UnsafePointer<Float>?,
                             UnsafePointer<Int32>?, UnsafePointer<Int32>?, UnsafePointer<Float>?, Int, UnsafePointer<Float>?, Int32) -> Void
 
-    /// Runs a resample_lerp kernel on outputs `from..<to` of `n` (positions as `run`'s), one
-    /// channel per seed in `channels` (one or two), every buffer `offset` floats past its
-    /// allocation's start; returns each channel's `n` outputs (0 outside `from..<to`).
+    /// Runs a resample_lerp kernel on outputs `from..<to` of `n` (positions as `run`'s, or
+    /// with `rowRun`, rows held for `rowRun` outputs each, as at R = 1.0001 where a row
+    /// serves about 7.6 outputs), one channel per seed in `channels` (one or two), every
+    /// buffer `offset` floats past its allocation's start; returns each channel's `n`
+    /// outputs (0 outside `from..<to`).
     static func runLerp(_ kernel: LerpKernel, channels: [UInt64], n: Int, offset: Int, seed: Int, from: Int = 0, to: Int? = nil,
-                        taps: Int = taps, phases: Int = phases) -> [[Float]] {
+                        taps: Int = taps, phases: Int = phases, rowRun: Int? = nil) -> [[Float]] {
         let to = to ?? n
         let table = table(taps: taps, phases: phases)
         let src = channels.map { [Float](repeating: 0, count: offset) + KernelPathTests.data(3 * n + taps + 40, seed: $0) }
         let base = bases(n, seed: seed)
-        let phase = (0..<n).map { Int32((($0 * 3 + seed) / 4) % phases) }
+        let phase = (0..<n).map { i in Int32((rowRun.map { (i + seed) / $0 } ?? (i * 3 + seed) / 4) % phases) }
         let frac = [Float](repeating: 0, count: offset) + (0..<n).map { Float(($0 * 37 + seed) % 100) / 100 }
         let dst = channels.map { _ in UnsafeMutablePointer<Float>.allocate(capacity: n + 8) }
         defer { dst.forEach { $0.deallocate() } }
@@ -310,18 +316,20 @@ extension Array where Element == [Float] {
                 }, n: n, offset: off, seed: n)
                 let got = run({ d, s, b, p, _, c in k.resample(d, s, b, p, c, bank, t) }, n: n, offset: off, seed: n)
                 #expect(exact.map(\.bitPattern) == got.map(\.bitPattern), "resample \(taps)x\(phases) n=\(n) offset \(off)")
-                for channels: [UInt64] in [[UInt64(n)], [UInt64(n), UInt64(n) + 1000]] {
+                // Rows changing every output or two, and held for 3, 4 and 7 outputs (the AVX-512
+                // path takes four outputs at a time where they share a row).
+                for channels: [UInt64] in [[UInt64(n)], [UInt64(n), UInt64(n) + 1000]] { for rowRun in [nil, 3, 4, 7] {
                     func lerp(_ kernel: LerpKernel) -> [[Float]] {
-                        Self.runLerp(kernel, channels: channels, n: n, offset: off, seed: n, taps: taps, phases: phases)
+                        Self.runLerp(kernel, channels: channels, n: n, offset: off, seed: n, taps: taps, phases: phases, rowRun: rowRun)
                     }
                     let lerpRef = lerp(fused ? mx_resample_lerp_fma_scalar : mx_resample_lerp_scalar)
                     let got = lerp(k.resample_lerp)
                     #expect(lerpRef.map { $0.map(\.bitPattern) } == got.map { $0.map(\.bitPattern) },
-                            "resample_lerp \(taps)x\(phases) \(channels.count) channels n=\(n) offset \(off)")
+                            "resample_lerp \(taps)x\(phases) \(channels.count) channels n=\(n) offset \(off) rows held \(rowRun ?? 0)")
                     let unfused = lerp(mx_resample_lerp_scalar)
                     let worst = zip(unfused.joined(), got.joined()).map { abs($0 - $1) }.max() ?? 0
                     #expect(worst <= 1e-6, "n=\(n) worst \(worst)")
-                }
+                } }
             }
         }
     }
@@ -345,15 +353,17 @@ extension Array where Element == [Float] {
     func resampleOutputDoesNotDependOnItsGroup(isa: mx_isa) {
         let k = mx_kernels_for_isa(isa)!.pointee
         let n = 67
-        let whole = Self.runLerp(k.resample_lerp, channels: [1, 2], n: n, offset: 0, seed: 1)
+        for rowRun in [nil, 7] {
+        let whole = Self.runLerp(k.resample_lerp, channels: [1, 2], n: n, offset: 0, seed: 1, rowRun: rowRun)
         for split in [1, 5, 8, 13, 16, 31] {
-            let first = Self.runLerp(k.resample_lerp, channels: [1, 2], n: n, offset: 0, seed: 1, to: split)
-            let second = Self.runLerp(k.resample_lerp, channels: [1, 2], n: n, offset: 0, seed: 1, from: split)
+            let first = Self.runLerp(k.resample_lerp, channels: [1, 2], n: n, offset: 0, seed: 1, to: split, rowRun: rowRun)
+            let second = Self.runLerp(k.resample_lerp, channels: [1, 2], n: n, offset: 0, seed: 1, from: split, rowRun: rowRun)
             #expect(whole[0] == Array(first[0][..<split] + second[0][split...]), "left, split at \(split)")
             #expect(whole[1] == Array(first[1][..<split] + second[1][split...]), "right, split at \(split)")
         }
-        #expect(whole[0].map(\.bitPattern) == Self.runLerp(k.resample_lerp, channels: [1], n: n, offset: 0, seed: 1)[0].map(\.bitPattern))
-        #expect(whole[1].map(\.bitPattern) == Self.runLerp(k.resample_lerp, channels: [2], n: n, offset: 0, seed: 1)[0].map(\.bitPattern))
+        #expect(whole[0].map(\.bitPattern) == Self.runLerp(k.resample_lerp, channels: [1], n: n, offset: 0, seed: 1, rowRun: rowRun)[0].map(\.bitPattern))
+        #expect(whole[1].map(\.bitPattern) == Self.runLerp(k.resample_lerp, channels: [2], n: n, offset: 0, seed: 1, rowRun: rowRun)[0].map(\.bitPattern))
+        }
     }
 
     /// The table's slope interpolates the rows: output i is y0 + f (y1 − y0) of the sums
