@@ -59,8 +59,8 @@ enum ProcessMemory {
     /// threshold to the freed size (up to 32 MiB): later buffers of a few MB then come from
     /// the heap and stay in the process's memory after they are freed. A fixed threshold
     /// keeps the first behaviour: `mixdown sync` of a 1 h pair, whose searches free and
-    /// allocate 2 MB transforms block after block, peaked at 48.2-49.5 MiB and now at
-    /// 46.4-46.7 MiB, in the same time. Nothing else changes (the same blocks, the same
+    /// allocate 2 MB transforms block after block, peaked at 47.0-48.3 MiB and now at
+    /// 45.3-45.7 MiB, in the same time. Nothing else changes (the same blocks, the same
     /// values). Looked up at run time: a C library without `mallopt` is left as it is.
     static func returnLargeBlocksWhenFreed() {
         typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
