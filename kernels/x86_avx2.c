@@ -3,6 +3,7 @@
  * only. FP contraction stays off: only the resampler fuses, explicitly, in its vector
  * groups and in its per-output tail alike. */
 #include "internal.h"
+#include "x86_lanes.h"
 #if defined(MX_HAVE_X86)
 #include <immintrin.h>
 
@@ -164,14 +165,6 @@ static inline float lane_fold_avx2(__m256 a, __m256 b) {
     return mx_lane_tree(h);
 }
 
-/* Four outputs' folded lane sums (h = lanes l + lanes l + 8) to their four values: hadd
- * pairs (h0 + h1, h2 + h3), the second hadd makes (h0 + h1) + (h2 + h3), and the halves
- * meet last: mx_lane_tree's order. */
-static inline __m128 lane_tree4_avx2(__m256 a, __m256 b, __m256 c, __m256 d) {
-    const __m256 abcd = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d));
-    return _mm_add_ps(_mm256_castps256_ps128(abcd), _mm256_extractf128_ps(abcd, 1));
-}
-
 static inline __attribute__((always_inline)) float dot_avx2(const float *row, const float *x, size_t taps) {
     __m256 a = _mm256_setzero_ps(), b = a;
     for (size_t k = 0; k < taps; k += 16) {
@@ -202,7 +195,7 @@ static void resample_avx2(float *restrict dst, const float *restrict src, const 
             b2 = _mm256_fmadd_ps(_mm256_loadu_ps(r2 + k + 8), _mm256_loadu_ps(x2 + k + 8), b2);
             b3 = _mm256_fmadd_ps(_mm256_loadu_ps(r3 + k + 8), _mm256_loadu_ps(x3 + k + 8), b3);
         }
-        _mm_storeu_ps(dst + i, lane_tree4_avx2(_mm256_add_ps(a0, b0), _mm256_add_ps(a1, b1),
+        _mm_storeu_ps(dst + i, mx_lane_tree4_x86(_mm256_add_ps(a0, b0), _mm256_add_ps(a1, b1),
                                                _mm256_add_ps(a2, b2), _mm256_add_ps(a3, b3)));
     }
     for (; i < count; i++) dst[i] = dot_avx2(bank + (size_t)phase[i] * t, src + base[i], t);
@@ -243,7 +236,7 @@ static void resample_lerp_mono_avx2(float *restrict dst, const float *restrict s
         }
         const __m256 h0 = _mm256_add_ps(a0, b0), h1 = _mm256_add_ps(a1, b1);
         float y[4];
-        _mm_storeu_ps(y, lane_tree4_avx2(h0, h1, h0, h1));
+        _mm_storeu_ps(y, mx_lane_tree4_x86(h0, h1, h0, h1));
         dst[i] = y[0];
         dst[i + 1] = y[1];
     }
@@ -298,7 +291,7 @@ static void resample_lerp_avx2(float *restrict dst0, float *restrict dst1, const
             }
         }
         float y[4];
-        _mm_storeu_ps(y, lane_tree4_avx2(_mm256_add_ps(la0, lb0), _mm256_add_ps(ra0, rb0),
+        _mm_storeu_ps(y, mx_lane_tree4_x86(_mm256_add_ps(la0, lb0), _mm256_add_ps(ra0, rb0),
                                          _mm256_add_ps(la1, lb1), _mm256_add_ps(ra1, rb1)));
         dst0[i] = y[0];
         dst1[i] = y[1];

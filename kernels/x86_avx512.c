@@ -5,6 +5,7 @@
  * attribute (no global flags), chosen at run time only when the CPU reports AVX-512F;
  * unaligned loads only; FP contraction off, the resampler fusing explicitly. */
 #include "internal.h"
+#include "x86_lanes.h"
 #if defined(MX_HAVE_X86)
 #include <immintrin.h>
 
@@ -13,12 +14,6 @@
 /* A 16-lane sum folded to the 8 lanes mx_lane_fold adds first: lanes l + lanes l + 8. */
 static inline __m256 fold_avx512(__m512 v) {
     return _mm256_add_ps(_mm512_castps512_ps256(v), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-}
-
-/* Four outputs' folded sums to their values in mx_lane_tree's order (as lane_tree4_avx2). */
-static inline __m128 lane_tree4_avx512(__m256 a, __m256 b, __m256 c, __m256 d) {
-    const __m256 abcd = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d));
-    return _mm_add_ps(_mm256_castps256_ps128(abcd), _mm256_extractf128_ps(abcd, 1));
 }
 
 /* Outputs i and i + 1, each with its own row (one channel when x1 is NULL). One 16-lane
@@ -43,7 +38,7 @@ static inline __attribute__((always_inline)) void lerp_two_avx512(float *restric
             ra1 = _mm512_fmadd_ps(c1, _mm512_loadu_ps(r1 + k), ra1);
         }
         float y[4];
-        _mm_storeu_ps(y, lane_tree4_avx512(fold_avx512(la0), fold_avx512(ra0), fold_avx512(la1), fold_avx512(ra1)));
+        _mm_storeu_ps(y, mx_lane_tree4_x86(fold_avx512(la0), fold_avx512(ra0), fold_avx512(la1), fold_avx512(ra1)));
         dst0[i] = y[0];
         dst1[i] = y[1];
         dst0[i + 1] = y[2];
@@ -57,7 +52,7 @@ static inline __attribute__((always_inline)) void lerp_two_avx512(float *restric
         }
         const __m256 h0 = fold_avx512(la0), h1 = fold_avx512(la1);
         float y[4];
-        _mm_storeu_ps(y, lane_tree4_avx512(h0, h1, h0, h1));
+        _mm_storeu_ps(y, mx_lane_tree4_x86(h0, h1, h0, h1));
         dst0[i] = y[0];
         dst0[i + 1] = y[1];
     }
@@ -91,8 +86,8 @@ static inline __attribute__((always_inline)) void lerp_four_avx512(float *restri
             ra3 = _mm512_fmadd_ps(c3, _mm512_loadu_ps(r3 + k), ra3);
         }
         float y[8];
-        _mm_storeu_ps(y, lane_tree4_avx512(fold_avx512(la0), fold_avx512(ra0), fold_avx512(la1), fold_avx512(ra1)));
-        _mm_storeu_ps(y + 4, lane_tree4_avx512(fold_avx512(la2), fold_avx512(ra2), fold_avx512(la3), fold_avx512(ra3)));
+        _mm_storeu_ps(y, mx_lane_tree4_x86(fold_avx512(la0), fold_avx512(ra0), fold_avx512(la1), fold_avx512(ra1)));
+        _mm_storeu_ps(y + 4, mx_lane_tree4_x86(fold_avx512(la2), fold_avx512(ra2), fold_avx512(la3), fold_avx512(ra3)));
         for (size_t o = 0; o < 4; o++) {
             dst0[i + o] = y[2 * o];
             dst1[i + o] = y[2 * o + 1];
@@ -105,7 +100,7 @@ static inline __attribute__((always_inline)) void lerp_four_avx512(float *restri
             la2 = _mm512_fmadd_ps(_mm512_fmadd_ps(f2, s, w), _mm512_loadu_ps(l2 + k), la2);
             la3 = _mm512_fmadd_ps(_mm512_fmadd_ps(f3, s, w), _mm512_loadu_ps(l3 + k), la3);
         }
-        _mm_storeu_ps(dst0 + i, lane_tree4_avx512(fold_avx512(la0), fold_avx512(la1), fold_avx512(la2), fold_avx512(la3)));
+        _mm_storeu_ps(dst0 + i, mx_lane_tree4_x86(fold_avx512(la0), fold_avx512(la1), fold_avx512(la2), fold_avx512(la3)));
     }
 }
 
