@@ -318,18 +318,20 @@ extension Array where Element == [Float] {
                 #expect(exact.map(\.bitPattern) == got.map(\.bitPattern), "resample \(taps)x\(phases) n=\(n) offset \(off)")
                 // Rows changing every output or two, and held for 3, 4 and 7 outputs (the AVX-512
                 // path takes four outputs at a time where they share a row).
-                for channels: [UInt64] in [[UInt64(n)], [UInt64(n), UInt64(n) + 1000]] { for rowRun in [nil, 3, 4, 7] {
-                    func lerp(_ kernel: LerpKernel) -> [[Float]] {
-                        Self.runLerp(kernel, channels: channels, n: n, offset: off, seed: n, taps: taps, phases: phases, rowRun: rowRun)
+                for channels: [UInt64] in [[UInt64(n)], [UInt64(n), UInt64(n) + 1000]] {
+                    for rowRun in [nil, 3, 4, 7] {
+                        func lerp(_ kernel: LerpKernel) -> [[Float]] {
+                            Self.runLerp(kernel, channels: channels, n: n, offset: off, seed: n, taps: taps, phases: phases, rowRun: rowRun)
+                        }
+                        let lerpRef = lerp(fused ? mx_resample_lerp_fma_scalar : mx_resample_lerp_scalar)
+                        let got = lerp(k.resample_lerp)
+                        #expect(lerpRef.map { $0.map(\.bitPattern) } == got.map { $0.map(\.bitPattern) },
+                                "resample_lerp \(taps)x\(phases) \(channels.count) channels n=\(n) offset \(off) rows held \(rowRun ?? 0)")
+                        let unfused = lerp(mx_resample_lerp_scalar)
+                        let worst = zip(unfused.joined(), got.joined()).map { abs($0 - $1) }.max() ?? 0
+                        #expect(worst <= 1e-6, "n=\(n) worst \(worst)")
                     }
-                    let lerpRef = lerp(fused ? mx_resample_lerp_fma_scalar : mx_resample_lerp_scalar)
-                    let got = lerp(k.resample_lerp)
-                    #expect(lerpRef.map { $0.map(\.bitPattern) } == got.map { $0.map(\.bitPattern) },
-                            "resample_lerp \(taps)x\(phases) \(channels.count) channels n=\(n) offset \(off) rows held \(rowRun ?? 0)")
-                    let unfused = lerp(mx_resample_lerp_scalar)
-                    let worst = zip(unfused.joined(), got.joined()).map { abs($0 - $1) }.max() ?? 0
-                    #expect(worst <= 1e-6, "n=\(n) worst \(worst)")
-                } }
+                }
             }
         }
     }
@@ -354,15 +356,15 @@ extension Array where Element == [Float] {
         let k = mx_kernels_for_isa(isa)!.pointee
         let n = 67
         for rowRun in [nil, 7] {
-        let whole = Self.runLerp(k.resample_lerp, channels: [1, 2], n: n, offset: 0, seed: 1, rowRun: rowRun)
-        for split in [1, 5, 8, 13, 16, 31] {
-            let first = Self.runLerp(k.resample_lerp, channels: [1, 2], n: n, offset: 0, seed: 1, to: split, rowRun: rowRun)
-            let second = Self.runLerp(k.resample_lerp, channels: [1, 2], n: n, offset: 0, seed: 1, from: split, rowRun: rowRun)
-            #expect(whole[0] == Array(first[0][..<split] + second[0][split...]), "left, split at \(split)")
-            #expect(whole[1] == Array(first[1][..<split] + second[1][split...]), "right, split at \(split)")
-        }
-        #expect(whole[0].map(\.bitPattern) == Self.runLerp(k.resample_lerp, channels: [1], n: n, offset: 0, seed: 1, rowRun: rowRun)[0].map(\.bitPattern))
-        #expect(whole[1].map(\.bitPattern) == Self.runLerp(k.resample_lerp, channels: [2], n: n, offset: 0, seed: 1, rowRun: rowRun)[0].map(\.bitPattern))
+            let whole = Self.runLerp(k.resample_lerp, channels: [1, 2], n: n, offset: 0, seed: 1, rowRun: rowRun)
+            for split in [1, 5, 8, 13, 16, 31] {
+                let first = Self.runLerp(k.resample_lerp, channels: [1, 2], n: n, offset: 0, seed: 1, to: split, rowRun: rowRun)
+                let second = Self.runLerp(k.resample_lerp, channels: [1, 2], n: n, offset: 0, seed: 1, from: split, rowRun: rowRun)
+                #expect(whole[0] == Array(first[0][..<split] + second[0][split...]), "left, split at \(split)")
+                #expect(whole[1] == Array(first[1][..<split] + second[1][split...]), "right, split at \(split)")
+            }
+            #expect(whole[0].map(\.bitPattern) == Self.runLerp(k.resample_lerp, channels: [1], n: n, offset: 0, seed: 1, rowRun: rowRun)[0].map(\.bitPattern))
+            #expect(whole[1].map(\.bitPattern) == Self.runLerp(k.resample_lerp, channels: [2], n: n, offset: 0, seed: 1, rowRun: rowRun)[0].map(\.bitPattern))
         }
     }
 
