@@ -17,7 +17,7 @@ void mx_pvoc_destroy(mx_pvoc *p) {
     free(p->rre); free(p->rim); free(p->rsre); free(p->rsim);
     free(p->window); free(p->phase); free(p->next_phase); free(p->shared);
     for (int i = 0; i < MX_RING; i++) mx_pv_frame_free(&p->frames[i]);
-    free(p->head); free(p->next); free(p->done);
+    free(p->head); free(p->next); free(p->done); free(p->avail);
     free(p->time_window); free(p->mix); free(p->energy);
     free(p->band); free(p->follow); free(p->shifted_windows); free(p->shifted);
     free(p->y); free(p->sr); free(p->si); free(p->fgrad); free(p->re); free(p->im); free(p->key); free(p->steps);
@@ -44,6 +44,7 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
     p->head = malloc(MX_BUCKETS * sizeof(int32_t));
     p->next = malloc(2 * b * sizeof(int32_t));
     p->done = calloc(b, 1);
+    p->avail = malloc(b * sizeof(float));
     p->y = malloc(n * sizeof(float));
     p->time_window = malloc(n * sizeof(float));
     p->mix = malloc(n * sizeof(float)); p->energy = malloc((n + 1) * sizeof(float));
@@ -54,7 +55,7 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
     p->rre = malloc((b + 2) * sizeof(float)); p->rim = malloc((b + 2) * sizeof(float));
     p->rsre = malloc((b + 2) * sizeof(float)); p->rsim = malloc((b + 2) * sizeof(float));
     p->re = malloc(b * sizeof(float)); p->im = malloc(b * sizeof(float)); p->key = malloc(b * sizeof(float));
-    int ok = p->rre && p->rim && p->rsre && p->rsim && p->ax && p->asr && p->asi && p->ascratch && p->atr && p->ati && p->y && p->time_window && p->mix && p->energy && p->sr && p->si && p->fgrad && p->re && p->im && p->key && p->window && p->phase && p->shared && p->next_phase && p->head && p->next && p->done;
+    int ok = p->rre && p->rim && p->rsre && p->rsim && p->ax && p->asr && p->asi && p->ascratch && p->atr && p->ati && p->y && p->time_window && p->mix && p->energy && p->sr && p->si && p->fgrad && p->re && p->im && p->key && p->window && p->phase && p->shared && p->next_phase && p->head && p->next && p->done && p->avail;
     for (int i = 0; i < MX_RING && ok; i++) {
         mx_pv_frame *f = &p->frames[i];
         f->re = calloc(cb, sizeof(float)); f->im = calloc(cb, sizeof(float));
@@ -98,6 +99,10 @@ void mx_pvoc_phases_halved(const mx_pvoc *p, float *restrict dst, size_t count) 
     static const float weight[4] = {1.0f, 0.84882636f, 0.5f, 0.16976527f};
     /* Above its band (and reach) the engine sets no phases. */
     size_t top = p->band ? p->band_hi : p->bins;
+    /* Each bin's cosine and sine once (bin m reads 2m - 3 to 2m + 3, the next m two bins
+     * further): a ring of the last eight, filled as the window moves up. */
+    float cosines[8], sines[8];
+    long made = -1;   /* the highest bin whose pair is in the ring */
     for (size_t m = 0; m < count; m++) {
         float re = 0, im = 0;
         for (int d = -3; d <= 3; d++) {
@@ -105,9 +110,14 @@ void mx_pvoc_phases_halved(const mx_pvoc *p, float *restrict dst, size_t count) 
             if (j < 0 || (size_t)j >= top) continue;
             float ph = p->shared[j];
             if (ph != ph) continue;
+            for (; made < j; made++) {
+                float q = p->shared[made + 1];
+                cosines[(made + 1) & 7] = cosf(q);
+                sines[(made + 1) & 7] = sinf(q);
+            }
             float w = weight[d < 0 ? -d : d] * f->sum_mag[j];
-            re += w * cosf(ph);
-            im += w * sinf(ph);
+            re += w * cosines[j & 7];
+            im += w * sines[j & 7];
         }
         dst[m] = re == 0 && im == 0 ? NAN : atan2f(im, re);
     }

@@ -156,21 +156,23 @@ static float mx_keep_share(float time_scale) {
 static void mx_slopes(mx_pvoc *restrict p, const mx_pv_frame *f, const float *lo, const float *hi, double span,
                       float time_scale, size_t lo_bin, size_t hi_bin) {
     size_t n = p->n, b = p->bins;
-    float *fgrad = p->fgrad, *key = p->key;
+    float *restrict fgrad = p->fgrad, *restrict key = p->key;
+    const float *restrict local_time = f->local_time, *restrict sum_log = f->sum_log;
     for (size_t k = 0; k < lo_bin; k++) key[k] = -INFINITY;
     for (size_t k = hi_bin; k < b; k++) key[k] = -INFINITY;
+#pragma clang loop vectorize(enable)
     for (size_t k = lo_bin; k < hi_bin; k++) {
         float dt = span > 0 ? (hi[k] - lo[k]) / (float)span : 0;   /* per input frame */
         /* Two estimates of the same slope, blended (MX_LOCAL_TIME_SHARE). */
         float from_magnitude = -p->gamma / (float)n * dt;
-        float from_local_time = -(float)(2 * mx_pi) / (float)n * f->local_time[k];
+        float from_local_time = -(float)(2 * mx_pi) / (float)n * local_time[k];
         /* The magnitude's estimate is a Gaussian's relation; a Hann window's log slope runs
          * to infinity at its edges, so it is trusted less as the local time leaves the
          * centre (MX_MAGNITUDE_REACH). */
-        float trust = 1 - fabsf(f->local_time[k]) * (float)MX_MAGNITUDE_REACH / (float)n;
+        float trust = 1 - fabsf(local_time[k]) * (float)MX_MAGNITUDE_REACH / (float)n;
         float magnitude_share = (1 - MX_LOCAL_TIME_SHARE) * (trust > 0 ? trust : 0);
         fgrad[k] = time_scale * (magnitude_share * from_magnitude + (1 - magnitude_share) * from_local_time);
-        key[k] = f->sum_log[k];
+        key[k] = sum_log[k];
     }
 }
 
@@ -216,14 +218,19 @@ static size_t mx_queue_seed(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame 
                             float floor_log, float top_key, size_t lo_bin, size_t hi_bin) {
     size_t n = p->n, b = p->bins;
     const float *key = p->key, *prev_key = prev->sum_log;
-    memset(p->done, 0, b);
     for (int i = 0; i < MX_BUCKETS; i++) p->head[i] = -1;
     *q = (mx_queue){p->head, p->next, floor_log, (float)(MX_BUCKETS - 1) / fmaxf(top_key - floor_log, 1e-6f), 0, 0, {0}};
-    size_t remaining = 0;
+    /* Every flag written, and the count kept by lanes: both loops vectorise. */
+    uint8_t *restrict done = p->done;
+    float *restrict avail = p->avail;
+    uint32_t quiet = 0;
     for (size_t k = 0; k < b; k++) {
-        if (key[k] > floor_log) remaining++;
-        else { p->done[k] = 1; }
+        uint8_t noise = !(key[k] > floor_log);
+        done[k] = noise;
+        avail[k] = noise ? -INFINITY : key[k];
+        quiet += noise;
     }
+    size_t remaining = b - quiet;
     float decay_share = p->since_reset < (long long)(n / p->hop) ? 0.0f : keep;
     for (size_t k = lo_bin > p->prev_lo ? lo_bin : p->prev_lo; k < hi_bin; k++)
         if (prev_key[k] > floor_log)
@@ -231,7 +238,7 @@ static size_t mx_queue_seed(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame 
     for (size_t k = lo_bin; k < p->follow_hi; k++) {
         if (p->follow[k] != p->follow[k]) continue;
         phase[k] = p->follow[k];
-        if (!p->done[k]) { p->done[k] = 1; remaining--; }
+        if (!p->done[k]) { p->done[k] = 1; p->avail[k] = -INFINITY; remaining--; }
         if (key[k] > floor_log) mx_queue_push(q, (uint32_t)(b + k), top_key);
     }
     return remaining;
@@ -275,6 +282,23 @@ static void mx_step_terms(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv
         rd[k] = mx_princarg(sp[k] - sp[k + 1] + gu[k] / time_scale);
 }
 
+/* The strongest bin not done (the first of equals, as a scan that takes a larger key
+ * would find): the largest of `avail` by lanes (a loop that vectorises), then its first
+ * bin. Keys are never NaN. Only with a bin left. */
+static size_t mx_strongest_left(const float *restrict avail, size_t b) {
+    float lanes[8];
+    for (int j = 0; j < 8; j++) lanes[j] = -INFINITY;
+    size_t k = 0;
+    for (; k + 8 <= b; k += 8)
+        for (int j = 0; j < 8; j++) lanes[j] = avail[k + j] > lanes[j] ? avail[k + j] : lanes[j];
+    float largest = -INFINITY;
+    for (int j = 0; j < 8; j++) largest = lanes[j] > largest ? lanes[j] : largest;
+    for (; k < b; k++) largest = avail[k] > largest ? avail[k] : largest;
+    for (k = 0; k < b; k++)
+        if (avail[k] == largest) return k;
+    return b;
+}
+
 /* PGHI's integration (heap integration, with a bucket queue): from the strongest bins
  * outward, in time from the previous frame's synthesis phase (p->phase), in frequency from
  * a neighbour already set, until `remaining` bins are set; where nothing connects, from
@@ -288,11 +312,10 @@ static void mx_queue_run(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame *f,
     const float *restrict ru = p->steps + 3 * b, *restrict rd = p->steps + 4 * b;
     while (remaining > 0) {
         if (q->count == 0) {
-            size_t best = b;
-            for (size_t k = 0; k < b; k++)
-                if (!p->done[k] && (best == b || key[k] > key[best])) best = k;
+            size_t best = mx_strongest_left(p->avail, b);
             phase[best] = f->sum_phase[best];
             p->done[best] = 1;
+            p->avail[best] = -INFINITY;
             remaining--;
             mx_queue_push(q, (uint32_t)(b + best), key[best]);
             continue;
@@ -304,6 +327,7 @@ static void mx_queue_run(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame *f,
                 phase[k] = p->phase[k] + tstep[k];
                 phase[k] += rt[k];
                 p->done[k] = 1;
+                p->avail[k] = -INFINITY;
                 remaining--;
                 mx_queue_push(q, (uint32_t)(b + k), key[k]);
             }
@@ -313,6 +337,7 @@ static void mx_queue_run(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame *f,
                 phase[k + 1] = phase[k] + gu[k];
                 phase[k + 1] += ru[k];
                 p->done[k + 1] = 1;
+                p->avail[k + 1] = -INFINITY;
                 remaining--;
                 mx_queue_push(q, (uint32_t)(b + k + 1), key[k + 1]);
             }
@@ -320,6 +345,7 @@ static void mx_queue_run(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame *f,
                 phase[k - 1] = phase[k] - gu[k - 1];
                 phase[k - 1] += rd[k - 1];
                 p->done[k - 1] = 1;
+                p->avail[k - 1] = -INFINITY;
                 remaining--;
                 mx_queue_push(q, (uint32_t)(b + k - 1), key[k - 1]);
             }
@@ -339,13 +365,15 @@ static void mx_integrate(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_
     size_t remaining = mx_queue_seed(p, &q, prev, phase, keep, floor_log, top_key, lo_bin, hi_bin);
     mx_step_terms(p, f, prev, hop_in, time_scale, keep, lo_bin, hi_bin);
     mx_queue_run(p, &q, f, phase, remaining, lo_bin, hi_bin);
-    const float *key = p->key;
+    const float *restrict key = p->key, *restrict follow = p->follow;
     size_t follow_hi = p->follow_hi;
+    uint32_t noise = p->noise;   /* held here: phase[] may not alias it, so it stays in a register */
     for (size_t k = lo_bin; k < hi_bin; k++)
-        if (!(key[k] > floor_log) && !(k < follow_hi && p->follow[k] == p->follow[k])) {
-            p->noise = p->noise * 1664525u + 1013904223u;
-            phase[k] = (float)(2 * mx_pi) * (float)(p->noise >> 8) / 16777216.0f;
+        if (!(key[k] > floor_log) && !(k < follow_hi && follow[k] == follow[k])) {
+            noise = noise * 1664525u + 1013904223u;
+            phase[k] = (float)(2 * mx_pi) * (float)(noise >> 8) / 16777216.0f;
         }
+    p->noise = noise;
 }
 
 /* The rotation from the sum's analysis phase to its synthesis phase, once per bin, into
@@ -356,6 +384,7 @@ static void mx_rotation(mx_pvoc *restrict p, const mx_pv_frame *f, const float *
     float *restrict ur = p->sr, *restrict ui = p->si;
     mx_sincos_array(ui + lo_bin, ur + lo_bin, phase + lo_bin, hi_bin - lo_bin);
     const float *restrict mag = f->sum_mag, *restrict sre = f->sum_re, *restrict sim = f->sum_im;
+#pragma clang loop vectorize(enable)
     for (size_t k = lo_bin; k < hi_bin; k++) {
         float cr = ur[k], ci = ui[k];
         float m = mag[k];
@@ -417,7 +446,12 @@ void mx_pvoc_synthesise_low(mx_pvoc *restrict p, float *const *out, float *const
     /* princarg's rounding can leave a hair past pi: sincos folds [-pi, pi] only. */
     for (size_t k = lo_bin; k < hi_bin; k++) phase[k] = fminf(fmaxf(phase[k], -(float)mx_pi), (float)mx_pi);
     /* What a follower takes: the phase where the bin had one of its own. */
-    for (size_t k = lo_bin; k < hi_bin; k++) p->shared[k] = p->key[k] > floor_log ? phase[k] : NAN;
+    {
+        float *restrict shared = p->shared;
+        const float *restrict key = p->key;
+#pragma clang loop vectorize(enable)
+        for (size_t k = lo_bin; k < hi_bin; k++) shared[k] = key[k] > floor_log ? phase[k] : NAN;
+    }
     mx_rotation(p, f, phase, lo_bin, hi_bin);
     mx_add_channels(p, f, out, low, lo_bin, hi_bin);
     /* The phase just set is the previous one for the next frame. */
