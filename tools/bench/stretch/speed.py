@@ -89,7 +89,7 @@ def pedalboard_r3():
     return in_process(lambda: pedalboard.time_stretch(data, RATE, stretch_factor=1 / RATIO))
 
 
-ENGINES = [("Mixdown spectral", mixdown("spectral")), ("Bungee", bungee), ("Signalsmith", signalsmith),
+ENGINES = [("Mixdown spectral", mixdown("spectral")), ("Mixdown auto", mixdown("auto")), ("Bungee", bungee), ("Signalsmith", signalsmith),
            ("pedalboard R3", pedalboard_r3), ("rubberband CLI R3", rubberband("--fine")),
            ("Mixdown WSOLA", mixdown("wsola"))]
 only = os.environ.get("ENGINES")
