@@ -80,10 +80,12 @@ final class QuietEdges: AudioNode {
     /// before it (blocks before frame 0 are silence).
     private var scannedBlocks: Int64 = 0
     private var quietRun: Int64
-    /// The gate's gains of output block `gainBlock` and the block before it.
+    /// The gate's gains of output block `gainBlock` and the block before it, and the
+    /// block's own (nil: silent output where the input is digital silence, `gateGain`).
     private var gainBlock = Int64.min
     private var gain: Float = 1
     private var previousGain: Float = 1
+    private var blockOwnGain: Float? = 1
     /// The input a hand-over search reads (allocated in `prepare`).
     private var fadeScratch: AudioBuffer?
 
@@ -225,16 +227,23 @@ final class QuietEdges: AudioNode {
 
     /// The gate's gains of output blocks k − 1 and k (each from its own frames: a block
     /// after a copy does not depend on where the calls fell).
+    /// A block after a silent one starts at its own gain (nothing sounded to ramp from): a
+    /// block whose stretch output happened to be exactly 0 took gain 1, and the next, where
+    /// the long frame's leakage began (1e-11), ramped from 1 to 0 instead of being silence.
     private func blockGain(_ k: Int64) -> (previous: Float, current: Float) {
         if gainBlock != k {
-            previousGain = gainBlock == k - 1 ? gain : gateGain(k - 1)
-            gain = gateGain(k)
+            let before = gainBlock == k - 1 ? blockOwnGain : gateGain(k - 1)
+            blockOwnGain = gateGain(k)
+            gain = blockOwnGain ?? 0
+            previousGain = before ?? gain
             gainBlock = k
         }
         return (previousGain, gain)
     }
 
-    private func gateGain(_ k: Int64) -> Float {
+    /// Block k's gain: 1 unless its input is quiet and its output louder than the input
+    /// allows; nil where the input is digital silence and the output already is (any gain).
+    private func gateGain(_ k: Int64) -> Float? {
         let from = k * Self.outputBlock, to = from + Self.outputBlock
         let b = InputHistory.blockFrames
         let inFrom = inputFrame(from, .down) - gateMargin, inTo = inputFrame(to, .up) + gateMargin
@@ -249,6 +258,7 @@ final class QuietEdges: AudioNode {
             for t in lo..<hi { energy += p[t] * p[t] }
         }
         let allowed = Self.headroom * largest / Float(b) * Float(hi - lo)
+        if allowed == 0 { return energy == 0 ? nil : 0 }
         return energy <= allowed ? 1 : (allowed / energy).squareRoot()
     }
 

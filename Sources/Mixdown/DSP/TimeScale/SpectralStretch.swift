@@ -27,6 +27,7 @@ import MixdownKernels
 /// resolve the harmonics of a voice and the bass; short ones keep consonants, noise and
 /// attacks tight in time. Measured on round-trip PESQ of 20 espeak-ng sentences against the
 /// long frame alone: +0.11 to +0.27 from 0.5 to 2, every sentence better at 0.5 and 0.8.
+/// Near ratio 1 the jobs take the long frame alone (`crossover(for:)`).
 ///
 /// With `threads` 2, a helper thread analyses the frames after the ones being synthesised
 /// (each engine's next step's worth) while they are synthesised: a pipeline, about half
@@ -215,16 +216,38 @@ public final class SpectralStretch: AudioNode {
     /// (`PeakGuard`: at most 0.9 dB above the input's peak from half a second before where
     /// the time map puts each output frame to half a long frame after, and below full
     /// scale where the input is),
-    /// every other sample the stretch's own.
+    /// every other sample the stretch's own. Its crossover is `crossover(for: ratio)`: the
+    /// long frame alone near ratio 1.
     public static func guarded(input: AudioNode, ratio: StretchRatio, outputFrames: Int64? = nil,
                                threads: Int = 1) throws(MixdownError) -> AudioNode {
         let envelope = PeakEnvelope()
         let history = InputHistory(channelCount: input.format.channelCount, length: input.length)
         let stretch = try SpectralStretch(input: InputTap(input: input, envelope: envelope, history: history),
-                                          ratio: ratio, outputFrames: outputFrames, threads: threads)
+                                          ratio: ratio, outputFrames: outputFrames, crossoverHz: crossover(for: ratio), threads: threads)
         return PeakGuard(input: QuietEdges(input: stretch, history: history, ratio: ratio), envelope: envelope, ratio: ratio,
                          reach: Int64(stretch.frameSize / 2), reachBack: Int64(input.format.sampleRate / 2))
     }
+
+    /// The crossover the jobs' stretch (`guarded`) takes at `ratio`: none, the long frame
+    /// alone, near ratio 1 (max(R, 1/R) below `nearOne`, decided in exact integers); 800 Hz
+    /// beyond. Near 1 the short frame's gain (an attack's and a consonant's time) is
+    /// small and its cost is not: it does not resolve a low voice's harmonics (110 Hz apart
+    /// against its 47 Hz bins), which it turns apart from each other, and the round trip
+    /// comes back further from the input. Measured on the bench's quick material
+    /// (docs/spectral.md, "Near ratio 1: the long frame alone"): at 0.95 and 1.05 the
+    /// round trip's log-spectral distance 1.85 / 1.58 → 1.71 / 1.51 dB (speech), 2.36 / 1.97
+    /// → 2.05 / 1.68 (music), 1.87 / 1.51 → 1.10 / 1.00 (synthesised), level with or ahead of
+    /// Signalsmith on speech and music where it trailed; the mono sum and the phase between
+    /// channels exact; PESQ 0.05 to 0.08 lower but 0.24 to 0.50 over every peer's.
+    public static func crossover(for ratio: StretchRatio) -> Double? {
+        let larger = Int128(max(ratio.numerator, ratio.denominator)), smaller = Int128(min(ratio.numerator, ratio.denominator))
+        return larger * Int128(nearOne.denominator) < smaller * Int128(nearOne.numerator) ? nil : 800
+    }
+    /// Where the jobs' stretch takes the short frame again: 9/8, between 1.1 (0.9), where
+    /// the long frame alone was still level on PESQ (+0.01 [-0.03, +0.05] and -0.06 [-0.13,
+    /// +0.01]) and 0.2 to 0.3 dB closer on log-spectral distance, and 1.25 (0.8), where two
+    /// resolutions gained 0.15 (0.26) of PESQ (`crossover(for:)`).
+    public static let nearOne = StretchRatio(9, 8)
 
     /// `frameSeconds`: the long frame's length, rounded to a power of two of frames.
     /// `crossoverHz`: where a frame half as long takes over (nil: the long frame alone).
