@@ -229,11 +229,11 @@ public final class SpectralStretch: AudioNode {
     }
 
     /// The crossover the jobs' stretch (`guarded`) takes at `ratio`: none, the long frame
-    /// alone, near ratio 1 (max(R, 1/R) below `nearOne`, decided in exact integers); 800 Hz
-    /// beyond. Near 1 the short frame's gain (an attack's and a consonant's time) is
-    /// small and its cost is not: it does not resolve a low voice's harmonics (110 Hz apart
-    /// against its 47 Hz bins), which it turns apart from each other, and the round trip
-    /// comes back further from the input. Measured on the bench's quick material
+    /// alone, near ratio 1 (max(R, 1/R) below `nearOne`, decided in exact integers);
+    /// `standardCrossoverHz` beyond. Near 1 the short frame's gain (an attack's and a
+    /// consonant's time) is small and its cost is not: it does not resolve a low voice's
+    /// harmonics (110 Hz apart against its 47 Hz bins), which it turns apart from each
+    /// other, and the round trip comes back further from the input. Measured on the bench's quick material
     /// (docs/spectral.md, "Near ratio 1: the long frame alone"): at 0.95 and 1.05 the
     /// round trip's log-spectral distance 1.85 / 1.58 → 1.71 / 1.51 dB (speech), 2.36 / 1.97
     /// → 2.05 / 1.68 (music), 1.87 / 1.51 → 1.10 / 1.00 (synthesised), level with or ahead of
@@ -241,8 +241,10 @@ public final class SpectralStretch: AudioNode {
     /// channels exact; PESQ 0.05 to 0.08 lower but 0.24 to 0.50 over every peer's.
     public static func crossover(for ratio: StretchRatio) -> Double? {
         let larger = Int128(max(ratio.numerator, ratio.denominator)), smaller = Int128(min(ratio.numerator, ratio.denominator))
-        return larger * Int128(nearOne.denominator) < smaller * Int128(nearOne.numerator) ? nil : 800
+        return larger * Int128(nearOne.denominator) < smaller * Int128(nearOne.numerator) ? nil : standardCrossoverHz
     }
+    /// The two resolutions' crossover, Hz (docs/spectral.md, "Two resolutions").
+    public static let standardCrossoverHz = 800.0
     /// Where the jobs' stretch takes the short frame again: 9/8, between 1.1 (0.9), where
     /// the long frame alone was still level on PESQ (+0.01 [-0.03, +0.05] and -0.06 [-0.13,
     /// +0.01]) and 0.2 to 0.3 dB closer on log-spectral distance, and 1.25 (0.8), where two
@@ -254,7 +256,7 @@ public final class SpectralStretch: AudioNode {
     /// `threads`: 1, or 2 for the analysis on a helper thread (more are taken as 2).
     /// `decimate`: whether the long frame may run at a lower rate (`longFrameDecimation`).
     public init(input: AudioNode, ratio: StretchRatio, outputFrames: Int64? = nil, frameSeconds: Double = 0.0427,
-                crossoverHz: Double? = 800, threads: Int = 1, decimate: Bool = true) throws(MixdownError) {
+                crossoverHz: Double? = standardCrossoverHz, threads: Int = 1, decimate: Bool = true) throws(MixdownError) {
         let (n, total) = try ratio.lengths(of: input, outputFrames: outputFrames, node: "spectral stretch")
         self.input = ContractCheck.wrap(input)
         self.ratio = ratio
