@@ -331,6 +331,30 @@ import MixdownKernels
         }
     }
 
+    /// The jobs' stretch near ratio 1 (the long frame alone, with its quiet edges and peak
+    /// guard) gives the same samples at block sizes of 1, 64, 512, 4096 and an irregular
+    /// sequence, and on two threads: clicks in noise, a gap of digital silence, a chord.
+    @Test(arguments: [StretchRatio(21, 20), StretchRatio(19, 20)])
+    func nearOneTheSamplesDoNotDependOnBlocksOrThreads(ratio: StretchRatio) throws {
+        #expect(SpectralStretch.crossover(for: ratio) == nil)
+        var g = SeededNoise(seed: 5)
+        let planes = (0..<2).map { c in
+            (0..<40_000).map { i -> Float in
+                if i >= 14_000 && i < 22_000 { return 0 }
+                let chord = i >= 22_000 ? Float(0.2 * sin(2 * Double.pi * Double(220 + 110 * c) * Double(i) / 48_000)) : 0
+                return Float(0.01 * g.next()) + (i % 7_000 < 24 ? 0.7 : 0) + chord
+            }
+        }
+        let reference = try renderAll(SpectralStretch.guarded(input: ArraySource(planes: planes), ratio: ratio), blockSizes: [4096])
+        #expect(reference[0].count == Int(ratio.outputFrames(forInput: 40_000)))
+        for sizes in [[1], [64], [512], [1000, 17, 3, 4096, 250]] {
+            let y = try renderAll(SpectralStretch.guarded(input: ArraySource(planes: planes), ratio: ratio), blockSizes: sizes)
+            #expect(y == reference, "\(ratio), blocks of \(sizes)")
+        }
+        let two = try renderAll(SpectralStretch.guarded(input: ArraySource(planes: planes), ratio: ratio, threads: 2), blockSizes: [512])
+        #expect(two == reference, "\(ratio), two threads")
+    }
+
     /// The jobs' stretch takes the long frame alone while max(R, 1/R) < 9/8 and two
     /// resolutions from there, decided in exact integers at the boundary (9/8 and 8/9 take
     /// two).
