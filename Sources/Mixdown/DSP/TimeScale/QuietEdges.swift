@@ -80,10 +80,9 @@ final class QuietEdges: AudioNode {
     /// before it (blocks before frame 0 are silence).
     private var scannedBlocks: Int64 = 0
     private var quietRun: Int64
-    /// The gate's gains of output block `gainBlock` and the block before it, and the
-    /// block's own (nil: silent output where the input is digital silence, `gateGain`).
+    /// The gate's gain of output block `gainBlock` as `gateGain` gave it (nil: silent output
+    /// where the input is digital silence), and the gain its ramp starts from.
     private var gainBlock = Int64.min
-    private var gain: Float = 1
     private var previousGain: Float = 1
     private var blockOwnGain: Float? = 1
     /// The input a hand-over search reads (allocated in `prepare`).
@@ -234,11 +233,10 @@ final class QuietEdges: AudioNode {
         if gainBlock != k {
             let before = gainBlock == k - 1 ? blockOwnGain : gateGain(k - 1)
             blockOwnGain = gateGain(k)
-            gain = blockOwnGain ?? 0
-            previousGain = before ?? gain
+            previousGain = before ?? blockOwnGain ?? 0
             gainBlock = k
         }
-        return (previousGain, gain)
+        return (previousGain, blockOwnGain ?? 0)
     }
 
     /// Block k's gain: 1 unless its input is quiet and its output louder than the input

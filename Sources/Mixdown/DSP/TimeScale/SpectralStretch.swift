@@ -233,9 +233,9 @@ public final class SpectralStretch: AudioNode {
     /// `standardCrossoverHz` beyond. Near 1 the short frame's gain (an attack's and a
     /// consonant's time) is small and its cost is not: it does not resolve a low voice's
     /// harmonics (110 Hz apart against its 47 Hz bins), which it turns apart from each
-    /// other, and the round trip comes back further from the input. Measured on the bench's quick material
-    /// (docs/spectral.md, "Near ratio 1: the long frame alone"): at 0.95 and 1.05 the
-    /// round trip's log-spectral distance 1.85 / 1.58 → 1.71 / 1.51 dB (speech), 2.36 / 1.97
+    /// other, and the round trip comes back further from the input. Measured on the bench's
+    /// quick material (docs/spectral.md, "Near ratio 1: the long frame alone"): at 0.95 and
+    /// 1.05 the round trip's log-spectral distance 1.85 / 1.58 → 1.71 / 1.51 dB (speech), 2.36 / 1.97
     /// → 2.05 / 1.68 (music), 1.87 / 1.51 → 1.10 / 1.00 (synthesised), level with or ahead of
     /// Signalsmith on speech and music where it trailed; the mono sum and the phase between
     /// channels exact; PESQ 0.05 to 0.08 lower but 0.24 to 0.50 over every peer's.
