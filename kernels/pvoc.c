@@ -86,6 +86,8 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
     return p;
 }
 
+void mx_pvoc_set_deficit(mx_pvoc *p, float *deficit) { p->deficit = deficit; }
+
 void mx_pvoc_follow(mx_pvoc *p, const float *phases, size_t below) {
     below = below < p->band_hi ? below : p->band_hi;
     p->follow_hi = below;

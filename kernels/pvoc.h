@@ -59,6 +59,7 @@ typedef struct {
     float *local_time;       /* bins: the sum's reassigned time, input frames from the centre */
     double position;         /* input frame of the frame's centre */
     float rise;              /* the share of its magnitude that is new since the previous frame */
+    size_t kept_from, kept_to;   /* the frame's input that was analysed: [kept_from, kept_to) of n (onset cuts) */
     float log_max;           /* the largest of sum_log over the band */
     float log_max_all;       /* and over every bin analysed */
     int valid;
@@ -115,6 +116,8 @@ struct mx_pvoc {
     /* Phases given for the next frame's bins below follow_hi, by bin (mx_pvoc_follow). */
     float *follow;
     size_t follow_hi;
+    /* Where the next frame adds the window products its cut input left out (mx_pvoc_set_deficit). */
+    float *deficit;
     /* Frames synthesised since the last phase reset (from the first frame on). */
     long long since_reset;
     /* Onset blocks, in this engine's frames (MX_ONSET_BLOCK, or less on a decimated input:

@@ -289,6 +289,8 @@ void mx_pvoc_analyse_onset(mx_pvoc *restrict p, const float *const *in, double p
     if (frac != 0) { shift_re = (float)cos(2 * mx_pi * frac / (double)p->n); shift_im = (float)sin(2 * mx_pi * frac / (double)p->n); }
     size_t start, cut;
     mx_frame_extent(p, mix, centre, hop_in, onset, &start, &cut);
+    f->kept_from = start;
+    f->kept_to = cut;
     mx_analyse_channels(p, f, in, start, cut, frac, shift_re, shift_im);
     mx_analyse_sum(p, f, frac);
     mx_analyse_local_time(p, f, mix, start, cut, frac);

@@ -414,6 +414,19 @@ static void mx_add_channels(mx_pvoc *restrict p, const mx_pv_frame *f, float *co
     for (size_t c = 0; c < p->channels; c++) mx_add_frame(p, f, c, ur, ui, lo_bin, hi_bin, out[c]);
 }
 
+/* The window products frame f's cut input left out, into p->deficit (mx_pvoc_set_deficit):
+ * output frame i sounds input frame n/2 + (i - n/2) / R of the frame. */
+static void mx_add_deficit(mx_pvoc *restrict p, const mx_pv_frame *restrict f, float time_scale) {
+    size_t n = p->n;
+    double half = (double)(n / 2);
+    const float *restrict w = p->window;
+    float *restrict d = p->deficit;
+    for (size_t i = 0; i < n; i++) {
+        double at = half + ((double)i - half) / (double)time_scale;
+        if (at < (double)f->kept_from || at >= (double)f->kept_to) d[i] += w[i] * w[i];
+    }
+}
+
 void mx_pvoc_synthesise_low(mx_pvoc *restrict p, float *const *out, float *const *low, int reset) {
     unsigned state = mx_denormals_flush_begin();
     /* Frame s, with one frame of look-ahead (s + 1 is analysed). The caller has analysed up
@@ -452,6 +465,7 @@ void mx_pvoc_synthesise_low(mx_pvoc *restrict p, float *const *out, float *const
     }
     mx_rotation(p, f, phase, lo_bin, hi_bin);
     mx_add_channels(p, f, out, low, lo_bin, hi_bin);
+    if (p->deficit && (f->kept_from > 0 || f->kept_to < p->n)) mx_add_deficit(p, f, time_scale);
     /* The phase just set is the previous one for the next frame. */
     float *t = p->phase; p->phase = p->next_phase; p->next_phase = t;
     p->follow_hi = 0;

@@ -345,6 +345,15 @@ int mx_pvoc_set_band(mx_pvoc *engine, int above, double split, double width, dou
  * anything else. A NaN phase (the leader's bin had none of its own) leaves that bin to
  * this engine. */
 void mx_pvoc_follow(mx_pvoc *engine, const float *phases, size_t below);
+/* Where the next frame synthesised adds, over its n output frames (out's), the part of the
+ * overlap-add's window products (synthesis window times analysis window) that its input
+ * left out: a frame cut at an onset ahead of its centre, or leaving out its input before
+ * one behind it, holds nothing past (before) where the time map puts the cut, so the
+ * frames that hold the sound there weigh less than the whole sum the gain divides by.
+ * Output frame i of a cut frame adds w[i]^2 where i - n/2 lies past R times the cut's
+ * offset from the centre. NULL (the default): nothing is added. The caller owns the
+ * buffer and overlap-adds it as `out`. */
+void mx_pvoc_set_deficit(mx_pvoc *engine, float *deficit);
 /* The synthesis phases of the last frame synthesised as a frame half as long sees them:
  * dst[m], m < count, the phase of bins 2m - 3 to 2m + 3 summed at their magnitudes and
  * phases, weighted by a Hann kernel at half-bin steps. A bin too quiet to have a phase of

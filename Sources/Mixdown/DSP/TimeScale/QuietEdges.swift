@@ -88,14 +88,16 @@ final class QuietEdges: AudioNode {
     /// The input a hand-over search reads (allocated in `prepare`).
     private var fadeScratch: AudioBuffer?
 
-    /// `input`: the stretch, by `ratio`, of the input `history` records.
-    init(input: AudioNode, history: InputHistory, ratio: StretchRatio) {
+    /// `input`: the stretch, by `ratio`, of the input `history` records. `copies`: whether a
+    /// sound after quiet starts as the input's own frames when stretching (false: the gate
+    /// alone, for a stretch whose attacks keep their level: `SpectralStretch.renormalises`).
+    init(input: AudioNode, history: InputHistory, ratio: StretchRatio, copies: Bool = true) {
         self.input = ContractCheck.wrap(input)
         self.history = history
         self.ratio = ratio
         format = input.format
         channels = format.channelCount
-        copies = ratio.numerator > ratio.denominator
+        self.copies = copies && ratio.numerator > ratio.denominator
         let rate = Double(format.sampleRate)
         func frames(_ ms: Double) -> Int64 { max(1, Int64((ms * rate / 1000).rounded())) }
         quietBlockEnergy = Self.quietLevel * Float(InputHistory.blockFrames) * Float(channels)
@@ -106,7 +108,7 @@ final class QuietEdges: AudioNode {
         earliest = frames(3)
         latest = frames(6)
         fade = frames(6)
-        lookAhead = copies ? 2 * lead + latest + fade + 2 * Self.outputBlock : 2 * Self.outputBlock
+        lookAhead = self.copies ? 2 * lead + latest + fade + 2 * Self.outputBlock : 2 * Self.outputBlock
         inputAhead = latest + fade + gateMargin + 4 * InputHistory.blockFrames
     }
 

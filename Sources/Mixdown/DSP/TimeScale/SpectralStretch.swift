@@ -52,6 +52,10 @@ public final class SpectralStretch: AudioNode {
     private var stepLength: Int { hop * Self.stepHops }
     /// Where the long and short frames' engines cross over, Hz; nil for the long frame alone.
     public let crossoverHz: Double?
+    /// Whether the output after an onset is divided by the window products of the frames
+    /// that hold it (`mx_pvoc_set_deficit`), so that an attack keeps its level: with the
+    /// long frame alone at the full rate (no crossover).
+    public var renormalises: Bool { crossoverHz == nil }
     /// The long frame's engine runs on the input decimated by this factor (1: at the full
     /// rate). With a crossover it sounds only the band below it, so it can: 8 at 44.1 and
     /// 48 kHz, where it costs an eighth of its transforms (docs/spectral.md, "The long frame
@@ -87,6 +91,9 @@ public final class SpectralStretch: AudioNode {
         /// and the move cost the stretch 2 % of its instructions).
         var lastLow = Int64.min
         let gain: Float
+        /// The window products the frames' cut inputs left out (`mx_pvoc_set_deficit`),
+        /// overlap-added as `accumulator`; nil where the lane does not renormalise.
+        let deficit: UnsafeMutablePointer<Float>?
         var nextAnalysed: Int64
         var nextSynthesised: Int64
         /// The inputs of the frames the helper analyses: a pointer per channel, per frame, the
@@ -104,7 +111,8 @@ public final class SpectralStretch: AudioNode {
         var outPointers: [UnsafeMutablePointer<Float>?]
         var lowPointers: [UnsafeMutablePointer<Float>?]
 
-        init(size: Int, hop: Int, decimation: Int, engine: OpaquePointer, format: AudioFormat, jobs: Int, low: Bool) {
+        init(size: Int, hop: Int, decimation: Int, engine: OpaquePointer, format: AudioFormat, jobs: Int, low: Bool,
+             renormalise: Bool) {
             self.size = size
             self.hop = hop
             self.decimation = decimation
@@ -113,6 +121,12 @@ public final class SpectralStretch: AudioNode {
             self.accumulator = accumulator
             self.low = low ? AudioBuffer(format: format, capacity: accumulator.capacity) : nil
             gain = Float(1 / mx_pvoc_window_gain(size / decimation, hop / decimation))
+            if renormalise {
+                deficit = .allocate(capacity: accumulator.capacity)
+                deficit!.initialize(repeating: 0, count: accumulator.capacity)
+            } else {
+                deficit = nil
+            }
             nextAnalysed = -Int64(size / 2 / hop)
             nextSynthesised = nextAnalysed
             let channels = format.channelCount
@@ -128,6 +142,7 @@ public final class SpectralStretch: AudioNode {
         deinit {
             mx_pvoc_destroy(engine)
             for j in jobs { j.pointers.deallocate() }
+            deficit?.deallocate()
         }
 
         /// The first output frame that frame i completes.
@@ -139,6 +154,11 @@ public final class SpectralStretch: AudioNode {
             base += engineHop
             guard base + engineSize > accumulator.capacity else { return }
             shift(accumulator)
+            if let deficit {
+                let tail = engineSize - engineHop
+                deficit.update(from: deficit + base, count: tail)
+                (deficit + tail).update(repeating: 0, count: accumulator.capacity - tail)
+            }
             if let low, lastLow != .min {
                 // Past the last frame's tail (size / hop frames on), it holds nothing more to add.
                 if nextSynthesised - lastLow <= Int64(size / hop) {
@@ -224,7 +244,8 @@ public final class SpectralStretch: AudioNode {
         let history = InputHistory(channelCount: input.format.channelCount, length: input.length)
         let stretch = try SpectralStretch(input: InputTap(input: input, envelope: envelope, history: history),
                                           ratio: ratio, outputFrames: outputFrames, crossoverHz: crossover(for: ratio), threads: threads)
-        return PeakGuard(input: QuietEdges(input: stretch, history: history, ratio: ratio), envelope: envelope, ratio: ratio,
+        let edges = QuietEdges(input: stretch, history: history, ratio: ratio, copies: !stretch.renormalises)
+        return PeakGuard(input: edges, envelope: envelope, ratio: ratio,
                          reach: Int64(stretch.frameSize / 2), reachBack: Int64(input.format.sampleRate / 2))
     }
 
@@ -342,7 +363,8 @@ public final class SpectralStretch: AudioNode {
             // twice as many.
             // (The long frame's lane synthesises ahead of the step by the interpolator's reach:
             // one frame more in the first step.)
-            lanes.append(Lane(size: size, hop: size / 8, decimation: d, engine: e, format: format, jobs: stepLength / (size / 8) + 1, low: k == 1))
+            lanes.append(Lane(size: size, hop: size / 8, decimation: d, engine: e, format: format, jobs: stepLength / (size / 8) + 1, low: k == 1,
+                              renormalise: renormalises && d == 1))
         }
         // Held at once: the frames of every lane that a step analyses, from the first one
         // any lane still needs (their centres lie within a few hops of input of each other).
@@ -627,6 +649,23 @@ public final class SpectralStretch: AudioNode {
         return midPhases
     }
 
+    /// A lane's hop just completed (from `base`), divided by the window products of the
+    /// frames that hold it where onset cuts left some out (`deficit`) rather than by the
+    /// whole sum: a sound after an onset is in only the frames centred after it, and came
+    /// out up to 6 dB low where it starts. The gain is at most 4 times the whole sum's.
+    private func renormalise(_ lane: Lane, _ deficit: UnsafeMutablePointer<Float>) {
+        let whole = 1 / lane.gain
+        var any = false
+        for t in 0..<lane.hop where deficit[t] != 0 { any = true; break }
+        guard any else { return }
+        for ch in 0..<channels {
+            let a = lane.accumulator[channel: ch] + lane.base
+            for t in 0..<lane.hop where deficit[t] != 0 {
+                a[t] *= whole / max(whole - deficit[t], whole / 4)
+            }
+        }
+    }
+
     /// Each lane's `counts` frames into the step's frames (from output frame `stepStart`).
     private func synthesise(_ counts: [Int]) {
         let out = staging!
@@ -641,6 +680,7 @@ public final class SpectralStretch: AudioNode {
                     mx_pvoc_follow(lane.engine, phases, followBelow)
                 }
                 for ch in 0..<channels { lane.outPointers[ch] = acc[channel: ch] + lane.base }
+                mx_pvoc_set_deficit(lane.engine, lane.deficit.map { $0 + lane.base })
                 if let low = lane.low, makesLow(i, lane) {
                     lane.lastLow = i
                     for ch in 0..<channels { lane.lowPointers[ch] = low[channel: ch] + lane.base }
@@ -663,6 +703,7 @@ public final class SpectralStretch: AudioNode {
                     continue
                 }
                 let offset = Int(lane.regionStart(i) - stepStart)
+                if let deficit = lane.deficit { renormalise(lane, deficit + lane.base) }
                 for ch in 0..<channels {
                     let a = acc[channel: ch] + lane.base, o = out[channel: ch] + offset
                     if !handing {

@@ -59,6 +59,11 @@ import Testing
     /// ms to 3.3 ms before it is silence, as the input is (the gate's 2 ms margin, a block
     /// to its edge and a block of ramp). The stretch alone loses more than
     /// 1 dB of its first 3 ms from 1.25 on, and puts energy before it (so this can fail).
+    /// Near ratio 1 the stretch (the long frame alone) renormalises after an onset, and
+    /// nothing is copied: the first 3 ms within 0.5 dB of the input's, landing within
+    /// (R − 1) times half a frame, plus 2, of round(p·R), where the phase reset puts it (a
+    /// copy handed over to a stretch some frames apart, and noise bursts came back combed:
+    /// castanets' round trip 2.9 dB from the input where the stretch alone is 1.5).
     @Test(arguments: [(1003, 1000), (105, 100), (5, 4), (3, 2), (2, 1)])
     func aSoundAfterSilenceStartsAsTheInput(_ ratio: (Int64, Int64)) throws {
         let r = StretchRatio(ratio.0, ratio.1)
@@ -67,9 +72,19 @@ import Testing
         let p = (at..<48_000).first { t in x.contains { abs($0[t]) > 1e-3 } }!
         let y = try Self.stretched(x, r)
         let o = Self.outputFrame(p, r)
+        let renormalised = SpectralStretch.crossover(for: r) == nil
+        if renormalised {
+            let level = Self.level(y, o..<(o + 144)) - Self.level(x, p..<(p + 144))
+            #expect(abs(level) < 0.5, "by \(r.doubleValue): the first 3 ms \(String(format: "%+.2f", level)) dB")
+            for c in 0..<2 {
+                func dot(_ lag: Int) -> Double { (0..<480).reduce(0.0) { $0 + Double(x[c][p + $1] * y[c][o + lag + $1]) } }
+                let lag = (-24...24).max { dot($0) < dot($1) }!
+                #expect(Double(abs(lag)) <= abs(r.doubleValue - 1) * 1024 + 2, "by \(r.doubleValue), channel \(c): the onset lands \(lag) frames off")
+            }
+        }
         for c in 0..<2 {
             let out = Array(y[c][(o - 48)..<(o + 144)]), input = Array(x[c][(p - 48)..<(p + 144)])
-            #expect(out == input, "by \(r.doubleValue), channel \(c): the onset is not the input's")
+            #expect(renormalised || out == input, "by \(r.doubleValue), channel \(c): the onset is not the input's")
             let before = y[c][(o - 960)..<(o - 160)]
             #expect(before.allSatisfy { $0 == 0 }, "by \(r.doubleValue): energy before the onset: first at \((before.firstIndex { $0 != 0 } ?? 0) - o), last at \((before.lastIndex { $0 != 0 } ?? 0) - o), largest \(before.map(abs).max()!)")
         }
