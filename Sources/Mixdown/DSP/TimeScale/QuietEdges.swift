@@ -15,7 +15,9 @@ import Foundation
 ///   digital silence), and the stretch's own quiet, a floor's noise, passes as it is. The
 ///   gain moves linearly across each block from the last block's.
 /// - **The onset copy** (stretching only: shortening, the vocoder's first 3 ms are within
-///   0.4 dB already). After at least 20 ms of quiet blocks (the start of the input counts as
+///   0.4 dB already; and not for a stretch that renormalises after onsets, the long frame
+///   alone near ratio 1, whose attacks keep their level: there a copy handed over to a
+///   stretch some frames apart combed noise bursts). After at least 20 ms of quiet blocks (the start of the input counts as
 ///   after silence), the first frame p of the sound (the first over -60 dBFS) plays at
 ///   output frame o = round(p·R), and the output from 1 ms before o is the input's own
 ///   frames, bit for bit, played at their own speed. Between 3 and 6 ms after o it hands
