@@ -91,9 +91,9 @@ public final class SpectralStretch: AudioNode {
         /// and the move cost the stretch 2 % of its instructions).
         var lastLow = Int64.min
         let gain: Float
-        /// The window products the frames' cut inputs left out (`mx_pvoc_set_deficit`),
-        /// overlap-added as `accumulator`; nil where the lane does not renormalise.
-        let deficit: UnsafeMutablePointer<Float>?
+        /// The window products the frames' cut inputs left out (`mx_pvoc_set_deficit`), one
+        /// channel overlap-added as `accumulator`; nil where the lane does not renormalise.
+        let deficit: AudioBuffer?
         var nextAnalysed: Int64
         var nextSynthesised: Int64
         /// The inputs of the frames the helper analyses: a pointer per channel, per frame, the
@@ -121,12 +121,7 @@ public final class SpectralStretch: AudioNode {
             self.accumulator = accumulator
             self.low = low ? AudioBuffer(format: format, capacity: accumulator.capacity) : nil
             gain = Float(1 / mx_pvoc_window_gain(size / decimation, hop / decimation))
-            if renormalise {
-                deficit = .allocate(capacity: accumulator.capacity)
-                deficit!.initialize(repeating: 0, count: accumulator.capacity)
-            } else {
-                deficit = nil
-            }
+            deficit = renormalise ? AudioBuffer(channelCount: 1, capacity: accumulator.capacity) : nil
             nextAnalysed = -Int64(size / 2 / hop)
             nextSynthesised = nextAnalysed
             let channels = format.channelCount
@@ -142,7 +137,6 @@ public final class SpectralStretch: AudioNode {
         deinit {
             mx_pvoc_destroy(engine)
             for j in jobs { j.pointers.deallocate() }
-            deficit?.deallocate()
         }
 
         /// The first output frame that frame i completes.
@@ -154,11 +148,7 @@ public final class SpectralStretch: AudioNode {
             base += engineHop
             guard base + engineSize > accumulator.capacity else { return }
             shift(accumulator)
-            if let deficit {
-                let tail = engineSize - engineHop
-                deficit.update(from: deficit + base, count: tail)
-                (deficit + tail).update(repeating: 0, count: accumulator.capacity - tail)
-            }
+            if let deficit { shift(deficit) }
             if let low, lastLow != .min {
                 // Past the last frame's tail (size / hop frames on), it holds nothing more to add.
                 if nextSynthesised - lastLow <= Int64(size / hop) {
@@ -173,7 +163,7 @@ public final class SpectralStretch: AudioNode {
 
         /// Moves the tails (from `base`) to the start of `buffer` and clears the rest.
         private func shift(_ buffer: AudioBuffer) {
-            for ch in 0..<outPointers.count {
+            for ch in 0..<buffer.channelCount {
                 let a = buffer[channel: ch], tail = engineSize - engineHop
                 a.update(from: a + base, count: tail)
                 (a + tail).update(repeating: 0, count: buffer.capacity - tail)
@@ -655,9 +645,6 @@ public final class SpectralStretch: AudioNode {
     /// out up to 6 dB low where it starts. The gain is at most 4 times the whole sum's.
     private func renormalise(_ lane: Lane, _ deficit: UnsafeMutablePointer<Float>) {
         let whole = 1 / lane.gain
-        var any = false
-        for t in 0..<lane.hop where deficit[t] != 0 { any = true; break }
-        guard any else { return }
         for ch in 0..<channels {
             let a = lane.accumulator[channel: ch] + lane.base
             for t in 0..<lane.hop where deficit[t] != 0 {
@@ -680,7 +667,7 @@ public final class SpectralStretch: AudioNode {
                     mx_pvoc_follow(lane.engine, phases, followBelow)
                 }
                 for ch in 0..<channels { lane.outPointers[ch] = acc[channel: ch] + lane.base }
-                mx_pvoc_set_deficit(lane.engine, lane.deficit.map { $0 + lane.base })
+                mx_pvoc_set_deficit(lane.engine, lane.deficit.map { $0[channel: 0] + lane.base })
                 if let low = lane.low, makesLow(i, lane) {
                     lane.lastLow = i
                     for ch in 0..<channels { lane.lowPointers[ch] = low[channel: ch] + lane.base }
@@ -703,7 +690,7 @@ public final class SpectralStretch: AudioNode {
                     continue
                 }
                 let offset = Int(lane.regionStart(i) - stepStart)
-                if let deficit = lane.deficit { renormalise(lane, deficit + lane.base) }
+                if let deficit = lane.deficit { renormalise(lane, deficit[channel: 0] + lane.base) }
                 for ch in 0..<channels {
                     let a = acc[channel: ch] + lane.base, o = out[channel: ch] + offset
                     if !handing {

@@ -77,8 +77,7 @@ import Testing
             let level = Self.level(y, o..<(o + 144)) - Self.level(x, p..<(p + 144))
             #expect(abs(level) < 0.5, "by \(r.doubleValue): the first 3 ms \(String(format: "%+.2f", level)) dB")
             for c in 0..<2 {
-                func dot(_ lag: Int) -> Double { (0..<480).reduce(0.0) { $0 + Double(x[c][p + $1] * y[c][o + lag + $1]) } }
-                let lag = (-24...24).max { dot($0) < dot($1) }!
+                let lag = bestLag(Array(x[c][(p - 24)..<(p + 504)]), Array(y[c][(o - 24)..<(o + 504)]), start: 24, length: 480, maxLag: 24)
                 #expect(Double(abs(lag)) <= abs(r.doubleValue - 1) * 1024 + 2, "by \(r.doubleValue), channel \(c): the onset lands \(lag) frames off")
             }
         }

@@ -359,9 +359,7 @@ import MixdownKernels
                 let level = 10 * log10(energy(y, o) / energy(x, p))
                 levels.append(level)
                 #expect(abs(level) < 1, "\(ratio), blocks of \(sizes), burst \(k): \(String(format: "%+.2f", level)) dB")
-                let lag = (-24...24).max { a, b in
-                    (0..<480).reduce(0.0) { $0 + Double(x[p + $1] * y[o + a + $1]) } < (0..<480).reduce(0.0) { $0 + Double(x[p + $1] * y[o + b + $1]) }
-                }!
+                let lag = bestLag(Array(x[(p - 24)..<(p + 504)]), Array(y[(o - 24)..<(o + 504)]), start: 24, length: 480, maxLag: 24)
                 #expect(Double(abs(lag)) <= abs(ratio.doubleValue - 1) * 1024 + 2, "\(ratio), burst \(k): lands \(lag) frames off")
             }
         }
