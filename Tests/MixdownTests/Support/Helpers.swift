@@ -100,3 +100,14 @@ func runProcess(_ executable: String, _ arguments: [String]) throws -> (status: 
     p.waitUntilExit()
     return (p.terminationStatus, String(decoding: data, as: UTF8.self))
 }
+
+/// The lag in -maxLag...maxLag at which `a` (from `start`, `length` frames) best matches `b`.
+func bestLag(_ a: [Float], _ b: [Float], start: Int, length: Int, maxLag: Int) -> Int {
+    var best = 0, bestValue = -Double.infinity
+    for lag in -maxLag...maxLag {
+        var s = 0.0
+        for i in stride(from: start, to: start + length, by: 1) { s += Double(a[i]) * Double(b[i + lag]) }
+        if s > bestValue { bestValue = s; best = lag }
+    }
+    return best
+}

@@ -33,17 +33,6 @@ func noise(frames n: Int, seed: UInt64, amplitude: Float = 0.3) -> [Float] {
     }
 }
 
-/// The lag in -maxLag...maxLag at which `a` (from `start`, `length` frames) best matches `b`.
-func bestLag(_ a: [Float], _ b: [Float], start: Int, length: Int, maxLag: Int) -> Int {
-    var best = 0, bestValue = -Double.infinity
-    for lag in -maxLag...maxLag {
-        var s = 0.0
-        for i in stride(from: start, to: start + length, by: 1) { s += Double(a[i]) * Double(b[i + lag]) }
-        if s > bestValue { bestValue = s; best = lag }
-    }
-    return best
-}
-
 @Suite(.serialized) struct FFmpegContainerTests {
     /// 7 s + 1234 frames of stereo noise at 48 kHz, 16-bit: not a whole number of codec frames.
     static let frames = 48_000 * 7 + 1234
