@@ -214,8 +214,8 @@ static void mx_reset_phases(mx_pvoc *restrict p, const mx_pv_frame *f, float *re
  * bench's quick set and of 7 held-out ones (ktuberling-data's el, da, ca and uk voices;
  * wesnoth's casualties_of_war, elvish-theme and frantic) at 0.8, 0.95, 1.05 and 1.25, by
  * 0.01 to 0.12 dB (orchestral music at 1.05: 2.153 -> 2.097 and 2.091 -> 2.007 dB, with
- * Signalsmith 1.987 and 1.963); PESQ of the recorded voices level (within -0.01 to +0.07 at
- * 0.95 and 1.05); of espeak-ng's synthetic voices 0.03 lower on the mean near 1 (docs/spectral.md,
+ * Signalsmith 1.987 and 1.963). Round-trip PESQ at 0.95 and 1.05: the recorded voices'
+ * mean +0.06 and +0.02, espeak-ng's synthetic voices' -0.11 and -0.08 (docs/spectral.md,
  * "A partial carries itself on"). A word's end in the pause after it: -53.0 dB at 1.05
  * (-53.2 before), -54.7 at 5/4 (-56.0).
  *
