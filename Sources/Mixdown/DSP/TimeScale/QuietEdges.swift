@@ -20,9 +20,10 @@ import Foundation
 ///   stretch some frames apart combed noise bursts). After at least 20 ms of quiet blocks
 ///   (the start of the input counts as after silence), the first frame p of the sound
 ///   (the first over -60 dBFS) plays at output frame o = round(p·R), and the output from
-///   1 ms before o is the input's own frames, bit for bit, played at their own speed. Between 3 and 6 ms after o it hands
-///   over to the stretch through a 6 ms raised-cosine crossfade, at the frame where the two
-///   agree best over the fade (2·Σab / (Σa² + Σb²) over every channel: shape and level).
+///   1 ms before o is the input's own frames, bit for bit, played at their own speed.
+///   Between 3 and 6 ms after o it hands over to the stretch through a 6 ms raised-cosine
+///   crossfade, at the frame where the two agree best over the fade (2·Σab / (Σa² + Σb²)
+///   over every channel: shape and level).
 ///   The copy runs ahead of the time map by at most 6·(1 − 1/R) ms and takes it back in
 ///   the fade. Short, because the hand-over costs: copies handed over between 10 and 25 ms
 ///   lost 0.07 of round-trip PESQ at 5/4 against the gate alone; 3 to 6 ms, 0.04, and the
