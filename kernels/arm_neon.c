@@ -323,5 +323,6 @@ const mx_kernels mx_kernels_neon = {
     resample_neon, resample_lerp_neon,
     kweight_neon, peak_neon, peak_interp_neon,
     mx_resample_positions_scalar, mx_cfft_pass4_v4, mx_rfft_unpack_auto, mx_rfft_pack_auto,
+    mx_pvoc_analyse_base, mx_pvoc_synthesise_base,
 };
 #endif

@@ -25,11 +25,16 @@ void mx_pvoc_destroy(mx_pvoc *p) {
 }
 
 mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
-    if (channels < 1 || channels > 64 || hop < 1 || hop > n / 2) return NULL;
+    return mx_pvoc_create_with(n, hop, channels, mx_kernels_active());
+}
+
+mx_pvoc *mx_pvoc_create_with(size_t n, size_t hop, size_t channels, const mx_kernels *kernels) {
+    if (channels < 1 || channels > 64 || hop < 1 || hop > n / 2 || !kernels) return NULL;
     mx_pvoc *p = calloc(1, sizeof *p);
     if (!p) return NULL;
-    p->fft = mx_rfft_create(n);
-    p->analysis_fft = mx_rfft_create(n);
+    p->kernels = kernels;
+    p->fft = mx_rfft_create_with(n, kernels);
+    p->analysis_fft = mx_rfft_create_with(n, kernels);
     if (!p->fft || !p->analysis_fft) { mx_rfft_destroy(p->fft); mx_rfft_destroy(p->analysis_fft); free(p); return NULL; }
     p->n = n;
     p->bins = n / 2 + 1;
@@ -87,6 +92,39 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels) {
 }
 
 void mx_pvoc_set_deficit(mx_pvoc *p, float *deficit) { p->deficit = deficit; }
+
+void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double position) {
+    p->kernels->pvoc_analyse(p, in, position, NAN);
+}
+
+void mx_pvoc_analyse_onset(mx_pvoc *restrict p, const float *const *in, double position, double onset) {
+    p->kernels->pvoc_analyse(p, in, position, onset);
+}
+
+void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
+    p->kernels->pvoc_synthesise(p, out, NULL, reset);
+}
+
+void mx_pvoc_synthesise_low(mx_pvoc *restrict p, float *const *out, float *const *low, int reset) {
+    p->kernels->pvoc_synthesise(p, out, low, reset);
+}
+
+int mx_pvoc_set_decimation(mx_pvoc *p, size_t factor) {
+    if (factor < 1 || factor > MX_ONSET_BLOCK || MX_ONSET_BLOCK % factor != 0 || p->n / factor < 1) return -1;
+    p->onset_block = MX_ONSET_BLOCK / factor;
+    p->land_step = 1.0 / (double)factor;
+    free(p->shifted_windows);
+    p->shifted_windows = NULL;
+    p->shifted_count = 0;
+    if (factor > 1) {
+        p->shifted_windows = malloc(factor * p->n * sizeof(float));
+        if (!p->shifted_windows) return -1;
+        for (size_t j = 0; j < factor; j++)
+            mx_shifted_time_window(p->shifted_windows + j * p->n, p->n, (double)j / (double)factor - 0.5);
+        p->shifted_count = factor;
+    }
+    return 0;
+}
 
 void mx_pvoc_follow(mx_pvoc *p, const float *phases, size_t below) {
     below = below < p->band_hi ? below : p->band_hi;

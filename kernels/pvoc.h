@@ -67,6 +67,7 @@ typedef struct {
 
 struct mx_pvoc {
     size_t n, bins, hop, channels;
+    const mx_kernels *kernels;   /* its analysis and synthesis (pvoc_analyse, pvoc_synthesise), and its transforms' */
     mx_rfft *fft;
     float *window;           /* periodic Hann, n */
     float *time_window;      /* n: (i - n/2) window[i], for each bin's local time */
@@ -132,6 +133,22 @@ struct mx_pvoc {
     size_t shifted_count;
     double shifted_f;
 };
+
+/* The analysis's and synthesis's bodies by the path they are compiled for: _base in their
+ * own files, _avx2 where x86_avx2_pvoc.c compiles the same files again (it names them
+ * before it includes this header). */
+#ifndef MX_PVOC_VARIANT
+#define MX_PVOC_VARIANT(name) name##_base
+#endif
+
+/* The time-weighted window centred f frames after the frame's centre (|f| <= 1/2):
+ * (i - n/2 - f) sin^2(pi (i - f) / n). */
+static inline void mx_shifted_time_window(float *restrict dst, size_t n, double f) {
+    for (size_t i = 0; i < n; i++) {
+        double u = (double)i - f, s = sin(mx_pi * u / (double)n);
+        dst[i] = (float)(s * s * (u - (double)(n / 2)));
+    }
+}
 
 /* x wrapped into about [-pi, pi] (the nearest whole number of turns taken off; |x| < 2^31
  * turns). A conversion, not floorf: it vectorises without SSE4.1. */

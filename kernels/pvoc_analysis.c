@@ -3,32 +3,6 @@
  * It may run on a helper thread beside the synthesis (pvoc.h's ring). */
 #include "pvoc.h"
 
-/* The time-weighted window centred f frames after the frame's centre (|f| <= 1/2):
- * (i - n/2 - f) sin^2(pi (i - f) / n). */
-static void mx_shifted_time_window(float *restrict dst, size_t n, double f) {
-    for (size_t i = 0; i < n; i++) {
-        double u = (double)i - f, s = sin(mx_pi * u / (double)n);
-        dst[i] = (float)(s * s * (u - (double)(n / 2)));
-    }
-}
-
-int mx_pvoc_set_decimation(mx_pvoc *p, size_t factor) {
-    if (factor < 1 || factor > MX_ONSET_BLOCK || MX_ONSET_BLOCK % factor != 0 || p->n / factor < 1) return -1;
-    p->onset_block = MX_ONSET_BLOCK / factor;
-    p->land_step = 1.0 / (double)factor;
-    free(p->shifted_windows);
-    p->shifted_windows = NULL;
-    p->shifted_count = 0;
-    if (factor > 1) {
-        p->shifted_windows = malloc(factor * p->n * sizeof(float));
-        if (!p->shifted_windows) return -1;
-        for (size_t j = 0; j < factor; j++)
-            mx_shifted_time_window(p->shifted_windows + j * p->n, p->n, (double)j / (double)factor - 0.5);
-        p->shifted_count = factor;
-    }
-    return 0;
-}
-
 /* The time-weighted window centred f frames after the frame's centre (f != 0): one of the
  * decimation's, or made in `shifted` (allocated with the engine) for any other f. */
 static const float *mx_time_window_at(mx_pvoc *p, double f) {
@@ -73,10 +47,6 @@ static void mx_rect_rotated(float *restrict x, const float *restrict src, size_t
 static void mx_guard_bins(float *restrict re, float *restrict im, size_t b) {
     re[0] = re[2]; im[0] = -im[2];
     re[b + 1] = re[b - 1]; im[b + 1] = -im[b - 1];
-}
-
-void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double position) {
-    mx_pvoc_analyse_onset(p, in, position, NAN);
 }
 
 /* The channels' sum of the frame's input: in[0] itself for one channel, else p->mix. */
@@ -277,7 +247,7 @@ static float mx_rise(const mx_pvoc *restrict p, const mx_pv_frame *f, const mx_p
  * and the phases measured from there. Centred on the input frame instead, a stationary
  * partial's main lobe took the offset as a slope across its bins, which the synthesis
  * moved off its window: a tone that stops rang on 7 dB longer at 5/4. */
-void mx_pvoc_analyse_onset(mx_pvoc *restrict p, const float *const *in, double position, double onset) {
+void MX_PVOC_VARIANT(mx_pvoc_analyse)(mx_pvoc *restrict p, const float *const *in, double position, double onset) {
     unsigned state = mx_denormals_flush_begin();
     long long j = p->analysed;
     mx_pv_frame *f = &p->frames[j % MX_RING];

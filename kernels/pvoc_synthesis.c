@@ -102,10 +102,6 @@ static void mx_add_frame(mx_pvoc *restrict p, const mx_pv_frame *restrict f, siz
     for (size_t i = half; i < n; i++) out[i] += y[i - half] * w[i];
 }
 
-void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {
-    mx_pvoc_synthesise_low(p, out, NULL, reset);
-}
-
 /* R for frame f, the output hop over the input hop, from the frames' positions (the same
  * at every block size), with the log magnitudes either side of f and the input frames
  * between them (*span, 0 with f alone) for the log magnitude's slope in time. A bin's
@@ -446,7 +442,7 @@ static void mx_add_deficit(mx_pvoc *restrict p, const mx_pv_frame *restrict f, f
     }
 }
 
-void mx_pvoc_synthesise_low(mx_pvoc *restrict p, float *const *out, float *const *low, int reset) {
+void MX_PVOC_VARIANT(mx_pvoc_synthesise)(mx_pvoc *restrict p, float *const *out, float *const *low, int reset) {
     unsigned state = mx_denormals_flush_begin();
     /* Frame s, with one frame of look-ahead (s + 1 is analysed). The caller has analysed up
      * to s + 1 (p->analysed is not read: the analysis of s + 2 may be writing it, on

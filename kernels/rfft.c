@@ -4,7 +4,6 @@
 #include "internal.h"
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 
 /* A real FFT of n through a complex FFT of n/2 (even samples as real parts, odd as
@@ -157,8 +156,10 @@ static void mx_cfft_last2(float *restrict yr, float *restrict yi, const float *r
 }
 
 /* Forward complex FFT (e^-) of half values in (re, im), in natural order; (tr, ti) is the
- * other buffer. The result is in (re, im). */
-static void mx_cfft(const mx_rfft *p, float *restrict re, float *restrict im) {
+ * other buffer. The result is in (*out_re, *out_im): (re, im) after an even number of
+ * passes, the other buffer after an odd one (not copied back: the step after reads it
+ * there). */
+static void mx_cfft(const mx_rfft *p, float *restrict re, float *restrict im, const float **out_re, const float **out_im) {
     size_t h = p->half, s = 1, len = h;
     float *xr = re, *xi = im, *yr = p->tr, *yi = p->ti;
     const float *tw = p->tw;
@@ -177,10 +178,8 @@ static void mx_cfft(const mx_rfft *p, float *restrict re, float *restrict im) {
         float *t = xr; xr = yr; yr = t;
         t = xi; xi = yi; yi = t;
     }
-    if (xr != re) {
-        memcpy(re, xr, h * sizeof(float));
-        memcpy(im, xi, h * sizeof(float));
-    }
+    *out_re = xr;
+    *out_im = xi;
 }
 
 void mx_rfft_unpack_auto(float *restrict re, float *restrict im, const float *restrict zr, const float *restrict zi,
@@ -200,8 +199,9 @@ void mx_rfft_forward(const mx_rfft *p, float *restrict re, float *restrict im, c
         zr[j] = x[2 * j];
         zi[j] = x[2 * j + 1];
     }
-    mx_cfft(p, zr, zi);
-    p->unpack(re, im, zr, zi, p->pr, p->pi, h);
+    const float *yr, *yi;
+    mx_cfft(p, zr, zi, &yr, &yi);
+    p->unpack(re, im, yr, yi, p->pr, p->pi, h);
 }
 
 void mx_rfft_inverse(const mx_rfft *p, float *restrict x, const float *restrict re, const float *restrict im) {
@@ -210,10 +210,11 @@ void mx_rfft_inverse(const mx_rfft *p, float *restrict x, const float *restrict 
     /* Z[k] = E[k] + i O[k], E = (X[k] + conj X[h-k]) / 2, O = conj(w^k) (X[k] - conj X[h-k]) / 2;
      * transformed with the forward FFT of the conjugate, then conjugated: x = 2/n Re/Im. */
     p->pack(zr, zi, re, im, p->pr, p->pi, h);
-    mx_cfft(p, zr, zi);
+    const float *restrict yr, *restrict yi;
+    mx_cfft(p, zr, zi, &yr, &yi);
     float scale = 2.0f / (float)p->n;
     for (size_t j = 0; j < h; j++) {
-        x[2 * j] = zr[j] * scale;
-        x[2 * j + 1] = -zi[j] * scale;
+        x[2 * j] = yr[j] * scale;
+        x[2 * j + 1] = -yi[j] * scale;
     }
 }

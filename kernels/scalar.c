@@ -197,4 +197,5 @@ const mx_kernels mx_kernels_scalar = {
     mx_resample_scalar, mx_resample_lerp_scalar,
     mx_kweight_scalar, mx_peak_scalar, mx_peak_interp_scalar,
     mx_resample_positions_scalar, mx_cfft_pass4_scalar, mx_rfft_unpack_scalar, mx_rfft_pack_scalar,
+    mx_pvoc_analyse_base, mx_pvoc_synthesise_base,
 };

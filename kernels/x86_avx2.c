@@ -503,8 +503,9 @@ static void resample_positions_avx2(int32_t *restrict base, int32_t *restrict ph
 /* The spectral FFT's radix-4 pass (mx_kernels.cfft_pass4) in vectors of eight: the same
  * sums and products as mx_cfft_pass4_scalar, unfused (this file keeps FP_CONTRACT off), so
  * bit-identical. The first pass (s = 1) takes eight butterflies along p and transposes
- * each half as the four-wide path does; s = 4, and a first pass under eight butterflies,
- * go to the four-wide path. */
+ * each half as the four-wide path does; s = 4 takes two butterflies a vector (the four-wide
+ * path, one with its twiddles broadcast, was a third of the transform's instructions); a
+ * first pass under eight butterflies goes to the four-wide path. */
 typedef float mx_v8 __attribute__((vector_size(32), aligned(4)));
 typedef float mx_v4 __attribute__((vector_size(16), aligned(4)));
 /* Stores (a[i], b[i], c[i], d[i]) for i < 4 as 16 consecutive floats. */
@@ -535,6 +536,37 @@ static void cfft_pass4_avx2(float *restrict yr, float *restrict yi, const float 
             mx_store_transposed4(yr + 4 * p + 16, MX_HI(o0r), MX_HI(o1r), MX_HI(o2r), MX_HI(o3r));
             mx_store_transposed4(yi + 4 * p, MX_LO(o0i), MX_LO(o1i), MX_LO(o2i), MX_LO(o3i));
             mx_store_transposed4(yi + 4 * p + 16, MX_HI(o0i), MX_HI(o1i), MX_HI(o2i), MX_HI(o3i));
+        }
+        return;
+    }
+    if (s == 4 && n1 >= 2) {
+        /* Two butterflies a vector: p's four transforms in the low half, p + 1's in the
+         * high one (their inputs lie side by side), each half stored where the four-wide
+         * path stores it. */
+        size_t quarter = 4 * n1;
+        for (size_t p = 0; p < n1; p += 2) {   /* n1 is a power of two: even here */
+            mx_v8 w1r = {tw[p], tw[p], tw[p], tw[p], tw[p + 1], tw[p + 1], tw[p + 1], tw[p + 1]};
+            mx_v8 w1i = {tw[n1 + p], tw[n1 + p], tw[n1 + p], tw[n1 + p], tw[n1 + p + 1], tw[n1 + p + 1], tw[n1 + p + 1], tw[n1 + p + 1]};
+            const float *t2 = tw + 2 * n1, *t3 = tw + 3 * n1, *t4 = tw + 4 * n1, *t5 = tw + 5 * n1;
+            mx_v8 w2r = {t2[p], t2[p], t2[p], t2[p], t2[p + 1], t2[p + 1], t2[p + 1], t2[p + 1]};
+            mx_v8 w2i = {t3[p], t3[p], t3[p], t3[p], t3[p + 1], t3[p + 1], t3[p + 1], t3[p + 1]};
+            mx_v8 w3r = {t4[p], t4[p], t4[p], t4[p], t4[p + 1], t4[p + 1], t4[p + 1], t4[p + 1]};
+            mx_v8 w3i = {t5[p], t5[p], t5[p], t5[p], t5[p + 1], t5[p + 1], t5[p + 1], t5[p + 1]};
+            const float *a_r = xr + 4 * p, *a_i = xi + 4 * p;
+            mx_v8 ar = *(const mx_v8 *)(a_r), ai = *(const mx_v8 *)(a_i);
+            mx_v8 br = *(const mx_v8 *)(a_r + quarter), bi = *(const mx_v8 *)(a_i + quarter);
+            mx_v8 cr = *(const mx_v8 *)(a_r + 2 * quarter), ci = *(const mx_v8 *)(a_i + 2 * quarter);
+            mx_v8 dr = *(const mx_v8 *)(a_r + 3 * quarter), di = *(const mx_v8 *)(a_i + 3 * quarter);
+            MX_RADIX4(mx_v8, ar, ai, br, bi, cr, ci, dr, di, w1r, w1i, w2r, w2i, w3r, w3i)
+            float *or_ = yr + 16 * p, *oi = yi + 16 * p;
+            *(mx_v8 *)(or_) = __builtin_shufflevector(o0r, o1r, 0, 1, 2, 3, 8, 9, 10, 11);
+            *(mx_v8 *)(or_ + 8) = __builtin_shufflevector(o2r, o3r, 0, 1, 2, 3, 8, 9, 10, 11);
+            *(mx_v8 *)(or_ + 16) = __builtin_shufflevector(o0r, o1r, 4, 5, 6, 7, 12, 13, 14, 15);
+            *(mx_v8 *)(or_ + 24) = __builtin_shufflevector(o2r, o3r, 4, 5, 6, 7, 12, 13, 14, 15);
+            *(mx_v8 *)(oi) = __builtin_shufflevector(o0i, o1i, 0, 1, 2, 3, 8, 9, 10, 11);
+            *(mx_v8 *)(oi + 8) = __builtin_shufflevector(o2i, o3i, 0, 1, 2, 3, 8, 9, 10, 11);
+            *(mx_v8 *)(oi + 16) = __builtin_shufflevector(o0i, o1i, 4, 5, 6, 7, 12, 13, 14, 15);
+            *(mx_v8 *)(oi + 24) = __builtin_shufflevector(o2i, o3i, 4, 5, 6, 7, 12, 13, 14, 15);
         }
         return;
     }
@@ -585,6 +617,7 @@ static void rfft_pack_avx2(float *restrict zr, float *restrict zi, const float *
         resample_avx2, resample_lerp,                                                                             \
         kweight_avx2, peak_avx2, peak_interp_avx2,                                                                \
         resample_positions_avx2, cfft_pass4_avx2, rfft_unpack_avx2, rfft_pack_avx2,                               \
+        mx_pvoc_analyse_avx2, mx_pvoc_synthesise_avx2,                                                            \
     }
 const mx_kernels mx_kernels_avx2 = MX_AVX2_TABLE(resample_lerp_avx2);
 const mx_kernels mx_kernels_avx512 = MX_AVX2_TABLE(mx_resample_lerp_avx512);

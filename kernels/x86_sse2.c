@@ -332,5 +332,6 @@ const mx_kernels mx_kernels_sse2 = {
     resample_sse2, resample_lerp_sse2,
     kweight_sse2, peak_sse2, peak_interp_sse2,
     mx_resample_positions_scalar, mx_cfft_pass4_v4, mx_rfft_unpack_auto, mx_rfft_pack_auto,
+    mx_pvoc_analyse_base, mx_pvoc_synthesise_base,
 };
 #endif

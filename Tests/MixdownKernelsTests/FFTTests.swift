@@ -128,7 +128,7 @@ import Testing
     @Test(arguments: simdPaths)
     func aPassEqualsTheScalarPassAtMisalignedOffsets(isa: mx_isa) {
         let kernels = mx_kernels_for_isa(isa)!.pointee, scalar = mx_kernels_for_isa(MX_ISA_SCALAR)!.pointee
-        for (n1, s) in [(1, 1), (2, 1), (4, 1), (8, 1), (16, 1), (32, 1), (64, 1), (1, 4), (2, 4), (8, 4), (1, 16), (4, 16), (2, 64), (1, 256)] {
+        for (n1, s) in [(1, 1), (2, 1), (4, 1), (8, 1), (16, 1), (32, 1), (64, 1), (1, 4), (2, 4), (4, 4), (8, 4), (32, 4), (1, 16), (4, 16), (2, 64), (1, 256)] {
             for offset in [0, 1, 3] {
                 let count = 4 * n1 * s
                 var seed = UInt64(count * 7 + offset)

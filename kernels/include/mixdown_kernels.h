@@ -52,6 +52,7 @@ typedef struct { int64_t frame, row; uint64_t excess; } mx_resample_position;
 typedef struct { int64_t frames, rows, row_count; uint64_t excess, numerator; } mx_resample_step;
 
 /* One implementation of every kernel. */
+struct mx_pvoc;   /* the spectral stretch's frame engine (below) */
 typedef struct mx_kernels {
     /* dst[i] += src[i] * gain(i), gain(i) = (float)(g0 + (offset + i) * step). */
     void (*mix_ramp)(float *MX_RESTRICT dst, const float *MX_RESTRICT src, size_t frames,
@@ -172,6 +173,13 @@ typedef struct mx_kernels {
                         const float *MX_RESTRICT zi, const float *MX_RESTRICT pr, const float *MX_RESTRICT pi, size_t h);
     void (*rfft_pack)(float *MX_RESTRICT zr, float *MX_RESTRICT zi, const float *MX_RESTRICT re,
                       const float *MX_RESTRICT im, const float *MX_RESTRICT pr, const float *MX_RESTRICT pi, size_t h);
+    /* The spectral stretch's frame engine, whole: a frame's analysis (mx_pvoc_analyse_onset)
+     * and synthesis (mx_pvoc_synthesise_low, `low` NULL for mx_pvoc_synthesise). One C
+     * source compiled for each path (the baseline's vectors, or AVX2's eight lanes without
+     * FMA): every path is bit-identical. An engine runs the table it was made with
+     * (mx_pvoc_create_with). */
+    void (*pvoc_analyse)(struct mx_pvoc *MX_RESTRICT engine, const float *const *in, double position, double onset);
+    void (*pvoc_synthesise)(struct mx_pvoc *MX_RESTRICT engine, float *const *out, float *const *low, int reset);
 } mx_kernels;
 
 /* The table for `isa`, or NULL when that path is not built for this architecture or
@@ -309,6 +317,10 @@ int mx_onset_block(float block, float before);
  * NULL for a bad size, hop (1..n/2) or channel count (1..64), or no memory. */
 typedef struct mx_pvoc mx_pvoc;
 mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels);
+/* The same with its analysis, synthesis and transforms from `kernels` (mx_kernels_for_isa;
+ * every table gives the same samples): for comparing paths. mx_pvoc_create takes
+ * mx_kernels_active(). */
+mx_pvoc *mx_pvoc_create_with(size_t n, size_t hop, size_t channels, const mx_kernels *kernels);
 void mx_pvoc_destroy(mx_pvoc *engine);
 void mx_pvoc_analyse(mx_pvoc *MX_RESTRICT engine, const float *const *in, double position);
 /* mx_pvoc_analyse with the first onset at or after the frame's centre given: `onset` input

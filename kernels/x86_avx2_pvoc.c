@@ -1,0 +1,23 @@
+/* The spectral stretch's frame engine for the AVX2 and AVX-512 tables (pvoc_analyse,
+ * pvoc_synthesise): pvoc_analysis.c, pvoc_synthesis.c and the elementary functions they
+ * call by the array, compiled again with AVX2's eight lanes. Without FMA, every product
+ * and sum rounds as the baseline's does, so both give the same samples; the same C in
+ * wider vectors took a quarter fewer instructions on a stretch by 1.25 (docs/spectral.md,
+ * "Speed"). */
+#define MX_PVOC_VARIANT(name) name##_avx2
+#include "pvoc.h"
+#include "vecmath.h"
+
+#if defined(MX_HAVE_X86)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+
+MX_VECMATH_ARRAYS(_avx2, )
+#define mx_atan2_array mx_atan2_array_avx2
+#define mx_log_array mx_log_array_avx2
+#define mx_sincos_array mx_sincos_array_avx2
+
+#include "pvoc_analysis.c"
+#include "pvoc_synthesis.c"
+
+#pragma clang attribute pop
+#endif
