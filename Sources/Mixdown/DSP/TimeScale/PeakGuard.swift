@@ -179,23 +179,77 @@ final class PeakGuard: AudioNode {
             let kernels = mx_kernels_active().pointee
             for c in 0..<buffer.channelCount { peak = max(peak, kernels.peak(buffer[channel: c] + i, n)) }
             if let limit = passedCeiling(peak, blockStart..<blockEnd) {
-                for k in 0..<n {
-                    var m: Float = 0
-                    for c in 0..<buffer.channelCount { m = max(m, abs(buffer[channel: c][i + k])) }
-                    required[i + k] = m > limit ? limit / m : 1
-                    if m > limit { lastCut = max(lastCut, heldStart + Int64(i + k)) }
+                let channels = (0..<buffer.channelCount).map { buffer[channel: $0] + i }
+                var cut = lastCut
+                required.withUnsafeMutableBufferPointer { required in
+                    for k in 0..<n {
+                        var m: Float = 0
+                        for channel in channels { m = max(m, abs(channel[k])) }
+                        required[i + k] = m > limit ? limit / m : 1
+                        if m > limit { cut = max(cut, heldStart + Int64(i + k)) }
+                    }
                 }
+                lastCut = cut
             } else {
-                for k in 0..<n { required[i + k] = 1 }
+                required.withUnsafeMutableBufferPointer { required in
+                    for k in 0..<n { required[i + k] = 1 }
+                }
             }
             i += n
         }
     }
 
-    /// The required gain of absolute frame t (1 outside what is held: before 0, past the end).
-    private func requiredGain(_ t: Int64) -> Float {
-        let i = t - heldStart
-        return i >= 0 && i < Int64(computedCount) ? required[Int(i)] : 1
+    /// The gains of the next `want` output frames into `gains`, from the required gains
+    /// around them; false (and `gains` not written) where none is below 1. m(s) = the least
+    /// required gain over s ..< s + L (a sliding minimum: a deque of indices whose gains
+    /// rise), for s from position - L + 1; then g(t) = the mean of m over t - L + 1 ... t (a
+    /// running sum): no g exceeds any frame's need. On the arrays' buffers, borrowed once:
+    /// an access per frame to the properties was checked for exclusivity each time (a
+    /// quarter of this node's instructions).
+    private func smoothGains(want: Int) -> Bool {
+        let L = lookAhead, span = want + 2 * L - 2, first = position - Int64(L) + 1 - heldStart
+        let known = Int64(computedCount)
+        return required.withUnsafeBufferPointer { required in
+            spanGains.withUnsafeMutableBufferPointer { spanGains in
+                var anyCut = false
+                for j in 0..<span {
+                    let i = first + Int64(j)
+                    let r = i >= 0 && i < known ? required[Int(i)] : 1
+                    spanGains[j] = r
+                    if r < 1 { anyCut = true }
+                }
+                guard anyCut else { return false }
+                deque.withUnsafeMutableBufferPointer { deque in minima.withUnsafeMutableBufferPointer { minima in
+                    gains.withUnsafeMutableBufferPointer { gains in
+                        var head = 0, tail = 0
+                        let mCount = want + L - 1
+                        for j in 0..<span {
+                            while tail > head && spanGains[deque[tail - 1]] >= spanGains[j] { tail -= 1 }
+                            deque[tail] = j
+                            tail += 1
+                            let s = j - L + 1
+                            if s >= 0 {
+                                while deque[head] < s { head += 1 }
+                                minima[s] = spanGains[deque[head]]
+                            }
+                        }
+                        // In Double: a running sum in Float drifts by 1e-5 over a block, enough to
+                        // pass a ceiling just below full scale.
+                        var sum = 0.0
+                        for s in 0..<mCount {
+                            sum += Double(minima[s])
+                            if s >= L { sum -= Double(minima[s - L]) }
+                            // A frame whose window needs no cut keeps gain 1 exactly (untouched).
+                            if s >= L - 1 {
+                                let mean = sum / Double(L)
+                                gains[s - (L - 1)] = mean >= 1 - 1e-12 ? 1 : Float(mean) * Self.rounding
+                            }
+                        }
+                    }
+                } }
+                return true
+            }
+        }
     }
 
     func render(into buffer: AudioBuffer, frames: Int) throws(MixdownError) -> RenderStatus {
@@ -205,60 +259,23 @@ final class PeakGuard: AudioNode {
         try fill(through: position + Int64(want + lookAhead))
         let available = Int(heldStart + Int64(computedCount) - position)
         want = min(want, max(0, available))
-        let L = lookAhead
         // The required gains from position - L + 1 to the end + L - 1; where none is below 1
-        // the frames pass untouched.
-        let span = want + 2 * L - 2
-        // No frame since the window's first needs a cut (the common case): nothing to compute.
-        var anyCut = lastCut >= position - Int64(L) + 1
-        if anyCut {
-            anyCut = false
-            for j in 0..<span {
-                let r = requiredGain(position - Int64(L) + 1 + Int64(j))
-                spanGains[j] = r
-                if r < 1 { anyCut = true }
-            }
-        }
+        // the frames pass untouched. No frame since the window's first needs a cut (the
+        // common case): nothing to compute.
+        let anyCut = lastCut >= position - Int64(lookAhead) + 1 && smoothGains(want: want)
         let offset = Int(position - heldStart)
-        if anyCut {
-            // m(s) = the least required gain over s ..< s + L (a sliding minimum: a deque of
-            // indices whose gains rise), for s from position - L + 1; then g(t) = the mean
-            // of m over t - L + 1 ... t (a running sum): no g exceeds any frame's need.
-            var head = 0, tail = 0
-            let mCount = want + L - 1
-            for j in 0..<span {
-                while tail > head && spanGains[deque[tail - 1]] >= spanGains[j] { tail -= 1 }
-                deque[tail] = j
-                tail += 1
-                let s = j - L + 1
-                if s >= 0 {
-                    while deque[head] < s { head += 1 }
-                    minima[s] = spanGains[deque[head]]
-                }
-            }
-            // In Double: a running sum in Float drifts by 1e-5 over a block, enough to pass
-            // a ceiling just below full scale.
-            var sum = 0.0
-            for s in 0..<mCount {
-                sum += Double(minima[s])
-                if s >= L { sum -= Double(minima[s - L]) }
-                // A frame whose window needs no cut keeps gain 1 exactly (untouched).
-                if s >= L - 1 {
-                    let mean = sum / Double(L)
-                    gains[s - (L - 1)] = mean >= 1 - 1e-12 ? 1 : Float(mean) * Self.rounding
-                }
-            }
-        }
         for c in 0..<format.channelCount {
             let src = held![channel: c] + offset, dst = buffer[channel: c]
             if !anyCut {
                 dst.update(from: src, count: want)
             } else {
-                for k in 0..<want { dst[k] = gains[k] == 1 ? src[k] : src[k] * gains[k] }
+                gains.withUnsafeBufferPointer { gains in
+                    for k in 0..<want { dst[k] = gains[k] == 1 ? src[k] : src[k] * gains[k] }
+                }
             }
         }
         position += Int64(want)
-        envelope.drop(before: inputFrame(max(0, position - Int64(L))) - reachBack - PeakEnvelope.blockFrames)
+        envelope.drop(before: inputFrame(max(0, position - Int64(lookAhead))) - reachBack - PeakEnvelope.blockFrames)
         let ended = total.map { position >= $0 } ?? (inputEnded && position >= heldStart + Int64(computedCount))
         return RenderStatus(frames: want, ended: ended)
     }
