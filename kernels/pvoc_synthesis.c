@@ -224,7 +224,7 @@ static void mx_reset_phases(mx_pvoc *restrict p, const mx_pv_frame *f, float *re
  * empty, and their random phases in this engine's main lobe cost it up to 1.7 dB) is left
  * to this engine. */
 static size_t mx_queue_seed(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame *prev, float *restrict phase, float keep,
-                            float floor_log, float top_key, size_t lo_bin, size_t hi_bin) {
+                            float floor_log, float top_key, size_t lo_bin, size_t hi_bin, size_t *noise_bins) {
     size_t n = p->n, b = p->bins;
     const float *key = p->key, *prev_key = prev->sum_log;
     for (int i = 0; i < MX_BUCKETS; i++) p->head[i] = -1;
@@ -238,6 +238,7 @@ static size_t mx_queue_seed(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame 
         quiet += noise;
     }
     size_t remaining = b - quiet;
+    *noise_bins = quiet - (b - (hi_bin - lo_bin));   /* in the band: the keys outside it are -inf */
     float decay_share = p->since_reset < (long long)(n / p->hop) ? 0.0f : keep;
     for (size_t k = lo_bin > p->prev_lo ? lo_bin : p->prev_lo; k < hi_bin; k++)
         if (prev_key[k] > floor_log) {
@@ -375,9 +376,12 @@ static void mx_integrate(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_
     p->since_reset++;
     float top_key = largest > prev_largest ? largest : prev_largest;
     mx_queue q;
-    size_t remaining = mx_queue_seed(p, &q, prev, phase, keep, floor_log, top_key, lo_bin, hi_bin);
+    size_t noise_bins;
+    size_t remaining = mx_queue_seed(p, &q, prev, phase, keep, floor_log, top_key, lo_bin, hi_bin, &noise_bins);
     mx_step_terms(p, f, prev, hop_in, time_scale, keep, lo_bin, hi_bin);
     mx_queue_run(p, &q, f, phase, remaining, lo_bin, hi_bin);
+    /* Most frames have no bin under the floor: the loop below, a branch per bin, is skipped. */
+    if (noise_bins == 0) return;
     const float *restrict key = p->key, *restrict follow = p->follow;
     size_t follow_hi = p->follow_hi;
     uint32_t noise = p->noise;   /* held here: phase[] may not alias it, so it stays in a register */
