@@ -1,31 +1,10 @@
 /* The spectral stretch's real FFT: a real transform of n through a complex FFT of n/2,
- * whose passes come from the kernel table the plan was made with. Contracts in
+ * whose passes come from the kernel table the plan was made with. This file makes and frees
+ * the plan and holds the baseline's passes; rfft_transform.c transforms. Contracts in
  * mixdown_kernels.h ("Real FFT"). */
-#include "internal.h"
+#include "rfft.h"
 #include <math.h>
 #include <stdlib.h>
-
-
-/* A real FFT of n through a complex FFT of n/2 (even samples as real parts, odd as
- * imaginary). The complex FFT is a Stockham autosort: each pass reads one buffer and writes
- * the other in natural order, so there is no bit-reversal scatter, and every pass is a
- * loop over contiguous runs that vectorises. Radix 4 (no multiplications in its core), with
- * one radix-2 pass last when n/2 is an odd power of two. */
-
-struct mx_rfft {
-    size_t n, half;
-    float *tw;              /* radix-4 twiddles, pass after pass: w^p, w^2p, w^3p (re, im), p < L/4 */
-    float *pr, *pi;         /* real-to-complex post-twiddles e^(-2 pi i k/n), k < half */
-    float *zr, *zi;         /* scratch, half each */
-    float *tr, *ti;         /* the other buffer of each pass, half each */
-    /* The radix-4 pass, from the kernel table the plan was made with. */
-    void (*pass4)(float *MX_RESTRICT, float *MX_RESTRICT, const float *MX_RESTRICT, const float *MX_RESTRICT,
-                  const float *MX_RESTRICT, size_t, size_t);
-    void (*unpack)(float *MX_RESTRICT, float *MX_RESTRICT, const float *MX_RESTRICT, const float *MX_RESTRICT,
-                   const float *MX_RESTRICT, const float *MX_RESTRICT, size_t);
-    void (*pack)(float *MX_RESTRICT, float *MX_RESTRICT, const float *MX_RESTRICT, const float *MX_RESTRICT,
-                 const float *MX_RESTRICT, const float *MX_RESTRICT, size_t);
-};
 
 mx_rfft *mx_rfft_create(size_t n) { return mx_rfft_create_with(n, mx_kernels_active()); }
 
@@ -146,42 +125,6 @@ void mx_cfft_pass4_v4(float *restrict yr, float *restrict yi, const float *restr
 #endif
 }
 
-/* The last pass when half is an odd power of two: radix 2, twiddle 1, s = half/2. */
-static void mx_cfft_last2(float *restrict yr, float *restrict yi, const float *restrict xr, const float *restrict xi, size_t s) {
-    for (size_t q = 0; q < s; q++) {
-        float ar = xr[q], ai = xi[q], br = xr[q + s], bi = xi[q + s];
-        yr[q] = ar + br; yi[q] = ai + bi;
-        yr[q + s] = ar - br; yi[q + s] = ai - bi;
-    }
-}
-
-/* Forward complex FFT (e^-) of half values in (re, im), in natural order; (tr, ti) is the
- * other buffer. The result is in (*out_re, *out_im): (re, im) after an even number of
- * passes, the other buffer after an odd one (not copied back: the step after reads it
- * there). */
-static void mx_cfft(const mx_rfft *p, float *restrict re, float *restrict im, const float **out_re, const float **out_im) {
-    size_t h = p->half, s = 1, len = h;
-    float *xr = re, *xi = im, *yr = p->tr, *yi = p->ti;
-    const float *tw = p->tw;
-    while (len >= 4) {
-        size_t n1 = len / 4;
-        /* Butterfly p reads x[q + s (p + j n1)] and writes y[q + s (4p + j)], q < s. */
-        p->pass4(yr, yi, xr, xi, tw, n1, s);
-        tw += 6 * n1;
-        len = n1;
-        s *= 4;
-        float *t = xr; xr = yr; yr = t;
-        t = xi; xi = yi; yi = t;
-    }
-    if (len == 2) {
-        mx_cfft_last2(yr, yi, xr, xi, s);
-        float *t = xr; xr = yr; yr = t;
-        t = xi; xi = yi; yi = t;
-    }
-    *out_re = xr;
-    *out_im = xi;
-}
-
 void mx_rfft_unpack_auto(float *restrict re, float *restrict im, const float *restrict zr, const float *restrict zi,
                          const float *restrict pr, const float *restrict pi, size_t h) {
     MX_RFFT_UNPACK()
@@ -190,31 +133,4 @@ void mx_rfft_unpack_auto(float *restrict re, float *restrict im, const float *re
 void mx_rfft_pack_auto(float *restrict zr, float *restrict zi, const float *restrict re, const float *restrict im,
                        const float *restrict pr, const float *restrict pi, size_t h) {
     MX_RFFT_PACK()
-}
-
-void mx_rfft_forward(const mx_rfft *p, float *restrict re, float *restrict im, const float *restrict x) {
-    size_t h = p->half;
-    float *restrict zr = p->zr, *restrict zi = p->zi;
-    for (size_t j = 0; j < h; j++) {
-        zr[j] = x[2 * j];
-        zi[j] = x[2 * j + 1];
-    }
-    const float *yr, *yi;
-    mx_cfft(p, zr, zi, &yr, &yi);
-    p->unpack(re, im, yr, yi, p->pr, p->pi, h);
-}
-
-void mx_rfft_inverse(const mx_rfft *p, float *restrict x, const float *restrict re, const float *restrict im) {
-    size_t h = p->half;
-    float *restrict zr = p->zr, *restrict zi = p->zi;
-    /* Z[k] = E[k] + i O[k], E = (X[k] + conj X[h-k]) / 2, O = conj(w^k) (X[k] - conj X[h-k]) / 2;
-     * transformed with the forward FFT of the conjugate, then conjugated: x = 2/n Re/Im. */
-    p->pack(zr, zi, re, im, p->pr, p->pi, h);
-    const float *restrict yr, *restrict yi;
-    mx_cfft(p, zr, zi, &yr, &yi);
-    float scale = 2.0f / (float)p->n;
-    for (size_t j = 0; j < h; j++) {
-        x[2 * j] = yr[j] * scale;
-        x[2 * j + 1] = -yi[j] * scale;
-    }
 }
