@@ -58,8 +58,9 @@ void mx_rfft_inverse(const mx_rfft *p, float *restrict x, const float *restrict 
     /* Z[k] = E[k] + i O[k], E = (X[k] + conj X[h-k]) / 2, O = conj(w^k) (X[k] - conj X[h-k]) / 2;
      * transformed with the forward FFT of the conjugate, then conjugated: x = 2/n Re/Im. */
     p->pack(zr, zi, re, im, p->pr, p->pi, h);
-    const float *restrict yr, *restrict yi;
-    mx_cfft(p, zr, zi, &yr, &yi);
+    const float *out_re, *out_im;
+    mx_cfft(p, zr, zi, &out_re, &out_im);
+    const float *restrict yr = out_re, *restrict yi = out_im;
     float scale = 2.0f / (float)p->n;
     for (size_t j = 0; j < h; j++) {
         x[2 * j] = yr[j] * scale;
