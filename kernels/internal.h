@@ -163,11 +163,6 @@ extern const mx_kernels mx_kernels_scalar;
 void mx_pvoc_analyse_base(struct mx_pvoc *MX_RESTRICT engine, const float *const *in, double position, double onset);
 void mx_pvoc_synthesise_base(struct mx_pvoc *MX_RESTRICT engine, float *const *out, float *const *low, int reset);
 #if defined(MX_HAVE_X86)
-void mx_atan2_array_avx2(float *MX_RESTRICT dst, const float *MX_RESTRICT y, const float *MX_RESTRICT x, size_t count);
-void mx_log_array_avx2(float *MX_RESTRICT dst, const float *MX_RESTRICT x, size_t count);
-void mx_sincos_array_avx2(float *MX_RESTRICT s, float *MX_RESTRICT c, const float *MX_RESTRICT x, size_t count);
-void mx_rfft_forward_avx2(const mx_rfft *plan, float *MX_RESTRICT re, float *MX_RESTRICT im, const float *MX_RESTRICT x);
-void mx_rfft_inverse_avx2(const mx_rfft *plan, float *MX_RESTRICT x, const float *MX_RESTRICT re, const float *MX_RESTRICT im);
 void mx_pvoc_analyse_avx2(struct mx_pvoc *MX_RESTRICT engine, const float *const *in, double position, double onset);
 void mx_pvoc_synthesise_avx2(struct mx_pvoc *MX_RESTRICT engine, float *const *out, float *const *low, int reset);
 #endif

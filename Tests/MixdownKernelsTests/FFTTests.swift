@@ -123,6 +123,34 @@ import Testing
         }
     }
 
+    /// The AVX2 copy of the transforms (the frame engine's AVX2 path calls them) on the AVX2
+    /// table's plan gives the scalar table's samples through the baseline's transforms, bit
+    /// for bit, forward and back, at every size from 4 to 65536.
+    @Test(.enabled(if: mx_kernels_for_isa(MX_ISA_AVX2) != nil))
+    func theAVX2TransformsGiveTheScalarSamples() throws {
+        #if arch(x86_64)
+        for log2n in 2...16 {
+            let n = 1 << log2n
+            var seed = UInt64(n * 3)
+            let x: [Float] = (0..<n).map { _ in
+                seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                return Float(Int64(bitPattern: seed >> 11) % 2000) / 1000 - 1
+            }
+            let reference = try #require(mx_rfft_create_with(n, mx_kernels_for_isa(MX_ISA_SCALAR)))
+            let path = try #require(mx_rfft_create_with(n, mx_kernels_for_isa(MX_ISA_AVX2)))
+            defer { mx_rfft_destroy(reference); mx_rfft_destroy(path) }
+            var re0 = [Float](repeating: 0, count: n / 2 + 1), im0 = re0, re1 = re0, im1 = re0
+            mx_rfft_forward(reference, &re0, &im0, x)
+            mx_rfft_forward_avx2(path, &re1, &im1, x)
+            #expect(re0.map(\.bitPattern) == re1.map(\.bitPattern) && im0.map(\.bitPattern) == im1.map(\.bitPattern), "forward n \(n)")
+            var back0 = [Float](repeating: 0, count: n), back1 = back0
+            mx_rfft_inverse(reference, &back0, re0, im0)
+            mx_rfft_inverse_avx2(path, &back1, re0, im0)
+            #expect(back0.map(\.bitPattern) == back1.map(\.bitPattern), "inverse n \(n)")
+        }
+        #endif
+    }
+
     /// One radix-4 pass on its own, every path against the scalar reference, with the buffers
     /// a float past an aligned start (correctness may not depend on alignment).
     @Test(arguments: simdPaths)

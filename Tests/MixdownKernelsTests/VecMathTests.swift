@@ -97,4 +97,39 @@ import Testing
             }
         }
     }
+
+    /// The AVX2 copy's loops (the frame engine's AVX2 path calls them) give the scalar
+    /// references' bits, for lengths 0...67 at misaligned offsets, on a CPU that has AVX2.
+    @Test(.enabled(if: mx_kernels_for_isa(MX_ISA_AVX2) != nil))
+    func theAVX2CopyGivesTheReferenceBits() {
+        #if arch(x86_64)
+        for n in 0...67 {
+            for (i, o) in Self.offsetTriples.enumerated() {
+                let y = Self.uniform(n, seed: UInt64(n * 53 + i), -2, 2, specials: [0, -0.0, 1e-20])
+                let x = Self.uniform(n, seed: UInt64(n * 59 + i), -2, 2, specials: [0, -1, -0.0])
+                let atan2Got = Self.run(y, x, offsets: o) { d, a, b, c in mx_atan2_array_avx2(d, a, b, c) }
+                let atan2Ref = Self.run(y, x, offsets: o) { d, a, b, c in mx_atan2_array_scalar(d, a, b, c) }
+                #expect(atan2Got.map(\.bitPattern) == atan2Ref.map(\.bitPattern), "atan2 n=\(n) offsets \(o)")
+                let positive = x.map { abs($0) + 1e-3 }
+                let logGot = Self.run(positive, positive, offsets: o) { d, a, _, c in mx_log_array_avx2(d, a, c) }
+                let logRef = Self.run(positive, positive, offsets: o) { d, a, _, c in mx_log_array_scalar(d, a, c) }
+                #expect(logGot.map(\.bitPattern) == logRef.map(\.bitPattern), "log n=\(n) offsets \(o)")
+                let angles = y.map { $0 * 1.5 }
+                var cosGot: [Float] = [], cosRef: [Float] = []
+                let sinGot = Self.run(angles, angles, offsets: o) { s, a, _, c in
+                    var cs = [Float](repeating: 0, count: c + 5)
+                    cs.withUnsafeMutableBufferPointer { mx_sincos_array_avx2(s, $0.baseAddress! + 5, a, c) }
+                    cosGot = Array(cs[5...])
+                }
+                let sinRef = Self.run(angles, angles, offsets: o) { s, a, _, c in
+                    var cs = [Float](repeating: 0, count: c + 5)
+                    cs.withUnsafeMutableBufferPointer { mx_sincos_array_scalar(s, $0.baseAddress! + 5, a, c) }
+                    cosRef = Array(cs[5...])
+                }
+                #expect(sinGot.map(\.bitPattern) == sinRef.map(\.bitPattern) && cosGot.map(\.bitPattern) == cosRef.map(\.bitPattern),
+                        "sincos n=\(n) offsets \(o)")
+            }
+        }
+        #endif
+    }
 }

@@ -265,6 +265,13 @@ void mx_rfft_destroy(mx_rfft *plan);
 size_t mx_rfft_size(const mx_rfft *plan);
 void mx_rfft_forward(const mx_rfft *plan, float *MX_RESTRICT re, float *MX_RESTRICT im, const float *MX_RESTRICT x);
 void mx_rfft_inverse(const mx_rfft *plan, float *MX_RESTRICT x, const float *MX_RESTRICT re, const float *MX_RESTRICT im);
+#if defined(__x86_64__) || defined(_M_X64)
+/* mx_rfft_forward and mx_rfft_inverse compiled for AVX2 (rfft_transform.c, again in
+ * x86_avx2_pvoc.c), which the frame engine's AVX2 copy calls; the passes still the plan's
+ * table's. The same samples. Only on a CPU with AVX2. */
+void mx_rfft_forward_avx2(const mx_rfft *plan, float *MX_RESTRICT re, float *MX_RESTRICT im, const float *MX_RESTRICT x);
+void mx_rfft_inverse_avx2(const mx_rfft *plan, float *MX_RESTRICT x, const float *MX_RESTRICT re, const float *MX_RESTRICT im);
+#endif
 
 /* Elementary functions by the array (the phase vocoder's phases, log magnitudes and
  * rotations), polynomials in float with no branches (vecmath.c). Each writes count
@@ -285,6 +292,14 @@ void mx_log_array(float *MX_RESTRICT dst, const float *MX_RESTRICT x, size_t cou
 void mx_log_array_scalar(float *MX_RESTRICT dst, const float *MX_RESTRICT x, size_t count);
 void mx_sincos_array(float *MX_RESTRICT s, float *MX_RESTRICT c, const float *MX_RESTRICT x, size_t count);
 void mx_sincos_array_scalar(float *MX_RESTRICT s, float *MX_RESTRICT c, const float *MX_RESTRICT x, size_t count);
+#if defined(__x86_64__) || defined(_M_X64)
+/* The same loops compiled for AVX2 (x86_avx2_pvoc.c), which the frame engine's AVX2 copy
+ * calls: the same contracts and the _scalar forms' bits. Only on a CPU with AVX2
+ * (mx_kernels_for_isa(MX_ISA_AVX2) not NULL). */
+void mx_atan2_array_avx2(float *MX_RESTRICT dst, const float *MX_RESTRICT y, const float *MX_RESTRICT x, size_t count);
+void mx_log_array_avx2(float *MX_RESTRICT dst, const float *MX_RESTRICT x, size_t count);
+void mx_sincos_array_avx2(float *MX_RESTRICT s, float *MX_RESTRICT c, const float *MX_RESTRICT x, size_t count);
+#endif
 
 /* Onsets, one test for the frame engine (an onset ahead of a frame's centre is cut from
  * it) and for SpectralStretch (the hand-over to the short frame; docs/spectral.md,
