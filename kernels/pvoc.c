@@ -1,7 +1,9 @@
 /* Mixdown's spectral time-stretch: a phase vocoder whose phases come from the phase
  * gradient (PGHI: Prusa and Holighaus, "Phase vocoder done right", 2017), with one phase
  * field shared by every channel. See docs/spectral.md. This file makes and frees the
- * engine and sets its band; pvoc_analysis.c and pvoc_synthesis.c do the work. */
+ * engine, sets its band and decimation, and calls its kernel table's analysis and
+ * synthesis: pvoc_analysis.c and pvoc_synthesis.c, which do the work (compiled for the
+ * baseline, and again for AVX2 by x86_avx2_pvoc.c). */
 #include "pvoc.h"
 
 static void mx_pv_frame_free(mx_pv_frame *f) {
