@@ -35,6 +35,19 @@ import Testing
         return Array(dst[offsets.0..<(offsets.0 + n)])
     }
 
+    /// Sines and cosines of x through `body(sin, cos, x, count)`, at the offsets `run` takes
+    /// for the sines and the inputs, and the cosines `cosOffset` past their buffer's start.
+    static func sinCos(_ x: [Float], offsets: (Int, Int, Int), cosOffset: Int,
+                       _ body: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafePointer<Float>, Int) -> Void) -> (sin: [Float], cos: [Float]) {
+        var cosines: [Float] = []
+        let sines = run(x, x, offsets: offsets) { s, a, _, c in
+            var cs = [Float](repeating: 0, count: c + cosOffset)
+            cs.withUnsafeMutableBufferPointer { body(s, $0.baseAddress! + cosOffset, a, c) }
+            cosines = Array(cs[cosOffset...])
+        }
+        return (sines, cosines)
+    }
+
     static let offsetTriples = [(0, 0, 0), (1, 0, 3), (3, 5, 1), (2, 1, 2), (5, 3, 0)]
 
     @Test func atan2MatchesItsReferenceAndDoublePrecision() {
@@ -77,17 +90,8 @@ import Testing
         for n in 0...67 {
             for (i, o) in Self.offsetTriples.enumerated() {
                 let x = Self.uniform(n, seed: UInt64(n * 43 + i), -.pi, .pi, specials: [.pi, -.pi, 0, .pi / 2, -.pi / 2, -0.0])
-                var refCos: [Float] = [], gotCos: [Float] = []
-                let got = Self.run(x, x, offsets: o) { s, a, _, c in
-                    var cs = [Float](repeating: 0, count: c + 7)
-                    cs.withUnsafeMutableBufferPointer { mx_sincos_array(s, $0.baseAddress! + 7, a, c) }
-                    gotCos = Array(cs[7...])
-                }
-                let ref = Self.run(x, x, offsets: o) { s, a, _, c in
-                    var cs = [Float](repeating: 0, count: c + 7)
-                    cs.withUnsafeMutableBufferPointer { mx_sincos_array_scalar(s, $0.baseAddress! + 7, a, c) }
-                    refCos = Array(cs[7...])
-                }
+                let (got, gotCos) = Self.sinCos(x, offsets: o, cosOffset: 7) { mx_sincos_array($0, $1, $2, $3) }
+                let (ref, refCos) = Self.sinCos(x, offsets: o, cosOffset: 7) { mx_sincos_array_scalar($0, $1, $2, $3) }
                 #expect(got.map(\.bitPattern) == ref.map(\.bitPattern), "sin n=\(n) offsets \(o)")
                 #expect(gotCos.map(\.bitPattern) == refCos.map(\.bitPattern), "cos n=\(n) offsets \(o)")
                 for k in 0..<n {
@@ -115,17 +119,8 @@ import Testing
                 let logRef = Self.run(positive, positive, offsets: o) { d, a, _, c in mx_log_array_scalar(d, a, c) }
                 #expect(logGot.map(\.bitPattern) == logRef.map(\.bitPattern), "log n=\(n) offsets \(o)")
                 let angles = y.map { $0 * 1.5 }
-                var cosGot: [Float] = [], cosRef: [Float] = []
-                let sinGot = Self.run(angles, angles, offsets: o) { s, a, _, c in
-                    var cs = [Float](repeating: 0, count: c + 5)
-                    cs.withUnsafeMutableBufferPointer { mx_sincos_array_avx2(s, $0.baseAddress! + 5, a, c) }
-                    cosGot = Array(cs[5...])
-                }
-                let sinRef = Self.run(angles, angles, offsets: o) { s, a, _, c in
-                    var cs = [Float](repeating: 0, count: c + 5)
-                    cs.withUnsafeMutableBufferPointer { mx_sincos_array_scalar(s, $0.baseAddress! + 5, a, c) }
-                    cosRef = Array(cs[5...])
-                }
+                let (sinGot, cosGot) = Self.sinCos(angles, offsets: o, cosOffset: 5) { mx_sincos_array_avx2($0, $1, $2, $3) }
+                let (sinRef, cosRef) = Self.sinCos(angles, offsets: o, cosOffset: 5) { mx_sincos_array_scalar($0, $1, $2, $3) }
                 #expect(sinGot.map(\.bitPattern) == sinRef.map(\.bitPattern) && cosGot.map(\.bitPattern) == cosRef.map(\.bitPattern),
                         "sincos n=\(n) offsets \(o)")
             }
