@@ -96,6 +96,7 @@ struct mx_pvoc {
     int32_t *head;           /* MX_BUCKETS: the last entry pushed into each bucket, or -1 */
     int32_t *next;           /* 2 bins: the entry pushed into the same bucket before it, or -1 */
     uint8_t *done;
+    uint32_t *order;         /* scratch, bins: a list of bins, taken in bin order without a branch per bin */
     float *y;                /* scratch, n */
     float *sr, *si, *fgrad, *re, *im;   /* scratch, bins each */
     float *key;              /* scratch, bins: this frame's queue keys (its log magnitudes) */

@@ -17,13 +17,17 @@ typedef struct {
 
 _Static_assert(MX_BUCKETS % 64 == 0, "the queue's bits are whole words");
 
+/* Pushes and pops branch only where the queue's order does: a branch on data that goes
+ * either way (a clamp, a new top, a bucket left empty) mispredicts about half the time,
+ * and PGHI's mispredictions were a third of the stretch's cycles. */
 static void mx_queue_push(mx_queue *q, uint32_t v, float key) {
-    float f = (key - q->floor) * q->scale;
-    int32_t bucket = f <= 0 ? 0 : f >= (float)(MX_BUCKETS - 1) ? MX_BUCKETS - 1 : (int32_t)f;
+    /* fmaxf first: a NaN key lands in bucket 0, not at an index out of range. */
+    float f = fminf(fmaxf((key - q->floor) * q->scale, 0.0f), (float)(MX_BUCKETS - 1));
+    int32_t bucket = (int32_t)f;
     q->next[v] = q->head[bucket];
     q->head[bucket] = (int32_t)v;
     q->used[bucket >> 6] |= (uint64_t)1 << (bucket & 63);
-    if (bucket > q->top) q->top = bucket;
+    q->top = bucket > q->top ? bucket : q->top;
     q->count++;
 }
 
@@ -36,8 +40,9 @@ static uint32_t mx_queue_pop(mx_queue *q) {
         q->top = w * 64 + 63 - __builtin_clzll(bits);
     }
     int32_t v = q->head[q->top];
-    q->head[q->top] = q->next[v];
-    if (q->head[q->top] < 0) q->used[q->top >> 6] &= ~((uint64_t)1 << (q->top & 63));
+    int32_t rest = q->next[v];
+    q->head[q->top] = rest;
+    q->used[q->top >> 6] &= ~((uint64_t)(rest < 0) << (q->top & 63));
     q->count--;
     return (uint32_t)v;
 }
@@ -240,15 +245,24 @@ static size_t mx_queue_seed(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame 
     size_t remaining = b - quiet;
     *noise_bins = quiet - (b - (hi_bin - lo_bin));   /* in the band: the keys outside it are -inf */
     float decay_share = p->since_reset < (long long)(n / p->hop) ? 0.0f : keep;
-    for (size_t k = lo_bin > p->prev_lo ? lo_bin : p->prev_lo; k < hi_bin; k++)
-        if (prev_key[k] > floor_log) {
-            /* A peak of the previous frame (its partial, as it was) carries itself on in time,
-             * keyed on its own past even as it decays: only the bins beside a peak take the
-             * weaker end. */
-            int peak = (k == lo_bin || prev_key[k] >= prev_key[k - 1]) && (k + 1 == hi_bin || prev_key[k] >= prev_key[k + 1]);
-            float decay = peak ? 0.0f : decay_share * fmaxf(prev_key[k] - key[k], 0);
-            mx_queue_push(q, (uint32_t)k, prev_key[k] - decay);
-        }
+    /* The bins the previous frame had phases for, listed in bin order (their pushes' order),
+     * then pushed: no branch on a bin's level. */
+    uint32_t *restrict order = p->order;
+    size_t listed = 0;
+    for (size_t k = lo_bin > p->prev_lo ? lo_bin : p->prev_lo; k < hi_bin; k++) {
+        order[listed] = (uint32_t)k;
+        listed += prev_key[k] > floor_log;
+    }
+    for (size_t i = 0; i < listed; i++) {
+        size_t k = order[i];
+        /* A peak of the previous frame (its partial, as it was) carries itself on in time,
+         * keyed on its own past even as it decays: only the bins beside a peak take the
+         * weaker end. The band's edges compare with themselves (at least their own). */
+        size_t below = k == lo_bin ? k : k - 1, above = k + 1 == hi_bin ? k : k + 1;
+        int peak = (prev_key[k] >= prev_key[below]) & (prev_key[k] >= prev_key[above]);
+        float decay = decay_share * fmaxf(prev_key[k] - key[k], 0);
+        mx_queue_push(q, (uint32_t)k, prev_key[k] - (peak ? 0.0f : decay));
+    }
     for (size_t k = lo_bin; k < p->follow_hi; k++) {
         if (p->follow[k] != p->follow[k]) continue;
         phase[k] = p->follow[k];
@@ -299,8 +313,10 @@ static void mx_step_terms(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv
 /* Pops the queue until it is empty or every bin is set: in time from the previous frame's
  * synthesis phase (p->phase), in frequency from a neighbour already set. One loop: each
  * pop's step depends on the one before. */
-static void mx_queue_drain(mx_pvoc *restrict p, mx_queue *q, float *restrict phase, size_t *remaining, size_t lo_bin,
+static void mx_queue_drain(mx_pvoc *restrict p, mx_queue *shared_q, float *restrict phase, size_t *remaining, size_t lo_bin,
                            size_t hi_bin) {
+    /* A copy the stores below cannot alias: its top, count and lists stay in registers. */
+    mx_queue local = *shared_q, *q = &local;
     size_t b = p->bins, left = *remaining;
     const float *key = p->key;
     uint8_t *restrict done = p->done;
@@ -336,6 +352,7 @@ static void mx_queue_drain(mx_pvoc *restrict p, mx_queue *q, float *restrict pha
         }
     }
     *remaining = left;
+    *shared_q = local;
 }
 
 /* PGHI's integration (heap integration, with a bucket queue): from the strongest bins
@@ -382,14 +399,24 @@ static void mx_integrate(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_
     mx_queue_run(p, &q, f, phase, remaining, lo_bin, hi_bin);
     /* Most frames have no bin under the floor: the loop below, a branch per bin, is skipped. */
     if (noise_bins == 0) return;
+    /* The quiet bins listed first (no branch per bin: quiet and loud bins interleave), the
+     * ones a leader's phase is given for left out. */
     const float *restrict key = p->key, *restrict follow = p->follow;
-    size_t follow_hi = p->follow_hi;
+    uint32_t *restrict order = p->order;
+    size_t quiet = 0, followed_hi = p->follow_hi < hi_bin ? p->follow_hi : hi_bin, k = lo_bin;
+    for (; k < followed_hi; k++) {
+        order[quiet] = (uint32_t)k;
+        quiet += !(key[k] > floor_log) & !(follow[k] == follow[k]);
+    }
+    for (; k < hi_bin; k++) {
+        order[quiet] = (uint32_t)k;
+        quiet += !(key[k] > floor_log);
+    }
     uint32_t noise = p->noise;   /* held here: phase[] may not alias it, so it stays in a register */
-    for (size_t k = lo_bin; k < hi_bin; k++)
-        if (!(key[k] > floor_log) && !(k < follow_hi && follow[k] == follow[k])) {
-            noise = noise * 1664525u + 1013904223u;
-            phase[k] = (float)(2 * mx_pi) * (float)(noise >> 8) / 16777216.0f;
-        }
+    for (size_t i = 0; i < quiet; i++) {
+        noise = noise * 1664525u + 1013904223u;
+        phase[order[i]] = (float)(2 * mx_pi) * (float)(noise >> 8) / 16777216.0f;
+    }
     p->noise = noise;
 }
 
