@@ -4,6 +4,7 @@
 #ifndef MIXDOWN_PVOC_H
 #define MIXDOWN_PVOC_H
 #include "internal.h"
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,8 +94,9 @@ struct mx_pvoc {
      * with a guard bin either side (bins + 2 each; bin k at k + 1). */
     float *rre, *rim, *rsre, *rsim;
     /* PGHI: a bucket queue of bins by magnitude, and which bins have their phase. */
-    int32_t *head;           /* MX_BUCKETS: the last entry pushed into each bucket, or -1 */
-    int32_t *next;           /* 2 bins: the entry pushed into the same bucket before it, or -1 */
+    int32_t *head;           /* MX_BUCKETS + 1: the last entry pushed into each bucket, or -1 */
+    int32_t *next, *prev;    /* 2 bins + 1: the entries pushed into the same bucket before and after it, or -1 */
+    int32_t *slot;           /* bins: the bucket a bin's step in time waits in, or -1 */
     uint8_t *done;
     uint32_t *order;         /* scratch, bins: a list of bins, taken in bin order without a branch per bin */
     float *y;                /* scratch, n */
