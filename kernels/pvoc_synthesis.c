@@ -21,16 +21,16 @@ typedef struct {
     int32_t *slot;           /* bins: the bucket bin k's step in time waits in, or -1 */
     int32_t spare;           /* 2 bins: the entry the lists' ends and the pushes not made write to */
     float floor, scale;      /* bucket = (key - floor) * scale, clamped to the range */
-    int32_t top;             /* no entry lies above this bucket */
-    size_t count;
+    uint32_t words;          /* bit w: used[w] is not 0 (the queue is empty when this is 0) */
     uint64_t used[MX_BUCKETS / 64];   /* bit b of word w: bucket 64 w + b holds entries */
 } mx_queue;
 
-_Static_assert(MX_BUCKETS % 64 == 0, "the queue's bits are whole words");
+_Static_assert(MX_BUCKETS % 64 == 0 && MX_BUCKETS / 64 <= 32, "the queue's bits are whole words, and one word of words");
 
-/* Pushes and pops branch only where the queue's order does: a branch on data that goes
- * either way (a clamp, a new top, a bucket left empty) mispredicts about half the time,
- * and PGHI's mispredictions were a third of the stretch's cycles. */
+/* Pushes and pops do not branch: a branch on data that goes either way (a clamp, a new
+ * top, a bucket left empty) mispredicts about half the time, and PGHI's mispredictions
+ * were a third of the stretch's cycles. A pop finds the highest bucket used from two
+ * levels of bits (`words`, then `used`), without a loop. */
 static int32_t mx_queue_bucket(const mx_queue *q, float key) {
     /* fmaxf first: a NaN key lands in bucket 0, not at an index out of range. */
     return (int32_t)fminf(fmaxf((key - q->floor) * q->scale, 0.0f), (float)(MX_BUCKETS - 1));
@@ -41,16 +41,22 @@ static void mx_queue_link(mx_queue *q, int32_t v, int32_t at) {
     int32_t newest = q->head[at];
     q->next[v] = newest;
     q->prev[v] = -1;
-    q->prev[newest >= 0 ? newest : q->spare] = v;
+    q->prev[__builtin_unpredictable(newest >= 0) ? newest : q->spare] = v;
     q->head[at] = v;
+}
+
+/* Bucket t's bit cleared if its list is empty, and its word's if that leaves none. */
+static void mx_queue_note_empty(mx_queue *q, int32_t t) {
+    int32_t w = t >> 6;
+    q->used[w] &= ~((uint64_t)(q->head[t] < 0) << (t & 63));
+    q->words &= ~((uint32_t)(q->used[w] == 0) << w);
 }
 
 static int32_t mx_queue_push(mx_queue *q, uint32_t v, float key) {
     int32_t bucket = mx_queue_bucket(q, key);
     mx_queue_link(q, (int32_t)v, bucket);
     q->used[bucket >> 6] |= (uint64_t)1 << (bucket & 63);
-    q->top = bucket > q->top ? bucket : q->top;
-    q->count++;
+    q->words |= (uint32_t)1 << (bucket >> 6);
     return bucket;
 }
 
@@ -59,24 +65,18 @@ static void mx_queue_push_if(mx_queue *q, int push, uint32_t v, float key) {
     int32_t bucket = mx_queue_bucket(q, key);
     mx_queue_link(q, push ? (int32_t)v : q->spare, push ? bucket : MX_BUCKETS);
     q->used[bucket >> 6] |= (uint64_t)push << (bucket & 63);
-    q->top = push && bucket > q->top ? bucket : q->top;
-    q->count += (size_t)push;
+    q->words |= (uint32_t)push << (bucket >> 6);
 }
 
-/* Only with count > 0. */
+/* Only with words != 0. */
 static uint32_t mx_queue_pop(mx_queue *q) {
-    if (q->head[q->top] < 0) {
-        int32_t w = q->top >> 6;
-        uint64_t bits = q->used[w] & (~(uint64_t)0 >> (63 - (q->top & 63)));
-        while (bits == 0) bits = q->used[--w];
-        q->top = w * 64 + 63 - __builtin_clzll(bits);
-    }
-    int32_t v = q->head[q->top];
+    int32_t w = 31 - __builtin_clz(q->words);
+    int32_t top = w * 64 + 63 - __builtin_clzll(q->used[w]);
+    int32_t v = q->head[top];
     int32_t rest = q->next[v];
-    q->head[q->top] = rest;
-    q->prev[rest >= 0 ? rest : q->spare] = -1;
-    q->used[q->top >> 6] &= ~((uint64_t)(rest < 0) << (q->top & 63));
-    q->count--;
+    q->head[top] = rest;
+    q->prev[__builtin_unpredictable(rest >= 0) ? rest : q->spare] = -1;
+    mx_queue_note_empty(q, top);
     return (uint32_t)v;
 }
 
@@ -85,11 +85,11 @@ static void mx_queue_remove_time(mx_queue *q, size_t k) {
     int32_t bucket = q->slot[k];
     if (bucket < 0) return;
     int32_t before = q->prev[k], after = q->next[k];
-    q->next[before >= 0 ? before : q->spare] = after;
-    q->head[bucket] = before >= 0 ? q->head[bucket] : after;
-    q->prev[after >= 0 ? after : q->spare] = before;
-    q->used[bucket >> 6] &= ~((uint64_t)(q->head[bucket] < 0) << (bucket & 63));
-    q->count--;
+    int first = __builtin_unpredictable(before < 0);
+    q->next[first ? q->spare : before] = after;
+    q->head[bucket] = first ? after : q->head[bucket];
+    q->prev[__builtin_unpredictable(after >= 0) ? after : q->spare] = before;
+    mx_queue_note_empty(q, bucket);
 }
 
 /* A phase reset lands the frame where the time map puts it. The analysis phases sound the
@@ -280,7 +280,7 @@ static size_t mx_queue_seed(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame 
     for (int i = 0; i <= MX_BUCKETS; i++) p->head[i] = -1;
     for (size_t k = 0; k < b; k++) p->slot[k] = -1;
     *q = (mx_queue){p->head, p->next, p->prev, p->slot, (int32_t)(2 * b), floor_log,
-                    (float)(MX_BUCKETS - 1) / fmaxf(top_key - floor_log, 1e-6f), 0, 0, {0}};
+                    (float)(MX_BUCKETS - 1) / fmaxf(top_key - floor_log, 1e-6f), 0, {0}};
     /* Every flag written, and the count kept by lanes: both loops vectorise. */
     uint8_t *restrict done = p->done;
     uint32_t quiet = 0;
@@ -375,7 +375,7 @@ static void mx_queue_drain(mx_pvoc *restrict p, mx_queue *shared_q, float *restr
     /* Whether bin j, just set, leaves a neighbour to set: its step in frequency is pushed
      * only then (a neighbour past the band reads as j itself, which is set). */
 #define MX_OPEN_NEIGHBOUR(j) (!done[(j) + 1 < hi_bin ? (j) + 1 : (j)] | !done[(j) > lo_bin ? (j) - 1 : (j)])
-    while (left > 0 && q->count > 0) {
+    while (left > 0 && q->words != 0) {
         uint32_t top = mx_queue_pop(q);
         if (top < b) {
             /* A step in time waits only while its bin is unset (mx_queue_remove_time). */
