@@ -2,9 +2,34 @@
  * Contracts in mixdown_kernels.h ("Onsets"). */
 #include "internal.h"
 
+/* Eight blocks' energies of one channel at once, each summed in its own order (the same
+ * sums): eight chains of additions side by side, where one block's sum waited on each
+ * addition before it (the onset scan took 3 % of the spectral stretch's time). */
+static void mx_block_energy_8(float *restrict dst, const float *restrict x, size_t size) {
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (size_t i = 0; i < size; i++)
+        for (size_t j = 0; j < 8; j++) acc[j] += x[j * size + i] * x[j * size + i];
+    for (size_t j = 0; j < 8; j++) dst[j] = acc[j];
+}
+
 /* mx_block_energy for blocks of `size` frames (1 to MX_ONSET_BLOCK). */
 static void mx_block_energy_of(float *restrict dst, const float *const *src, size_t channels, size_t blocks, size_t size) {
-    for (size_t q = 0; q < blocks; q++) {
+    size_t q = 0;
+    if (channels == 1)
+        for (; q + 8 <= blocks; q += 8) mx_block_energy_8(dst + q, src[0] + q * size, size);
+    else
+        for (; q + 8 <= blocks; q += 8) {
+            /* The channels' sum, in channel order as below. */
+            float sum[8 * MX_ONSET_BLOCK];
+            const float *restrict first = src[0] + q * size;
+            for (size_t i = 0; i < 8 * size; i++) sum[i] = first[i];
+            for (size_t c = 1; c < channels; c++) {
+                const float *restrict x = src[c] + q * size;
+                for (size_t i = 0; i < 8 * size; i++) sum[i] += x[i];
+            }
+            mx_block_energy_8(dst + q, sum, size);
+        }
+    for (; q < blocks; q++) {
         float sum[MX_ONSET_BLOCK];
         const float *restrict first = src[0] + q * size;
         for (size_t i = 0; i < size; i++) sum[i] = first[i];

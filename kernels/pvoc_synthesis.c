@@ -20,9 +20,10 @@ typedef struct {
     int32_t *next, *prev;    /* 2 bins + 1: the entry pushed before it (after it) into its bucket, or -1 */
     int32_t *slot;           /* bins: the bucket bin k's step in time waits in, or -1 */
     int32_t spare;           /* 2 bins: the entry the lists' ends and the pushes not made write to */
+    int32_t absent;          /* 2 bins + 1: removed for a bin with no step waiting; its neighbour 2 bins + 2 */
     float floor, scale;      /* bucket = (key - floor) * scale, clamped to the range */
     uint32_t words;          /* bit w: used[w] is not 0 (the queue is empty when this is 0) */
-    uint64_t used[MX_BUCKETS / 64];   /* bit b of word w: bucket 64 w + b holds entries */
+    uint64_t used[MX_BUCKETS / 64 + 1];   /* bit b of word w: bucket 64 w + b holds entries (the spare bucket's: never) */
 } mx_queue;
 
 _Static_assert(MX_BUCKETS % 64 == 0 && MX_BUCKETS / 64 <= 32, "the queue's bits are whole words, and one word of words");
@@ -80,14 +81,17 @@ static uint32_t mx_queue_pop(mx_queue *q) {
     return (uint32_t)v;
 }
 
-/* Bin k's step in time out of the queue, if it waits there (k is set another way). */
+/* Bin k's step in time out of the queue, if it waits there (k is set another way). If it
+ * does not, the absent entry is taken out of the spare bucket instead: its neighbours are
+ * the entry after it both ways, so that writes only that entry (no branch). */
 static void mx_queue_remove_time(mx_queue *q, size_t k) {
-    int32_t bucket = q->slot[k];
-    if (bucket < 0) return;
-    int32_t before = q->prev[k], after = q->next[k];
-    int first = __builtin_unpredictable(before < 0);
-    q->next[first ? q->spare : before] = after;
-    q->head[bucket] = first ? after : q->head[bucket];
+    int32_t slot = q->slot[k];
+    int32_t here = -(int32_t)(slot >= 0);   /* all ones, or 0: selects without a branch */
+    int32_t v = ((int32_t)k & here) | (q->absent & ~here), bucket = (slot & here) | (MX_BUCKETS & ~here);
+    int32_t before = q->prev[v], after = q->next[v];
+    int32_t first = -(int32_t)(before < 0);
+    q->next[(q->spare & first) | (before & ~first)] = after;
+    q->head[bucket] = (after & first) | (q->head[bucket] & ~first);
     q->prev[__builtin_unpredictable(after >= 0) ? after : q->spare] = before;
     mx_queue_note_empty(q, bucket);
 }
@@ -279,7 +283,8 @@ static size_t mx_queue_seed(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame 
     const float *key = p->key, *prev_key = prev->sum_log;
     for (int i = 0; i <= MX_BUCKETS; i++) p->head[i] = -1;
     for (size_t k = 0; k < b; k++) p->slot[k] = -1;
-    *q = (mx_queue){p->head, p->next, p->prev, p->slot, (int32_t)(2 * b), floor_log,
+    p->prev[2 * b + 1] = p->next[2 * b + 1] = (int32_t)(2 * b + 2);
+    *q = (mx_queue){p->head, p->next, p->prev, p->slot, (int32_t)(2 * b), (int32_t)(2 * b + 1), floor_log,
                     (float)(MX_BUCKETS - 1) / fmaxf(top_key - floor_log, 1e-6f), 0, {0}};
     /* Every flag written, and the count kept by lanes: both loops vectorise. */
     uint8_t *restrict done = p->done;
