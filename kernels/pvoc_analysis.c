@@ -141,6 +141,20 @@ static void mx_analyse_channels(mx_pvoc *restrict p, mx_pv_frame *f, const float
     }
 }
 
+/* The largest of x[0..count), -inf for none (a NaN is passed over). Eight running maxima
+ * side by side, then the largest of them: a maximum is exact in any order, so this is
+ * the one-by-one scan's value without its chain of dependent comparisons. */
+static float mx_largest(const float *restrict x, size_t count) {
+    float lane[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8)
+        for (size_t j = 0; j < 8; j++) lane[j] = x[i + j] > lane[j] ? x[i + j] : lane[j];
+    float largest = -INFINITY;
+    for (size_t j = 0; j < 8; j++) largest = lane[j] > largest ? lane[j] : largest;
+    for (; i < count; i++) largest = x[i] > largest ? x[i] : largest;
+    return largest;
+}
+
 /* The channels' sum (p->asr, p->asi) into f: its magnitude, log magnitude, their largest,
  * and its phase, measured from the frame's position (frac frames after its centre). */
 static void mx_analyse_sum(mx_pvoc *restrict p, mx_pv_frame *f, double frac) {
@@ -157,9 +171,8 @@ static void mx_analyse_sum(mx_pvoc *restrict p, mx_pv_frame *f, double frac) {
     memcpy(f->sum_re + lo, sr + lo, nb * sizeof(float));
     memcpy(f->sum_im + lo, si + lo, nb * sizeof(float));
     mx_log_array(f->sum_log + lo, floored + lo, nb);
-    float log_max = -INFINITY, log_max_low = -INFINITY;
-    for (size_t k = lo; k < sounding; k++) log_max_low = f->sum_log[k] > log_max_low ? f->sum_log[k] : log_max_low;
-    for (size_t k = sounding; k < hi; k++) log_max = f->sum_log[k] > log_max ? f->sum_log[k] : log_max;
+    float log_max_low = mx_largest(f->sum_log + lo, sounding > lo ? sounding - lo : 0);
+    float log_max = mx_largest(f->sum_log + sounding, hi > sounding ? hi - sounding : 0);
     f->log_max = log_max;
     /* With the band below (mx_pvoc_synthesise_low): a key above the queue's top would
      * land in its top bucket, out of order (a click's pre-echo -115 -> -40 dB). */
