@@ -39,6 +39,32 @@ import Testing
         #expect(silent == [Float](repeating: 0, count: blocks))
     }
 
+    /// Eight blocks are summed at once, each in its own order: every block's energy is, bit
+    /// for bit, the block-by-block sum (the channels summed in order, then the squares in
+    /// order, in Float), for every count of blocks from 0 to 21 (two eights and a tail),
+    /// one channel or several.
+    @Test(arguments: [1, 2, 3])
+    func eightBlocksAtOnceGiveTheBlockByBlockSums(channels: Int) {
+        let most = 21
+        let x = (0..<channels).map { Self.data(most * Self.block, seed: UInt64(31 + $0)) }
+        func reference(_ q: Int) -> Float {
+            var acc: Float = 0
+            for i in q * Self.block..<(q + 1) * Self.block {
+                var sum = x[0][i]
+                for c in 1..<channels { sum += x[c][i] }
+                acc += sum * sum
+            }
+            return acc
+        }
+        let expected = (0..<most).map(reference)
+        for blocks in 0...most {
+            var energy = [Float](repeating: -1, count: most + 1)
+            x.withPointers { mx_block_energy(&energy, $0, channels, blocks) }
+            #expect(Array(energy[0..<blocks]).map(\.bitPattern) == Array(expected[0..<blocks]).map(\.bitPattern), "\(blocks) blocks")
+            #expect(energy[blocks...].allSatisfy { $0 == -1 }, "nothing written past block \(blocks)")
+        }
+    }
+
     /// Over 1000 times the mean of the eight blocks before, and over -120 dB a frame.
     @Test func onsetIsAThirtyDecibelJumpOverTheFloor() {
         let before: Float = 8 * 1e-6   // a mean of 1e-6 a block
