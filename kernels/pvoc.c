@@ -53,7 +53,7 @@ mx_pvoc *mx_pvoc_create_with(size_t n, size_t hop, size_t channels, const mx_ker
     p->prev = malloc((2 * b + 3) * sizeof(int32_t));
     p->slot = malloc(b * sizeof(int32_t));
     p->done = calloc(b, 1);
-    p->order = malloc(b * sizeof(uint32_t));
+    p->order = malloc((b + 8) * sizeof(uint32_t));   /* eight past the bins: AVX2's lists write eight at a time */
     p->y = malloc(n * sizeof(float));
     p->time_window = malloc(n * sizeof(float));
     p->mix = malloc(n * sizeof(float)); p->energy = malloc((n + 1) * sizeof(float));

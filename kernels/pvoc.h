@@ -98,7 +98,7 @@ struct mx_pvoc {
     int32_t *next, *prev;    /* 2 bins + 3: the entries pushed into the same bucket before and after it, or -1 */
     int32_t *slot;           /* bins: the bucket a bin's step in time waits in, or -1 */
     uint8_t *done;
-    uint32_t *order;         /* scratch, bins: a list of bins, taken in bin order without a branch per bin */
+    uint32_t *order;         /* scratch, bins + 8: a list of bins, taken in bin order without a branch per bin */
     float *y;                /* scratch, n */
     float *sr, *si, *fgrad, *re, *im;   /* scratch, bins each */
     float *key;              /* scratch, bins: this frame's queue keys (its log magnitudes) */

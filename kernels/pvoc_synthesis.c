@@ -96,6 +96,55 @@ static void mx_queue_remove_time(mx_queue *q, size_t k) {
     mx_queue_note_empty(q, bucket);
 }
 
+#if defined(MX_PVOC_LEFT_PACK)
+/* AVX2's copy (x86_avx2_pvoc.c) lists bins eight at a time: for each mask of eight lanes,
+ * the lanes set, packed four bits each, lowest first. */
+static const uint32_t mx_left_pack[256] = {
+    0x00000000, 0x00000000, 0x00000001, 0x00000010, 0x00000002, 0x00000020, 0x00000021, 0x00000210,
+    0x00000003, 0x00000030, 0x00000031, 0x00000310, 0x00000032, 0x00000320, 0x00000321, 0x00003210,
+    0x00000004, 0x00000040, 0x00000041, 0x00000410, 0x00000042, 0x00000420, 0x00000421, 0x00004210,
+    0x00000043, 0x00000430, 0x00000431, 0x00004310, 0x00000432, 0x00004320, 0x00004321, 0x00043210,
+    0x00000005, 0x00000050, 0x00000051, 0x00000510, 0x00000052, 0x00000520, 0x00000521, 0x00005210,
+    0x00000053, 0x00000530, 0x00000531, 0x00005310, 0x00000532, 0x00005320, 0x00005321, 0x00053210,
+    0x00000054, 0x00000540, 0x00000541, 0x00005410, 0x00000542, 0x00005420, 0x00005421, 0x00054210,
+    0x00000543, 0x00005430, 0x00005431, 0x00054310, 0x00005432, 0x00054320, 0x00054321, 0x00543210,
+    0x00000006, 0x00000060, 0x00000061, 0x00000610, 0x00000062, 0x00000620, 0x00000621, 0x00006210,
+    0x00000063, 0x00000630, 0x00000631, 0x00006310, 0x00000632, 0x00006320, 0x00006321, 0x00063210,
+    0x00000064, 0x00000640, 0x00000641, 0x00006410, 0x00000642, 0x00006420, 0x00006421, 0x00064210,
+    0x00000643, 0x00006430, 0x00006431, 0x00064310, 0x00006432, 0x00064320, 0x00064321, 0x00643210,
+    0x00000065, 0x00000650, 0x00000651, 0x00006510, 0x00000652, 0x00006520, 0x00006521, 0x00065210,
+    0x00000653, 0x00006530, 0x00006531, 0x00065310, 0x00006532, 0x00065320, 0x00065321, 0x00653210,
+    0x00000654, 0x00006540, 0x00006541, 0x00065410, 0x00006542, 0x00065420, 0x00065421, 0x00654210,
+    0x00006543, 0x00065430, 0x00065431, 0x00654310, 0x00065432, 0x00654320, 0x00654321, 0x06543210,
+    0x00000007, 0x00000070, 0x00000071, 0x00000710, 0x00000072, 0x00000720, 0x00000721, 0x00007210,
+    0x00000073, 0x00000730, 0x00000731, 0x00007310, 0x00000732, 0x00007320, 0x00007321, 0x00073210,
+    0x00000074, 0x00000740, 0x00000741, 0x00007410, 0x00000742, 0x00007420, 0x00007421, 0x00074210,
+    0x00000743, 0x00007430, 0x00007431, 0x00074310, 0x00007432, 0x00074320, 0x00074321, 0x00743210,
+    0x00000075, 0x00000750, 0x00000751, 0x00007510, 0x00000752, 0x00007520, 0x00007521, 0x00075210,
+    0x00000753, 0x00007530, 0x00007531, 0x00075310, 0x00007532, 0x00075320, 0x00075321, 0x00753210,
+    0x00000754, 0x00007540, 0x00007541, 0x00075410, 0x00007542, 0x00075420, 0x00075421, 0x00754210,
+    0x00007543, 0x00075430, 0x00075431, 0x00754310, 0x00075432, 0x00754320, 0x00754321, 0x07543210,
+    0x00000076, 0x00000760, 0x00000761, 0x00007610, 0x00000762, 0x00007620, 0x00007621, 0x00076210,
+    0x00000763, 0x00007630, 0x00007631, 0x00076310, 0x00007632, 0x00076320, 0x00076321, 0x00763210,
+    0x00000764, 0x00007640, 0x00007641, 0x00076410, 0x00007642, 0x00076420, 0x00076421, 0x00764210,
+    0x00007643, 0x00076430, 0x00076431, 0x00764310, 0x00076432, 0x00764320, 0x00764321, 0x07643210,
+    0x00000765, 0x00007650, 0x00007651, 0x00076510, 0x00007652, 0x00076520, 0x00076521, 0x00765210,
+    0x00007653, 0x00076530, 0x00076531, 0x00765310, 0x00076532, 0x00765320, 0x00765321, 0x07653210,
+    0x00007654, 0x00076540, 0x00076541, 0x00765410, 0x00076542, 0x00765420, 0x00765421, 0x07654210,
+    0x00076543, 0x00765430, 0x00765431, 0x07654310, 0x00765432, 0x07654320, 0x07654321, 0x76543210,
+};
+
+/* Appends from + j for each set bit j of `mask` (eight bits) to list[count..], and returns
+ * the new count: the bins in order, as the scalar loop lists them. Writes eight entries
+ * (list holds eight past its bins). */
+static inline size_t mx_pack8(uint32_t *restrict list, size_t count, unsigned mask, uint32_t from) {
+    __m256i lanes = _mm256_srlv_epi32(_mm256_set1_epi32((int)mx_left_pack[mask]), _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28));
+    lanes = _mm256_add_epi32(_mm256_and_si256(lanes, _mm256_set1_epi32(15)), _mm256_set1_epi32((int)from));
+    _mm256_storeu_si256((__m256i *)(list + count), lanes);
+    return count + (size_t)__builtin_popcount(mask);
+}
+#endif
+
 /* A phase reset lands the frame where the time map puts it. The analysis phases sound the
  * frame's content d frames from its centre at d from the output's centre; the map puts it at
  * R d. The whole frame moves by (R - 1) times its energy's centre in time (the reassigned
@@ -301,8 +350,15 @@ static size_t mx_queue_seed(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame 
      * then pushed: no branch on a bin's level. Not the bins quiet in this frame: they are
      * set already (noise), and their steps would pop for nothing. */
     uint32_t *restrict order = p->order;
-    size_t listed = 0;
-    for (size_t k = lo_bin > p->prev_lo ? lo_bin : p->prev_lo; k < hi_bin; k++) {
+    size_t listed = 0, k = lo_bin > p->prev_lo ? lo_bin : p->prev_lo;
+#if defined(MX_PVOC_LEFT_PACK)
+    for (; k + 8 <= hi_bin; k += 8) {
+        __m256 loud = _mm256_cmp_ps(_mm256_loadu_ps(prev_key + k), _mm256_set1_ps(floor_log), _CMP_GT_OQ);
+        __m256i unset = _mm256_cmpeq_epi32(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(done + k))), _mm256_setzero_si256());
+        listed = mx_pack8(order, listed, (unsigned)_mm256_movemask_ps(_mm256_and_ps(loud, _mm256_castsi256_ps(unset))), (uint32_t)k);
+    }
+#endif
+    for (; k < hi_bin; k++) {
         order[listed] = (uint32_t)k;
         listed += (prev_key[k] > floor_log) & !done[k];
     }
@@ -377,6 +433,7 @@ static void mx_queue_drain(mx_pvoc *restrict p, mx_queue *shared_q, float *restr
     uint8_t *restrict done = p->done;
     const float *restrict tstep = p->steps, *restrict rt = p->steps + b, *restrict gu = p->steps + 2 * b;
     const float *restrict ru = p->steps + 3 * b, *restrict rd = p->steps + 4 * b;
+    const float *restrict previous = p->phase;   /* held: the stores to done[] (bytes) may alias p */
     /* Whether bin j, just set, leaves a neighbour to set: its step in frequency is pushed
      * only then (a neighbour past the band reads as j itself, which is set). */
 #define MX_OPEN_NEIGHBOUR(j) (!done[(j) + 1 < hi_bin ? (j) + 1 : (j)] | !done[(j) > lo_bin ? (j) - 1 : (j)])
@@ -386,7 +443,7 @@ static void mx_queue_drain(mx_pvoc *restrict p, mx_queue *shared_q, float *restr
             /* A step in time waits only while its bin is unset (mx_queue_remove_time). */
             size_t k = top;
             assert(!done[k]);
-            phase[k] = p->phase[k] + tstep[k];
+            phase[k] = previous[k] + tstep[k];
             phase[k] += rt[k];
             done[k] = 1;
             left--;
@@ -465,10 +522,22 @@ static void mx_integrate(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_
     const float *restrict key = p->key, *restrict follow = p->follow;
     uint32_t *restrict order = p->order;
     size_t quiet = 0, followed_hi = p->follow_hi < hi_bin ? p->follow_hi : hi_bin, k = lo_bin;
+#if defined(MX_PVOC_LEFT_PACK)
+    /* Not over the floor (a NaN key is quiet), and no leader's phase (NaN: none). */
+    for (; k + 8 <= followed_hi; k += 8) {
+        __m256 still = _mm256_cmp_ps(_mm256_loadu_ps(key + k), _mm256_set1_ps(floor_log), _CMP_NGT_UQ);
+        __m256 unfollowed = _mm256_cmp_ps(_mm256_loadu_ps(follow + k), _mm256_loadu_ps(follow + k), _CMP_UNORD_Q);
+        quiet = mx_pack8(order, quiet, (unsigned)_mm256_movemask_ps(_mm256_and_ps(still, unfollowed)), (uint32_t)k);
+    }
+#endif
     for (; k < followed_hi; k++) {
         order[quiet] = (uint32_t)k;
         quiet += !(key[k] > floor_log) & !(follow[k] == follow[k]);
     }
+#if defined(MX_PVOC_LEFT_PACK)
+    for (; k + 8 <= hi_bin; k += 8)
+        quiet = mx_pack8(order, quiet, (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(key + k), _mm256_set1_ps(floor_log), _CMP_NGT_UQ)), (uint32_t)k);
+#endif
     for (; k < hi_bin; k++) {
         order[quiet] = (uint32_t)k;
         quiet += !(key[k] > floor_log);

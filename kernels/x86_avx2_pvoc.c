@@ -11,7 +11,10 @@
 #include "rfft.h"
 
 #if defined(MX_HAVE_X86)
+#include <immintrin.h>
 #pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+
+#define MX_PVOC_LEFT_PACK 1   /* pvoc_synthesis.c lists bins eight at a time */
 
 MX_VECMATH_ARRAYS(_avx2, )
 #define mx_atan2_array mx_atan2_array_avx2
