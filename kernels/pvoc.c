@@ -19,7 +19,7 @@ void mx_pvoc_destroy(mx_pvoc *p) {
     free(p->rre); free(p->rim); free(p->rsre); free(p->rsim);
     free(p->window); free(p->phase); free(p->next_phase); free(p->shared);
     for (int i = 0; i < MX_RING; i++) mx_pv_frame_free(&p->frames[i]);
-    free(p->head); free(p->next); free(p->prev); free(p->slot); free(p->done); free(p->order);
+    free(p->head); free(p->next); free(p->prev); free(p->slot); free(p->bucket); free(p->done); free(p->order);
     free(p->time_window); free(p->mix); free(p->energy);
     free(p->band); free(p->follow); free(p->shifted_windows); free(p->shifted);
     free(p->y); free(p->sr); free(p->si); free(p->fgrad); free(p->re); free(p->im); free(p->key); free(p->steps);
@@ -52,6 +52,7 @@ mx_pvoc *mx_pvoc_create_with(size_t n, size_t hop, size_t channels, const mx_ker
     p->next = malloc((2 * b + 3) * sizeof(int32_t));
     p->prev = malloc((2 * b + 3) * sizeof(int32_t));
     p->slot = malloc(b * sizeof(int32_t));
+    p->bucket = malloc(b * sizeof(int32_t));
     p->done = calloc(b, 1);
     p->order = malloc((b + 8) * sizeof(uint32_t));   /* eight past the bins: AVX2's lists write eight at a time */
     p->y = malloc(n * sizeof(float));
@@ -64,7 +65,7 @@ mx_pvoc *mx_pvoc_create_with(size_t n, size_t hop, size_t channels, const mx_ker
     p->rre = malloc((b + 2) * sizeof(float)); p->rim = malloc((b + 2) * sizeof(float));
     p->rsre = malloc((b + 2) * sizeof(float)); p->rsim = malloc((b + 2) * sizeof(float));
     p->re = malloc(b * sizeof(float)); p->im = malloc(b * sizeof(float)); p->key = malloc(b * sizeof(float));
-    int ok = p->rre && p->rim && p->rsre && p->rsim && p->ax && p->asr && p->asi && p->ascratch && p->atr && p->ati && p->y && p->time_window && p->mix && p->energy && p->sr && p->si && p->fgrad && p->re && p->im && p->key && p->window && p->phase && p->shared && p->next_phase && p->head && p->next && p->prev && p->slot && p->done && p->order;
+    int ok = p->rre && p->rim && p->rsre && p->rsim && p->ax && p->asr && p->asi && p->ascratch && p->atr && p->ati && p->y && p->time_window && p->mix && p->energy && p->sr && p->si && p->fgrad && p->re && p->im && p->key && p->window && p->phase && p->shared && p->next_phase && p->head && p->next && p->prev && p->slot && p->bucket && p->done && p->order;
     for (int i = 0; i < MX_RING && ok; i++) {
         mx_pv_frame *f = &p->frames[i];
         f->re = calloc(cb, sizeof(float)); f->im = calloc(cb, sizeof(float));

@@ -97,6 +97,7 @@ struct mx_pvoc {
     int32_t *head;           /* MX_BUCKETS + 1: the last entry pushed into each bucket, or -1 */
     int32_t *next, *prev;    /* 2 bins + 3: the entries pushed into the same bucket before and after it, or -1 */
     int32_t *slot;           /* bins: the bucket a bin's step in time waits in, or -1 */
+    int32_t *bucket;         /* scratch, bins: the bucket each bin's step in time would take */
     uint8_t *done;
     uint32_t *order;         /* scratch, bins + 8: a list of bins, taken in bin order without a branch per bin */
     float *y;                /* scratch, n */

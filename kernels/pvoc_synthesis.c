@@ -53,13 +53,14 @@ static void mx_queue_note_empty(mx_queue *q, int32_t t) {
     q->words &= ~((uint32_t)(q->used[w] == 0) << w);
 }
 
-static int32_t mx_queue_push(mx_queue *q, uint32_t v, float key) {
-    int32_t bucket = mx_queue_bucket(q, key);
+static int32_t mx_queue_push_at(mx_queue *q, uint32_t v, int32_t bucket) {
     mx_queue_link(q, (int32_t)v, bucket);
     q->used[bucket >> 6] |= (uint64_t)1 << (bucket & 63);
     q->words |= (uint32_t)1 << (bucket >> 6);
     return bucket;
 }
+
+static int32_t mx_queue_push(mx_queue *q, uint32_t v, float key) { return mx_queue_push_at(q, v, mx_queue_bucket(q, key)); }
 
 /* Pushes v if `push` (0 or 1), and otherwise writes the spare entry to the spare bucket. */
 static void mx_queue_push_if(mx_queue *q, int push, uint32_t v, float key) {
@@ -362,15 +363,26 @@ static size_t mx_queue_seed(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame 
         order[listed] = (uint32_t)k;
         listed += (prev_key[k] > floor_log) & !done[k];
     }
+    /* Each bin's bucket for its step in time, over every bin from the first listed (a loop
+     * that vectorises; the pushes below then only link). A peak of the previous frame (its
+     * partial, as it was) carries itself on in time, keyed on its own past even as it
+     * decays: only the bins beside a peak take the weaker end. The band's edges compare
+     * with themselves (at least their own). */
+    int32_t *restrict at = p->bucket;
+    const float *restrict was = prev_key, *restrict now = key;
+    float qfloor = q->floor, qscale = q->scale;
+#define MX_TIME_BUCKET(k, below, above)                                                                   \
+    ((int32_t)fminf(fmaxf((was[k] - (((was[k] >= was[below]) & (was[k] >= was[above]))                   \
+                                        ? 0.0f : decay_share * fmaxf(was[k] - now[k], 0))                  \
+                           - qfloor) * qscale, 0.0f), (float)(MX_BUCKETS - 1)))
+    k = lo_bin > p->prev_lo ? lo_bin : p->prev_lo;
+    if (k < hi_bin && k == lo_bin) { at[k] = MX_TIME_BUCKET(k, k, k + 1 < hi_bin ? k + 1 : k); k++; }
+    for (; k + 1 < hi_bin; k++) at[k] = MX_TIME_BUCKET(k, k - 1, k + 1);
+    if (k < hi_bin) at[k] = MX_TIME_BUCKET(k, k - 1, k);
+#undef MX_TIME_BUCKET
     for (size_t i = 0; i < listed; i++) {
         size_t k = order[i];
-        /* A peak of the previous frame (its partial, as it was) carries itself on in time,
-         * keyed on its own past even as it decays: only the bins beside a peak take the
-         * weaker end. The band's edges compare with themselves (at least their own). */
-        size_t below = k == lo_bin ? k : k - 1, above = k + 1 == hi_bin ? k : k + 1;
-        int peak = (prev_key[k] >= prev_key[below]) & (prev_key[k] >= prev_key[above]);
-        float decay = decay_share * fmaxf(prev_key[k] - key[k], 0);
-        p->slot[k] = mx_queue_push(q, (uint32_t)k, prev_key[k] - (peak ? 0.0f : decay));
+        p->slot[k] = mx_queue_push_at(q, (uint32_t)k, at[k]);
     }
     for (size_t k = lo_bin; k < p->follow_hi; k++) {
         if (p->follow[k] != p->follow[k]) continue;
