@@ -10,14 +10,14 @@
  *
  * Each bucket is a list linked both ways, so an entry that can no longer set a bin leaves
  * it at once instead of being popped for nothing: a bin's step in time when a neighbour
- * sets the bin first (mx_queue_remove), and a bin's step in frequency is not pushed when
- * both its neighbours are set (mx_queue_push_if). Two thirds of the time steps and a third
+ * sets the bin first (mx_queue_remove_time), and a bin's step in frequency is not pushed
+ * when both its neighbours are set (mx_queue_push_if). Two thirds of the time steps and a third
  * of the frequency steps popped for nothing; the entries that remain come out in the same
  * order, so the phases are the same. An entry not pushed goes to the spare entry of the
  * spare bucket (MX_BUCKETS), which nothing pops: no branch on whether it is pushed. */
 typedef struct {
     int32_t *head;           /* MX_BUCKETS + 1: the newest entry in each bucket, or -1 */
-    int32_t *next, *prev;    /* 2 bins + 1: the entry pushed before it (after it) into its bucket, or -1 */
+    int32_t *next, *prev;    /* 2 bins + 3: the entry pushed before it (after it) into its bucket, or -1 */
     int32_t *slot;           /* bins: the bucket bin k's step in time waits in, or -1 */
     int32_t spare;           /* 2 bins: the entry the lists' ends and the pushes not made write to */
     int32_t absent;          /* 2 bins + 1: removed for a bin with no step waiting; its neighbour 2 bins + 2 */
@@ -83,8 +83,8 @@ static uint32_t mx_queue_pop(mx_queue *q) {
 }
 
 /* Bin k's step in time out of the queue, if it waits there (k is set another way). If it
- * does not, the absent entry is taken out of the spare bucket instead: its neighbours are
- * the entry after it both ways, so that writes only that entry (no branch). */
+ * does not, the absent entry is taken out of the spare bucket instead: its neighbour both
+ * ways is one more spare (2 bins + 2), so that writes only that entry (no branch). */
 static void mx_queue_remove_time(mx_queue *q, size_t k) {
     int32_t slot = q->slot[k];
     int32_t here = -(int32_t)(slot >= 0);   /* all ones, or 0: selects without a branch */
