@@ -2,9 +2,6 @@
  * Contracts in mixdown_kernels.h ("Onsets"). */
 #include "internal.h"
 
-/* Eight blocks' energies of one channel at once, each summed in its own order (the same
- * sums): eight chains of additions side by side, where one block's sum waited on each
- * addition before it (the onset scan took 3 % of the spectral stretch's time). */
 typedef float mx_lanes4 __attribute__((vector_size(16), aligned(4)));   /* loads at any float */
 
 /* Four frames of four blocks (the rows r) turned so that each vector holds one frame of
@@ -35,6 +32,9 @@ static mx_lanes4 mx_block_energy_4(const float *restrict x, size_t size) {
     return acc;
 }
 
+/* Eight blocks' energies of one channel at once, each summed in its own order (the same
+ * sums): eight chains of additions side by side, where one block's sum waited on each
+ * addition before it (the onset scan took 3 % of the spectral stretch's time). */
 static void mx_block_energy_8(float *restrict dst, const float *restrict x, size_t size) {
     if (size % 4 == 0) {
         /* Blocks in the lanes, frames turned into them four at a time. */
