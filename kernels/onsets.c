@@ -32,50 +32,34 @@ static mx_lanes4 mx_block_energy_4(const float *restrict x, size_t size) {
     return acc;
 }
 
-/* Eight blocks' energies of one channel at once, each summed in its own order (the same
- * sums): eight chains of additions side by side, where one block's sum waited on each
- * addition before it (the onset scan took 3 % of the spectral stretch's time). */
-static void mx_block_energy_8(float *restrict dst, const float *restrict x, size_t size) {
-    if (size % 4 == 0) {
-        /* Blocks in the lanes, frames turned into them four at a time. */
-        mx_lanes4 lo = mx_block_energy_4(x, size), hi = mx_block_energy_4(x + 4 * size, size);
-        for (size_t j = 0; j < 4; j++) { dst[j] = lo[j]; dst[4 + j] = hi[j]; }
-        return;
-    }
-    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (size_t i = 0; i < size; i++)
-        for (size_t j = 0; j < 8; j++) acc[j] += x[j * size + i] * x[j * size + i];
-    for (size_t j = 0; j < 8; j++) dst[j] = acc[j];
-}
-
-/* mx_block_energy for blocks of `size` frames (1 to MX_ONSET_BLOCK). */
+/* mx_block_energy for blocks of `size` frames (1 to MX_ONSET_BLOCK), each block's squares
+ * summed in frame order. Eight blocks go at once where frames fit the lanes four at a time
+ * (size a multiple of 4): four blocks in a vector's lanes, so eight chains of additions run
+ * side by side where one block's sum waited on each addition before it (the onset scan took
+ * 3 % of the spectral stretch's time); the same sums. */
 static void mx_block_energy_of(float *restrict dst, const float *const *src, size_t channels, size_t blocks, size_t size) {
-    size_t q = 0;
-    if (channels == 1)
-        for (; q + 8 <= blocks; q += 8) mx_block_energy_8(dst + q, src[0] + q * size, size);
-    else
-        for (; q + 8 <= blocks; q += 8) {
-            /* The channels' sum, in channel order as below. */
-            float sum[8 * MX_ONSET_BLOCK];
-            const float *restrict first = src[0] + q * size;
-            for (size_t i = 0; i < 8 * size; i++) sum[i] = first[i];
+    for (size_t q = 0; q < blocks;) {
+        size_t group = q + 8 <= blocks && size % 4 == 0 ? 8 : 1;
+        /* The channels' sum, in channel order (one channel is read as it is). */
+        float sum[8 * MX_ONSET_BLOCK];
+        const float *x = src[0] + q * size;
+        if (channels > 1) {
+            for (size_t i = 0; i < group * size; i++) sum[i] = x[i];
             for (size_t c = 1; c < channels; c++) {
-                const float *restrict x = src[c] + q * size;
-                for (size_t i = 0; i < 8 * size; i++) sum[i] += x[i];
+                const float *restrict y = src[c] + q * size;
+                for (size_t i = 0; i < group * size; i++) sum[i] += y[i];
             }
-            mx_block_energy_8(dst + q, sum, size);
+            x = sum;
         }
-    for (; q < blocks; q++) {
-        float sum[MX_ONSET_BLOCK];
-        const float *restrict first = src[0] + q * size;
-        for (size_t i = 0; i < size; i++) sum[i] = first[i];
-        for (size_t c = 1; c < channels; c++) {
-            const float *restrict x = src[c] + q * size;
-            for (size_t i = 0; i < size; i++) sum[i] += x[i];
+        if (group == 8) {
+            mx_lanes4 lo = mx_block_energy_4(x, size), hi = mx_block_energy_4(x + 4 * size, size);
+            for (size_t j = 0; j < 4; j++) { dst[q + j] = lo[j]; dst[q + 4 + j] = hi[j]; }
+        } else {
+            float acc = 0;
+            for (size_t i = 0; i < size; i++) acc += x[i] * x[i];
+            dst[q] = acc;
         }
-        float acc = 0;
-        for (size_t i = 0; i < size; i++) acc += sum[i] * sum[i];
-        dst[q] = acc;
+        q += group;
     }
 }
 

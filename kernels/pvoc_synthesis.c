@@ -351,7 +351,8 @@ static size_t mx_queue_seed(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame 
      * then pushed: no branch on a bin's level. Not the bins quiet in this frame: they are
      * set already (noise), and their steps would pop for nothing. */
     uint32_t *restrict order = p->order;
-    size_t listed = 0, k = lo_bin > p->prev_lo ? lo_bin : p->prev_lo;
+    size_t first = lo_bin > p->prev_lo ? lo_bin : p->prev_lo;   /* a bin below had no phase to carry */
+    size_t listed = 0, k = first;
 #if defined(MX_PVOC_LEFT_PACK)
     for (; k + 8 <= hi_bin; k += 8) {
         __m256 loud = _mm256_cmp_ps(_mm256_loadu_ps(prev_key + k), _mm256_set1_ps(floor_log), _CMP_GT_OQ);
@@ -375,7 +376,7 @@ static size_t mx_queue_seed(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame 
     ((int32_t)fminf(fmaxf((was[k] - (((was[k] >= was[below]) & (was[k] >= was[above]))                   \
                                         ? 0.0f : decay_share * fmaxf(was[k] - now[k], 0))                  \
                            - qfloor) * qscale, 0.0f), (float)(MX_BUCKETS - 1)))
-    k = lo_bin > p->prev_lo ? lo_bin : p->prev_lo;
+    k = first;
     if (k < hi_bin && k == lo_bin) { at[k] = MX_TIME_BUCKET(k, k, k + 1 < hi_bin ? k + 1 : k); k++; }
     for (; k + 1 < hi_bin; k++) at[k] = MX_TIME_BUCKET(k, k - 1, k + 1);
     if (k < hi_bin) at[k] = MX_TIME_BUCKET(k, k - 1, k);
@@ -438,7 +439,7 @@ static void mx_step_terms(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv
  * pop's step depends on the one before. */
 static void mx_queue_drain(mx_pvoc *restrict p, mx_queue *shared_q, float *restrict phase, size_t *remaining, size_t lo_bin,
                            size_t hi_bin) {
-    /* A copy the stores below cannot alias: its top, count and lists stay in registers. */
+    /* A copy the stores below cannot alias: its words and lists' pointers stay in registers. */
     mx_queue local = *shared_q, *q = &local;
     size_t b = p->bins, left = *remaining;
     const float *key = p->key;
