@@ -5,6 +5,7 @@
  * synthesis: pvoc_analysis.c and pvoc_synthesis.c, which do the work (compiled for the
  * baseline, and again for AVX2 by x86_avx2_pvoc.c). */
 #include "pvoc.h"
+#include "vecmath.h"
 
 static void mx_pv_frame_free(mx_pv_frame *f) {
     free(f->re); free(f->im); free(f->sum_phase); free(f->sum_log); free(f->omega); free(f->local_time);
@@ -15,7 +16,7 @@ void mx_pvoc_destroy(mx_pvoc *p) {
     if (!p) return;
     mx_rfft_destroy(p->fft);
     mx_rfft_destroy(p->analysis_fft);
-    free(p->ax); free(p->asr); free(p->asi); free(p->ascratch); free(p->atr); free(p->ati);
+    free(p->ax); free(p->ascratch); free(p->atr); free(p->ati);
     free(p->rre); free(p->rim); free(p->rsre); free(p->rsim);
     free(p->window); free(p->phase); free(p->next_phase); free(p->shared);
     for (int i = 0; i < MX_RING; i++) mx_pv_frame_free(&p->frames[i]);
@@ -60,12 +61,12 @@ mx_pvoc *mx_pvoc_create_with(size_t n, size_t hop, size_t channels, const mx_ker
     p->mix = malloc(n * sizeof(float)); p->energy = malloc((n + 1) * sizeof(float));
     p->sr = malloc(b * sizeof(float)); p->si = malloc(b * sizeof(float)); p->fgrad = malloc(b * sizeof(float));
     p->ax = malloc(n * sizeof(float));
-    p->asr = malloc(b * sizeof(float)); p->asi = malloc(b * sizeof(float)); p->ascratch = malloc(b * sizeof(float));
+    p->ascratch = malloc(b * sizeof(float));
     p->atr = malloc(b * sizeof(float)); p->ati = malloc(b * sizeof(float));
     p->rre = malloc((b + 2) * sizeof(float)); p->rim = malloc((b + 2) * sizeof(float));
     p->rsre = malloc((b + 2) * sizeof(float)); p->rsim = malloc((b + 2) * sizeof(float));
     p->re = malloc(b * sizeof(float)); p->im = malloc(b * sizeof(float)); p->key = malloc(b * sizeof(float));
-    int ok = p->rre && p->rim && p->rsre && p->rsim && p->ax && p->asr && p->asi && p->ascratch && p->atr && p->ati && p->y && p->time_window && p->mix && p->energy && p->sr && p->si && p->fgrad && p->re && p->im && p->key && p->window && p->phase && p->shared && p->next_phase && p->head && p->next && p->prev && p->slot && p->bucket && p->done && p->order;
+    int ok = p->rre && p->rim && p->rsre && p->rsim && p->ax && p->ascratch && p->atr && p->ati && p->y && p->time_window && p->mix && p->energy && p->sr && p->si && p->fgrad && p->re && p->im && p->key && p->window && p->phase && p->shared && p->next_phase && p->head && p->next && p->prev && p->slot && p->bucket && p->done && p->order;
     for (int i = 0; i < MX_RING && ok; i++) {
         mx_pv_frame *f = &p->frames[i];
         f->re = calloc(cb, sizeof(float)); f->im = calloc(cb, sizeof(float));
@@ -144,27 +145,35 @@ void mx_pvoc_phases_halved(const mx_pvoc *p, float *restrict dst, size_t count) 
     static const float weight[4] = {1.0f, 0.84882636f, 0.5f, 0.16976527f};
     /* Above its band (and reach) the engine sets no phases. */
     size_t top = p->band ? p->band_hi : p->bins;
-    /* Each bin's cosine and sine once (bin m reads 2m - 3 to 2m + 3, the next m two bins
-     * further): a ring of the last eight, filled as the window moves up. */
-    float cosines[8], sines[8];
-    long made = -1;   /* the highest bin whose pair is in the ring */
-    for (size_t m = 0; m < count; m++) {
-        float re = 0, im = 0;
-        for (int d = -3; d <= 3; d++) {
-            long j = 2 * (long)m + d;
-            if (j < 0 || (size_t)j >= top) continue;
-            float ph = p->shared[j];
-            if (ph != ph) continue;
-            for (; made < j; made++) {
-                float q = p->shared[made + 1];
-                cosines[(made + 1) & 7] = cosf(q);
-                sines[(made + 1) & 7] = sinf(q);
-            }
-            float w = weight[d < 0 ? -d : d] * f->sum_mag[j];
-            re += w * cosines[j & 7];
-            im += w * sines[j & 7];
+    /* By chunks of bins m: their taps' cosines and sines (bins 2 m0 - 3 to 2 (m0 + chunk) + 1)
+     * in one loop that vectorises, then the sums, then their angles (libm's cosf, sinf
+     * and atan2f, one call a tap, were 2.5 % of a stretch's time). A tap with no phase
+     * (past the band, or NaN: too quiet) weighs 0. */
+    enum { CHUNK = 32, SPAN = 2 * CHUNK + 5 };
+    float angle[SPAN], weighted[SPAN], cosines[SPAN], sines[SPAN], re[CHUNK], im[CHUNK];
+    for (size_t m0 = 0; m0 < count; m0 += CHUNK) {
+        size_t chunk = count - m0 < CHUNK ? count - m0 : CHUNK, span = 2 * chunk + 5;
+        long first = 2 * (long)m0 - 3;
+        for (size_t i = 0; i < span; i++) {
+            long j = first + (long)i;
+            float ph = j >= 0 && (size_t)j < top ? p->shared[j] : NAN;
+            int some = ph == ph;
+            angle[i] = some ? ph : 0.0f;
+            weighted[i] = some ? f->sum_mag[j] : 0.0f;
         }
-        dst[m] = re == 0 && im == 0 ? NAN : atan2f(im, re);
+        mx_sincos_array(sines, cosines, angle, span);
+        for (size_t m = 0; m < chunk; m++) {
+            float r = 0, q = 0;
+            for (int d = -3; d <= 3; d++) {
+                size_t i = 2 * m + 3 + (size_t)d;
+                float w = weight[d < 0 ? -d : d] * weighted[i];
+                r += w * cosines[i];
+                q += w * sines[i];
+            }
+            re[m] = r;
+            im[m] = q;
+        }
+        for (size_t m = 0; m < chunk; m++) dst[m0 + m] = re[m] == 0 && im[m] == 0 ? NAN : mx_atan2_one(im[m], re[m]);
     }
 }
 

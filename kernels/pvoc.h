@@ -89,7 +89,7 @@ struct mx_pvoc {
     /* The analysis's own: its FFT plan, and scratch. */
     mx_rfft *analysis_fft;
     float *ax;               /* n */
-    float *asr, *asi, *ascratch, *atr, *ati;   /* bins each */
+    float *ascratch, *atr, *ati;   /* bins each */
     /* A channel's spectrum with a rectangular window, and the channels' sum of it, each
      * with a guard bin either side (bins + 2 each; bin k at k + 1). */
     float *rre, *rim, *rsre, *rsim;

@@ -92,7 +92,7 @@ static void mx_frame_extent(mx_pvoc *restrict p, const float *mix, double centre
     }
 }
 
-/* Each channel's Hann spectrum into f, their sum into (p->asr, p->asi), and the sum of
+/* Each channel's Hann spectrum into f, their sum into (f->sum_re, f->sum_im), and the sum of
  * their rectangular spectra (with guard bins) into (p->rsre, p->rsim), over the bins the
  * analysis reads (every bin without a band). One transform per channel, of its frame with
  * no window (R). The periodic Hann window is 1/2 - cos/2 and its derivative a sine, so in
@@ -105,7 +105,7 @@ static void mx_frame_extent(mx_pvoc *restrict p, const float *mix, double centre
 static void mx_analyse_channels(mx_pvoc *restrict p, mx_pv_frame *f, const float *const *in, size_t start, size_t cut,
                                 double frac, float shift_re, float shift_im) {
     size_t n = p->n, b = p->bins;
-    float *sr = p->asr, *si = p->asi, *x = p->ax;
+    float *sr = f->sum_re, *si = f->sum_im, *x = p->ax;
     size_t lo = p->analysis_lo, hi = p->band_hi, nb = hi - lo;
     float *restrict rre = p->rre, *restrict rim = p->rim, *restrict rsre = p->rsre, *restrict rsim = p->rsim;
     memset(sr + lo, 0, nb * sizeof(float));   /* only [lo, hi) is read */
@@ -155,11 +155,11 @@ static float mx_largest(const float *restrict x, size_t count) {
     return largest;
 }
 
-/* The channels' sum (p->asr, p->asi) into f: its magnitude, log magnitude, their largest,
+/* The channels' sum (f->sum_re, f->sum_im): its magnitude, log magnitude, their largest,
  * and its phase, measured from the frame's position (frac frames after its centre). */
 static void mx_analyse_sum(mx_pvoc *restrict p, mx_pv_frame *f, double frac) {
     size_t n = p->n;
-    float *sr = p->asr, *si = p->asi;
+    const float *sr = f->sum_re, *si = f->sum_im;
     size_t lo = p->analysis_lo, hi = p->band_hi, nb = hi - lo;
     size_t sounding = p->band_lo;   /* the band's own bins, for the frame's largest */
     float *floored = p->ascratch;
@@ -168,8 +168,6 @@ static void mx_analyse_sum(mx_pvoc *restrict p, mx_pv_frame *f, double frac) {
         f->sum_mag[k] = m;
         floored[k] = m + 1e-30f;
     }
-    memcpy(f->sum_re + lo, sr + lo, nb * sizeof(float));
-    memcpy(f->sum_im + lo, si + lo, nb * sizeof(float));
     mx_log_array(f->sum_log + lo, floored + lo, nb);
     float log_max_low = mx_largest(f->sum_log + lo, sounding > lo ? sounding - lo : 0);
     float log_max = mx_largest(f->sum_log + sounding, hi > sounding ? hi - sounding : 0);
@@ -189,7 +187,8 @@ static void mx_analyse_sum(mx_pvoc *restrict p, mx_pv_frame *f, double frac) {
  * the centre. It is the phase's slope across bins: -2 pi / n times it. */
 static void mx_analyse_local_time(mx_pvoc *restrict p, mx_pv_frame *f, const float *mix, size_t start, size_t cut, double frac) {
     size_t n = p->n, lo = p->analysis_lo, hi = p->band_hi;
-    float *sr = p->asr, *si = p->asi, *x = p->ax;
+    const float *sr = f->sum_re, *si = f->sum_im;
+    float *x = p->ax;
     float *restrict tr = p->atr, *restrict ti = p->ati;
     mx_window_rotated(x, mix, frac == 0 ? p->time_window : mx_time_window_at(p, frac), n, start, cut);
     mx_rfft_forward(p->analysis_fft, tr, ti, x);
@@ -208,7 +207,7 @@ static void mx_analyse_local_time(mx_pvoc *restrict p, mx_pv_frame *f, const flo
  * impulse when the hop is near the output's). */
 static void mx_analyse_frequency(const mx_pvoc *restrict p, mx_pv_frame *f, double frac, float shift_re, float shift_im) {
     size_t n = p->n, lo = p->analysis_lo, hi = p->band_hi;
-    const float *sr = p->asr, *si = p->asi;
+    const float *sr = f->sum_re, *si = f->sum_im;
     const float *restrict rsre = p->rsre, *restrict rsim = p->rsim;
     float *restrict omega = f->omega;
     float bin_step = (float)(2 * mx_pi / (double)n);
@@ -234,22 +233,32 @@ static void mx_analyse_frequency(const mx_pvoc *restrict p, mx_pv_frame *f, doub
 }
 
 /* Onset strength: how much of frame f's magnitude over the band's own bins is new since
- * prev (0 steady, 1 after silence or with no previous frame). */
+ * prev (0 steady, 1 after silence or with no previous frame). Summed in eight lanes (bin
+ * k in lane k % 8 from the band's first), then the lanes: a loop that vectorises, where
+ * one running sum waited on each addition (a sixth of the analysis's time). */
 static float mx_rise(const mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_frame *prev) {
-    size_t sounding = p->band_lo, hi = p->band_hi;
-    float grown = 0, total = 0;
+    size_t sounding = p->band_lo, hi = p->band_hi, k = sounding;
     const float *restrict mag = f->sum_mag;
-    if (prev && prev->valid) {
-        const float *restrict was = prev->sum_mag;
-        for (size_t k = sounding; k < hi; k++) {
-            grown += mag[k] > was[k] ? mag[k] - was[k] : 0;
-            total += mag[k];
-        }
-    } else {
-        for (size_t k = sounding; k < hi; k++) total += mag[k];
-        grown = total;
+    const float *restrict was = prev && prev->valid ? prev->sum_mag : NULL;
+    float grown[8] = {0}, total[8] = {0};
+    if (was)
+        for (; k + 8 <= hi; k += 8)
+            for (size_t j = 0; j < 8; j++) {
+                float m = mag[k + j], w = was[k + j];
+                grown[j] += m > w ? m - w : 0;
+                total[j] += m;
+            }
+    else
+        for (; k + 8 <= hi; k += 8)
+            for (size_t j = 0; j < 8; j++) total[j] += mag[k + j];
+    for (size_t j = 0; k < hi; k++, j++) {
+        grown[j] += was ? (mag[k] > was[k] ? mag[k] - was[k] : 0) : 0;
+        total[j] += mag[k];
     }
-    return total > 1e-20 ? (float)(grown / total) : 0;
+    float g = ((grown[0] + grown[1]) + (grown[2] + grown[3])) + ((grown[4] + grown[5]) + (grown[6] + grown[7]));
+    float t = ((total[0] + total[1]) + (total[2] + total[3])) + ((total[4] + total[5]) + (total[6] + total[7]));
+    if (!was) g = t;
+    return t > 1e-20 ? (float)(g / t) : 0;
 }
 
 /* The frame's input is centred on input frame `centre`; a position between frames (an

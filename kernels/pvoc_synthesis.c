@@ -62,9 +62,9 @@ static int32_t mx_queue_push_at(mx_queue *q, uint32_t v, int32_t bucket) {
 
 static int32_t mx_queue_push(mx_queue *q, uint32_t v, float key) { return mx_queue_push_at(q, v, mx_queue_bucket(q, key)); }
 
-/* Pushes v if `push` (0 or 1), and otherwise writes the spare entry to the spare bucket. */
-static void mx_queue_push_if(mx_queue *q, int push, uint32_t v, float key) {
-    int32_t bucket = mx_queue_bucket(q, key);
+/* Pushes v into `bucket` if `push` (0 or 1), and otherwise writes the spare entry to the
+ * spare bucket. */
+static void mx_queue_push_if(mx_queue *q, int push, uint32_t v, int32_t bucket) {
     mx_queue_link(q, push ? (int32_t)v : q->spare, push ? bucket : MX_BUCKETS);
     q->used[bucket >> 6] |= (uint64_t)push << (bucket & 63);
     q->words |= (uint32_t)push << (bucket >> 6);
@@ -385,6 +385,9 @@ static size_t mx_queue_seed(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame 
         size_t k = order[i];
         p->slot[k] = mx_queue_push_at(q, (uint32_t)k, at[k]);
     }
+    /* Then each bin's bucket for its step in frequency, for the drain (its key is the bin's
+     * own: the bucket is ready before the step is pushed, off the pops' chain). */
+    for (k = lo_bin; k < hi_bin; k++) at[k] = (int32_t)fminf(fmaxf((now[k] - qfloor) * qscale, 0.0f), (float)(MX_BUCKETS - 1));
     for (size_t k = lo_bin; k < p->follow_hi; k++) {
         if (p->follow[k] != p->follow[k]) continue;
         phase[k] = p->follow[k];
@@ -442,11 +445,11 @@ static void mx_queue_drain(mx_pvoc *restrict p, mx_queue *shared_q, float *restr
     /* A copy the stores below cannot alias: its words and lists' pointers stay in registers. */
     mx_queue local = *shared_q, *q = &local;
     size_t b = p->bins, left = *remaining;
-    const float *key = p->key;
     uint8_t *restrict done = p->done;
     const float *restrict tstep = p->steps, *restrict rt = p->steps + b, *restrict gu = p->steps + 2 * b;
     const float *restrict ru = p->steps + 3 * b, *restrict rd = p->steps + 4 * b;
     const float *restrict previous = p->phase;   /* held: the stores to done[] (bytes) may alias p */
+    const int32_t *restrict at = p->bucket;      /* each bin's step in frequency's bucket (mx_queue_seed) */
     /* Whether bin j, just set, leaves a neighbour to set: its step in frequency is pushed
      * only then (a neighbour past the band reads as j itself, which is set). */
 #define MX_OPEN_NEIGHBOUR(j) (!done[(j) + 1 < hi_bin ? (j) + 1 : (j)] | !done[(j) > lo_bin ? (j) - 1 : (j)])
@@ -460,7 +463,7 @@ static void mx_queue_drain(mx_pvoc *restrict p, mx_queue *shared_q, float *restr
             phase[k] += rt[k];
             done[k] = 1;
             left--;
-            mx_queue_push_if(q, MX_OPEN_NEIGHBOUR(k), (uint32_t)(b + k), key[k]);
+            mx_queue_push_if(q, MX_OPEN_NEIGHBOUR(k), (uint32_t)(b + k), at[k]);
         } else {
             size_t k = top - b;
             if (k + 1 < hi_bin && !done[k + 1]) {
@@ -469,7 +472,7 @@ static void mx_queue_drain(mx_pvoc *restrict p, mx_queue *shared_q, float *restr
                 done[k + 1] = 1;
                 left--;
                 mx_queue_remove_time(q, k + 1);
-                mx_queue_push_if(q, MX_OPEN_NEIGHBOUR(k + 1), (uint32_t)(b + k + 1), key[k + 1]);
+                mx_queue_push_if(q, MX_OPEN_NEIGHBOUR(k + 1), (uint32_t)(b + k + 1), at[k + 1]);
             }
             if (k > lo_bin && !done[k - 1]) {
                 phase[k - 1] = phase[k] - gu[k - 1];
@@ -477,7 +480,7 @@ static void mx_queue_drain(mx_pvoc *restrict p, mx_queue *shared_q, float *restr
                 done[k - 1] = 1;
                 left--;
                 mx_queue_remove_time(q, k - 1);
-                mx_queue_push_if(q, MX_OPEN_NEIGHBOUR(k - 1), (uint32_t)(b + k - 1), key[k - 1]);
+                mx_queue_push_if(q, MX_OPEN_NEIGHBOUR(k - 1), (uint32_t)(b + k - 1), at[k - 1]);
             }
         }
     }
@@ -502,6 +505,9 @@ static void mx_queue_run(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame *f,
     mx_queue_drain(p, q, phase, &remaining, lo_bin, hi_bin);
     /* Bins outside [lo_bin, hi_bin) are done (their keys are -inf). */
     for (size_t k = lo_bin; remaining > 0 && k < hi_bin;) {
+        /* Eight set bins at a time (most are set by now: a branch per bin mispredicted). */
+        uint64_t eight;
+        if (k + 8 <= hi_bin && (memcpy(&eight, done + k, 8), eight == 0x0101010101010101u)) { k += 8; continue; }
         if (done[k]) { k++; continue; }
         size_t end = k, best = k;
         for (; end < hi_bin && !done[end]; end++)
@@ -555,12 +561,29 @@ static void mx_integrate(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_
         order[quiet] = (uint32_t)k;
         quiet += !(key[k] > floor_log);
     }
-    uint32_t noise = p->noise;   /* held here: phase[] may not alias it, so it stays in a register */
-    for (size_t i = 0; i < quiet; i++) {
-        noise = noise * 1664525u + 1013904223u;
-        phase[order[i]] = (float)(2 * mx_pi) * (float)(noise >> 8) / 16777216.0f;
+    /* The generator's values eight at a time: lane j holds the value j + 1 steps on, and
+     * eight steps are one step of a^8 and c (a^7 + ... + a + 1), mod 2^32 as each step is.
+     * The same sequence as one step at a time, without its chain of multiplies. */
+    const uint32_t a = 1664525u, c = 1013904223u;
+    uint32_t lane[8], noise = p->noise, a8 = 1, c8 = 0;
+    for (int j = 0; j < 8; j++) {
+        noise = noise * a + c;
+        lane[j] = noise;
+        c8 = c8 * a + c;
+        a8 *= a;
     }
-    p->noise = noise;
+    uint32_t last = p->noise;   /* the value after the steps taken */
+    size_t i = 0;
+    for (; i + 8 <= quiet; i += 8) {
+        for (int j = 0; j < 8; j++) phase[order[i + j]] = (float)(2 * mx_pi) * (float)(lane[j] >> 8) / 16777216.0f;
+        last = lane[7];
+        for (int j = 0; j < 8; j++) lane[j] = lane[j] * a8 + c8;
+    }
+    for (int j = 0; i < quiet; i++, j++) {
+        phase[order[i]] = (float)(2 * mx_pi) * (float)(lane[j] >> 8) / 16777216.0f;
+        last = lane[j];
+    }
+    p->noise = last;
 }
 
 /* The rotation from the sum's analysis phase to its synthesis phase, once per bin, into
