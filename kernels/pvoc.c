@@ -50,6 +50,7 @@ mx_pvoc *mx_pvoc_create_with(size_t n, size_t hop, size_t channels, const mx_ker
     if (p->shared) for (size_t k = 0; k < b; k++) p->shared[k] = NAN;
     p->next_phase = calloc(b, sizeof(float));
     p->head = malloc((MX_BUCKETS + 1) * sizeof(int32_t));
+    if (p->head) for (int i = 0; i <= MX_BUCKETS; i++) p->head[i] = -1;   /* every bucket empty */
     p->next = malloc((2 * b + 3) * sizeof(int32_t));
     p->prev = malloc((2 * b + 3) * sizeof(int32_t));
     p->slot = malloc(b * sizeof(int32_t));

@@ -331,7 +331,7 @@ static size_t mx_queue_seed(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame 
                             float floor_log, float top_key, size_t lo_bin, size_t hi_bin, size_t *noise_bins) {
     size_t n = p->n, b = p->bins;
     const float *key = p->key, *prev_key = prev->sum_log;
-    for (int i = 0; i <= MX_BUCKETS; i++) p->head[i] = -1;
+    p->head[MX_BUCKETS] = -1;   /* the others are -1 between frames (mx_integrate) */
     for (size_t k = 0; k < b; k++) p->slot[k] = -1;
     p->prev[2 * b + 1] = p->next[2 * b + 1] = (int32_t)(2 * b + 2);
     *q = (mx_queue){p->head, p->next, p->prev, p->slot, (int32_t)(2 * b), (int32_t)(2 * b + 1), floor_log,
@@ -534,6 +534,10 @@ static void mx_integrate(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_
     size_t remaining = mx_queue_seed(p, &q, prev, phase, keep, floor_log, top_key, lo_bin, hi_bin, &noise_bins);
     mx_step_terms(p, f, prev, hop_in, time_scale, keep, lo_bin, hi_bin);
     mx_queue_run(p, &q, f, phase, remaining, lo_bin, hi_bin);
+    /* The buckets left holding entries emptied for the next frame: only those (their bits),
+     * not every bucket's head. */
+    for (int w = 0; w < MX_BUCKETS / 64; w++)
+        for (uint64_t bits = q.used[w]; bits != 0; bits &= bits - 1) p->head[w * 64 + __builtin_ctzll(bits)] = -1;
     /* Most frames have no bin under the floor: the loop below, a branch per bin, is skipped. */
     if (noise_bins == 0) return;
     /* The quiet bins listed first (no branch per bin: quiet and loud bins interleave), the
