@@ -12,6 +12,7 @@ public enum CommandTasks {
 
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "batch",
         abstract: "Run a manifest of jobs (JSON Lines), resumably, several at once, or one shard of it.",
         usage: "mixdown batch <manifest> [<options>]",
         discussion: paragraphs("""

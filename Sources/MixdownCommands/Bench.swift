@@ -5,6 +5,7 @@ import MixdownTools
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "bench",
         abstract: "Time each stage and the drift-correction job on this machine, in memory (no file needed).",
         usage: "mixdown bench [<options>]")
 

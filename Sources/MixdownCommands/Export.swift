@@ -4,6 +4,7 @@ import Mixdown
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Export part of a file, with fades, to WAV, FLAC, AIFF, CAF, Ogg, Opus, MP3, W64, RF64, M4A, MP4, MOV, MKV or WebM.",
         discussion: paragraphs("""
         Times are exact: 30, 30.25, 1:02:03.5, 1440000f (frames of the input), 131/1000.

@@ -5,6 +5,7 @@ import MixdownTools
 
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "generate",
         abstract: "Synthesise a test recording: quiet sines plus a 20 ms noise burst every marker interval.",
         usage: "mixdown generate <output> --duration <duration> [<options>]")
 

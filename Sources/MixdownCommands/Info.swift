@@ -3,6 +3,7 @@ import Mixdown
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "info",
         abstract: "Print a file's streams: for audio the codec, rate, channels, exact frames and duration; for video the codec, frame rate and exact duration.")
 
     @Argument(help: "An audio or video file (WAV, FLAC, MP3, Ogg, M4A, MP4, MOV, MKV, WebM, ...).", completion: .file())

@@ -4,6 +4,7 @@ import Mixdown
 
 struct Loudness: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "loudness",
         abstract: "Measure loudness to EBU R128: integrated loudness (LUFS), loudness range (LU), true peak (dBTP, BS.1770's 4x and a finer 8x reading), sample peak (dBFS), and the maximum momentary and short-term loudness (read every 1 ms).",
         usage: "mixdown loudness <files> ... [<options>]")
 

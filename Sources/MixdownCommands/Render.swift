@@ -4,6 +4,7 @@ import Mixdown
 
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "render",
         abstract: "Render a composition document (JSON) or an OpenTimelineIO timeline to a file, or explain it.",
         discussion: paragraphs("""
         The document format is described in docs/composition.md (schema:

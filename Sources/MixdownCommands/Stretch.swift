@@ -4,6 +4,7 @@ import Mixdown
 
 struct Stretch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "stretch",
         abstract: "Stretch a file to an exact length: correct clock drift, or change tempo.",
         discussion: paragraphs("""
         R is output length over input length. The output has exactly round(N x R) frames

@@ -4,6 +4,7 @@ import Mixdown
 
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sync",
         abstract: "Place recordings of one event on a reference's clock: offset and drift of each.",
         discussion: paragraphs("""
         REC's time t lands on REF's time offset + ratio x t. Windows of REC every --spacing
