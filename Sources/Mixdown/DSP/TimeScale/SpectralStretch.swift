@@ -185,7 +185,7 @@ public final class SpectralStretch: AudioNode {
     private var followBelow = 0
     private var inputWindow: InputWindow?
     private var pending: PlanarFIFO?
-    /// The output frames of a step, before they go to the FIFO (the lanes add to it).
+    /// The output frames of a step: a view of the FIFO's free frames, which the lanes add to.
     private var staging: AudioBuffer?
     /// The first output frame of the next step (negative at first: the frames before
     /// output frame 0 are made and dropped, as the first frames' left halves).
@@ -375,7 +375,7 @@ public final class SpectralStretch: AudioNode {
         }
         inputWindow = InputWindow(input: input, length: inputFrames, capacity: capacity, maximumPull: maximumFrames,
                                   start: lanes.map { firstInput($0.nextAnalysed, $0) }.min()!, label: "spectral stretch input")
-        staging = AudioBuffer(format: format, capacity: stepLength)
+        staging = AudioBuffer(viewWithChannelCount: channels, capacity: stepLength)
         envelope = [Float](repeating: 1, count: stepLength)
         pending = PlanarFIFO(channelCount: channels, capacity: maximumFrames + stepLength + frameSize)
         if threads > 1 {
@@ -483,6 +483,9 @@ public final class SpectralStretch: AudioNode {
         for (lane, k) in zip(lanes, counts) {
             while lane.nextAnalysed < lane.nextSynthesised + Int64(k) + 1 { try analyse(lane) }
         }
+        // The step is synthesised straight into the queue's free frames (no copy after).
+        let out = staging!, fifo = pending!
+        fifo.aimWrite(out, room: stepLength)
         if let helper {
             // The next step's frames are analysed on the helper while these are synthesised.
             var end = Int64.min
@@ -502,15 +505,16 @@ public final class SpectralStretch: AudioNode {
         } else {
             synthesise(counts)
         }
-        let out = staging!, fifo = pending!
         let length = stepLength
         let skip = Int(max(0, min(Int64(length), -stepStart)))
         if skip < length {
-            let destination = fifo.prepareWrite()
-            for ch in 0..<channels {
-                (destination[ch]!).update(from: out[channel: ch] + skip, count: length - skip)
+            fifo.didWrite(length)
+            // Frames before output frame 0: only in the first step that gives any, so the
+            // queue holds this step alone.
+            if skip > 0 {
+                precondition(fifo.count == length, "spectral stretch: frames before the output's start after it began")
+                fifo.discard(skip)
             }
-            fifo.didWrite(length - skip)
         }
         stepStart = stepEnd
     }

@@ -2,7 +2,8 @@ import Testing
 @testable import Mixdown
 
 /// `PlanarFIFO` directly: frames come out in the order they went in, per channel, across
-/// writes, silence, discards and pops of any size.
+/// writes (through its pointers or a view aimed at its free frames), silence, discards and
+/// pops of any size, wherever the queue sits in its storage.
 @Suite struct PlanarFIFOTests {
     @Test func framesLeaveInOrder() {
         let fifo = PlanarFIFO(channelCount: 2, capacity: 64)
@@ -11,8 +12,15 @@ import Testing
         let out = AudioBuffer(channelCount: 2, capacity: 64)
         var rng: UInt64 = 7
         func random(_ n: Int) -> Int { rng = rng &* 6364136223846793005 &+ 1442695040888963407; return Int(rng >> 33) % n }
+        let view = AudioBuffer(viewWithChannelCount: 2, capacity: 0)
         for _ in 0..<2_000 {
-            switch random(4) {
+            switch random(5) {
+            case 4:
+                let n = random(fifo.space + 1)
+                let aimed = n == 0 ? view : AudioBuffer(viewWithChannelCount: 2, capacity: n)
+                fifo.aimWrite(aimed, room: n)
+                for i in 0..<n { aimed[channel: 0][i] = next; aimed[channel: 1][i] = -next; model[0].append(next); model[1].append(-next); next += 1 }
+                fifo.didWrite(n)
             case 0:
                 let n = random(fifo.space + 1)
                 let p = fifo.prepareWrite()
