@@ -32,10 +32,12 @@ _Static_assert(MX_BUCKETS % 64 == 0 && MX_BUCKETS / 64 <= 32, "the queue's bits 
  * top, a bucket left empty) mispredicts about half the time, and PGHI's mispredictions
  * were a third of the stretch's cycles. A pop finds the highest bucket used from two
  * levels of bits (`words`, then `used`), without a loop. */
-static int32_t mx_queue_bucket(const mx_queue *q, float key) {
+static inline int32_t mx_bucket_of(float key, float lowest, float scale) {
     /* fmaxf first: a NaN key lands in bucket 0, not at an index out of range. */
-    return (int32_t)fminf(fmaxf((key - q->floor) * q->scale, 0.0f), (float)(MX_BUCKETS - 1));
+    return (int32_t)fminf(fmaxf((key - lowest) * scale, 0.0f), (float)(MX_BUCKETS - 1));
 }
+
+static int32_t mx_queue_bucket(const mx_queue *q, float key) { return mx_bucket_of(key, q->floor, q->scale); }
 
 /* Entry v to the head of bucket `at`'s list (the spare bucket's too). */
 static void mx_queue_link(mx_queue *q, int32_t v, int32_t at) {
@@ -373,9 +375,8 @@ static size_t mx_queue_seed(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame 
     const float *restrict was = prev_key, *restrict now = key;
     float qfloor = q->floor, qscale = q->scale;
 #define MX_TIME_BUCKET(k, below, above)                                                                   \
-    ((int32_t)fminf(fmaxf((was[k] - (((was[k] >= was[below]) & (was[k] >= was[above]))                   \
-                                        ? 0.0f : decay_share * fmaxf(was[k] - now[k], 0))                  \
-                           - qfloor) * qscale, 0.0f), (float)(MX_BUCKETS - 1)))
+    mx_bucket_of(was[k] - (((was[k] >= was[below]) & (was[k] >= was[above]))                             \
+                           ? 0.0f : decay_share * fmaxf(was[k] - now[k], 0)), qfloor, qscale)
     k = first;
     if (k < hi_bin && k == lo_bin) { at[k] = MX_TIME_BUCKET(k, k, k + 1 < hi_bin ? k + 1 : k); k++; }
     for (; k + 1 < hi_bin; k++) at[k] = MX_TIME_BUCKET(k, k - 1, k + 1);
@@ -387,7 +388,7 @@ static size_t mx_queue_seed(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame 
     }
     /* Then each bin's bucket for its step in frequency, for the drain (its key is the bin's
      * own: the bucket is ready before the step is pushed, off the pops' chain). */
-    for (k = lo_bin; k < hi_bin; k++) at[k] = (int32_t)fminf(fmaxf((now[k] - qfloor) * qscale, 0.0f), (float)(MX_BUCKETS - 1));
+    for (k = lo_bin; k < hi_bin; k++) at[k] = mx_bucket_of(now[k], qfloor, qscale);
     for (size_t k = lo_bin; k < p->follow_hi; k++) {
         if (p->follow[k] != p->follow[k]) continue;
         phase[k] = p->follow[k];
@@ -489,6 +490,9 @@ static void mx_queue_drain(mx_pvoc *restrict p, mx_queue *shared_q, float *restr
     *shared_q = local;
 }
 
+/* A noise bin's phase from the generator's value: its top 24 bits as a share of a turn. */
+static inline float mx_noise_phase(uint32_t value) { return (float)(2 * mx_pi) * (float)(value >> 8) / 16777216.0f; }
+
 /* PGHI's integration (heap integration, with a bucket queue): from the strongest bins
  * outward (mx_queue_drain) until `remaining` bins are set; where nothing connects, from the
  * strongest unset bin at its analysis phase. Once the queue is empty, what is left are runs
@@ -579,12 +583,12 @@ static void mx_integrate(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_
     uint32_t last = p->noise;   /* the value after the steps taken */
     size_t i = 0;
     for (; i + 8 <= quiet; i += 8) {
-        for (int j = 0; j < 8; j++) phase[order[i + j]] = (float)(2 * mx_pi) * (float)(lane[j] >> 8) / 16777216.0f;
+        for (int j = 0; j < 8; j++) phase[order[i + j]] = mx_noise_phase(lane[j]);
         last = lane[7];
         for (int j = 0; j < 8; j++) lane[j] = lane[j] * a8 + c8;
     }
     for (int j = 0; i < quiet; i++, j++) {
-        phase[order[i]] = (float)(2 * mx_pi) * (float)(lane[j] >> 8) / 16777216.0f;
+        phase[order[i]] = mx_noise_phase(lane[j]);
         last = lane[j];
     }
     p->noise = last;
