@@ -525,6 +525,24 @@ static void mx_queue_run(mx_pvoc *restrict p, mx_queue *q, const mx_pv_frame *f,
     }
 }
 
+/* One sweep of mx_refine_phases: each moving bin's phasor the normalised sum of its own
+ * past's prediction (t) and its neighbours' phasors turned by their steps (a from k - 1, b
+ * from k + 1), from the sweep before (z); the others as they were. z[lo - 1] and z[hi] are 0. */
+static void mx_refine_sweep(float *restrict outr, float *restrict outi, const float *restrict zr, const float *restrict zi,
+                            const float *restrict tr, const float *restrict ti, const float *restrict ar, const float *restrict ai,
+                            const float *restrict br, const float *restrict bi, const float *restrict moves, size_t lo, size_t hi) {
+#pragma clang loop vectorize(enable)
+    for (size_t k = lo; k < hi; k++) {
+        float sr = tr[k] + ar[k] * zr[k - 1] - ai[k] * zi[k - 1] + br[k] * zr[k + 1] - bi[k] * zi[k + 1];
+        float si = ti[k] + ar[k] * zi[k - 1] + ai[k] * zr[k - 1] + br[k] * zi[k + 1] + bi[k] * zr[k + 1];
+        float norm = sr * sr + si * si;
+        int take = (moves[k] != 0.0f) & (norm > 1e-30f);
+        float inv = 1.0f / MX_SQRTF(take ? norm : 1.0f);
+        outr[k] = take ? sr * inv : zr[k];
+        outi[k] = take ? si * inv : zi[k];
+    }
+}
+
 /* After PGHI: each bin but a steady peak takes the mean of the phases its own past and its
  * two neighbours predict for it, as unit phasors weighted by magnitude (the past by the
  * weaker of its two frames), in MX_REFINE_SWEEPS sweeps, each from the one before (so the
@@ -607,18 +625,7 @@ static void mx_refine_phases(mx_pvoc *restrict p, const mx_pv_frame *f, const mx
     zr[(ptrdiff_t)lo - 1] = zi[(ptrdiff_t)lo - 1] = zr[hi] = zi[hi] = 0.0f;
     nr[(ptrdiff_t)lo - 1] = ni[(ptrdiff_t)lo - 1] = nr[hi] = ni[hi] = 0.0f;
     for (int sweep = 0; sweep < MX_REFINE_SWEEPS; sweep++) {
-        const float *restrict cr = zr, *restrict ci = zi;
-        float *restrict outr = nr, *restrict outi = ni;
-#pragma clang loop vectorize(enable)
-        for (size_t k = lo; k < hi; k++) {
-            float sr = tr[k] + ar[k] * cr[k - 1] - ai[k] * ci[k - 1] + br[k] * cr[k + 1] - bi[k] * ci[k + 1];
-            float si = ti[k] + ar[k] * ci[k - 1] + ai[k] * cr[k - 1] + br[k] * ci[k + 1] + bi[k] * cr[k + 1];
-            float norm = sr * sr + si * si;
-            int take = (moves[k] != 0.0f) & (norm > 1e-30f);
-            float inv = 1.0f / MX_SQRTF(take ? norm : 1.0f);
-            outr[k] = take ? sr * inv : cr[k];
-            outi[k] = take ? si * inv : ci[k];
-        }
+        mx_refine_sweep(nr, ni, zr, zi, tr, ti, ar, ai, br, bi, moves, lo, hi);
         float *t = zr; zr = nr; nr = t;
         t = zi; zi = ni; ni = t;
     }
