@@ -104,7 +104,7 @@ struct mx_pvoc {
     float *sr, *si, *fgrad, *re, *im;   /* scratch, bins each */
     float *key;              /* scratch, bins: this frame's queue keys (its log magnitudes) */
     float *steps;            /* scratch, 5 bins: each integration step's terms, made before the queue runs */
-    float *refine;           /* scratch, 16 (bins + 2): mx_refine_phases's predictions and phasors */
+    float *refine;           /* scratch, 15 (bins + 2): mx_refine_phases's predictions and phasors */
     float gamma;             /* the window's Gaussian time-frequency ratio, frames^2 */
     float tolerance;         /* bins below this fraction of the frame's largest are noise */
     uint32_t noise;          /* a deterministic generator for insignificant bins */

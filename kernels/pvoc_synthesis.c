@@ -569,7 +569,8 @@ static void mx_refine_phases(mx_pvoc *restrict p, const mx_pv_frame *f, const mx
                              float floor_log, size_t lo_bin, size_t hi_bin) {
     size_t b = p->bins, stride = b + 2;
     if (hi_bin < lo_bin + 2) return;
-    /* Each array has a zero bin either side of the band (index -1 and b are valid). */
+    /* 15 arrays, each with a bin either side of the band (index -1 and b are valid): the
+     * phasors' are zero there. */
     float *base = p->refine;
     float *restrict angle = base + 1, *restrict sines = base + stride + 1, *restrict cosines = base + 2 * stride + 1;
     float *restrict tr = base + 3 * stride + 1, *restrict ti = base + 4 * stride + 1;
@@ -585,8 +586,6 @@ static void mx_refine_phases(mx_pvoc *restrict p, const mx_pv_frame *f, const mx
     size_t lo = lo_bin, hi = hi_bin, count = hi - lo;
     /* A bin under the floor has no phase yet (its random one comes after): it predicts nothing. */
     for (size_t k = lo; k < hi; k++) weight[k] = key[k] > floor_log ? m[k] : 0.0f;
-    weight[(ptrdiff_t)lo - 1] = 0.0f;
-    weight[hi] = 0.0f;
     /* Which bins move: set, not a steady peak (its neighbours past the band count as 0), not a leader's. */
     for (size_t k = lo; k < hi; k++) {
         float ml = k > lo ? m[k - 1] : 0.0f, mr = k + 1 < hi ? m[k + 1] : 0.0f;

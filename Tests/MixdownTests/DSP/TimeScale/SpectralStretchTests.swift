@@ -268,8 +268,19 @@ import MixdownKernels
         let size = middleSize
         let plan = try #require(mx_rfft_create(size))
         defer { mx_rfft_destroy(plan) }
-        let start = (s.count - size) / 2
-        let w = (0..<size).map { i in s[start + i] * Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(size))) }
+        return power(s, from: (s.count - size) / 2, window: hann(size), plan: plan)
+    }
+
+    /// A periodic Hann window of `size` frames.
+    static func hann(_ size: Int) -> [Float] {
+        (0..<size).map { i in Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(size))) }
+    }
+
+    /// The power spectrum of `s[start..<start + window.count]` through `window` (bins 0 to
+    /// window.count / 2; `plan` made for window.count).
+    static func power(_ s: [Float], from start: Int, window: [Float], plan: OpaquePointer) -> [Float] {
+        let size = window.count
+        let w = (0..<size).map { i in s[start + i] * window[i] }
         var re = [Float](repeating: 0, count: size / 2 + 1), im = re
         mx_rfft_forward(plan, &re, &im, w)
         return zip(re, im).map { $0 * $0 + $1 * $1 }
@@ -425,12 +436,10 @@ import MixdownKernels
         let size = 2048, hop = 512
         let plan = try #require(mx_rfft_create(size))
         defer { mx_rfft_destroy(plan) }
+        let window = Self.hann(size)
         func powers(_ s: [Float]) -> [[Double]] {
             stride(from: 0, through: s.count - size, by: hop).map { start in
-                let w = (0..<size).map { i in s[start + i] * Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(size))) }
-                var re = [Float](repeating: 0, count: size / 2 + 1), im = re
-                mx_rfft_forward(plan, &re, &im, w)
-                return zip(re, im).map { Double($0 * $0 + $1 * $1) }
+                Self.power(s, from: start, window: window, plan: plan).map(Double.init)
             }
         }
         let px = powers(x), py = powers(y)
