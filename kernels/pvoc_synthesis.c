@@ -565,8 +565,16 @@ static void mx_refine_sweep(float *restrict outr, float *restrict outi, const fl
  * 1.5 of the short frame's bins apart lost their own peaks (1.2 cents off at 19/20 and
  * 21/20; within 0.01 with the long frame alone). */
 #define MX_REFINE_UNTIL 1.075f
+/* A steady peak within 20 dB of the frame's loudest bin (ln 0.1, on the log keys) keeps the
+ * bins either side of it too, its main lobe. Measured: blended, a chord's notes 2.9 bins
+ * apart came out up to 0.26 cents off and 0.14 to 0.25 dB low at 99/100, 1.003 and 101/100
+ * (their lobes overlap, and each side bin's own past and its peak disagree a little,
+ * frame after frame); kept, 0.003 cents and 0.02 dB at most, as with no blend. The 20 dB leaves noise's chance
+ * peaks to the blend: with every steady peak's lobe kept, red noise's round trip at 1.003
+ * read 1.88 dB against 1.69, held-out orchestral music 0.03 to 0.09 dB worse. */
+#define MX_REFINE_PARTIAL (-2.302585093f)
 static void mx_refine_phases(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_frame *prev, float *restrict phase,
-                             float floor_log, size_t lo_bin, size_t hi_bin) {
+                             float largest, float floor_log, size_t lo_bin, size_t hi_bin) {
     size_t b = p->bins, stride = b + 2;
     if (hi_bin < lo_bin + 2) return;
     /* 15 arrays, each with a bin either side of the band (index -1 and b are valid): the
@@ -586,13 +594,19 @@ static void mx_refine_phases(mx_pvoc *restrict p, const mx_pv_frame *f, const mx
     size_t lo = lo_bin, hi = hi_bin, count = hi - lo;
     /* A bin under the floor has no phase yet (its random one comes after): it predicts nothing. */
     for (size_t k = lo; k < hi; k++) weight[k] = key[k] > floor_log ? m[k] : 0.0f;
-    /* Which bins move: set, not a steady peak (its neighbours past the band count as 0), not a leader's. */
+    /* Which bins move: set, not a steady peak (its neighbours past the band count as 0), not
+     * beside a loud one (a partial's main lobe; `angle` holds, for now, which peaks are), not
+     * a leader's. */
+    float loud_log = largest + MX_REFINE_PARTIAL;
     for (size_t k = lo; k < hi; k++) {
         float ml = k > lo ? m[k - 1] : 0.0f, mr = k + 1 < hi ? m[k + 1] : 0.0f;
         float pl = k > lo ? mp[k - 1] : 0.0f, pr = k + 1 < hi ? mp[k + 1] : 0.0f;
         int peak = (m[k] >= ml) & (m[k] >= mr) & (mp[k] >= pl) & (mp[k] >= pr);
         moves[k] = (key[k] > floor_log) & !peak ? 1.0f : 0.0f;
+        angle[k] = peak & (key[k] >= loud_log) ? 1.0f : 0.0f;
     }
+    angle[(ptrdiff_t)lo - 1] = angle[hi] = 0.0f;
+    for (size_t k = lo; k < hi; k++) moves[k] = angle[k - 1] + angle[k + 1] != 0.0f ? 0.0f : moves[k];
     for (size_t k = lo; k < p->follow_hi && k < hi; k++)
         if (p->follow[k] == p->follow[k]) moves[k] = 0.0f;
     /* Its own past: the step in time PGHI takes (none below the bins the last frame had). */
@@ -646,7 +660,7 @@ static void mx_integrate(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_
     mx_step_terms(p, f, prev, hop_in, time_scale, keep, lo_bin, hi_bin);
     mx_queue_run(p, &q, f, phase, remaining, lo_bin, hi_bin);
     if (!p->band && fmaxf(time_scale, 1.0f / time_scale) <= MX_REFINE_UNTIL)
-        mx_refine_phases(p, f, prev, phase, floor_log, lo_bin, hi_bin);
+        mx_refine_phases(p, f, prev, phase, largest, floor_log, lo_bin, hi_bin);
     /* The buckets left holding entries emptied for the next frame: only those (their bits),
      * not every bucket's head. */
     for (int w = 0; w < MX_BUCKETS / 64; w++)
