@@ -565,16 +565,20 @@ static void mx_refine_sweep(float *restrict outr, float *restrict outi, const fl
  * 1.5 of the short frame's bins apart lost their own peaks (1.2 cents off at 19/20 and
  * 21/20; within 0.01 with the long frame alone). */
 #define MX_REFINE_UNTIL 1.075f
-/* A steady peak within 20 dB of the frame's loudest bin (ln 0.1, on the log keys) keeps the
- * bins either side of it too, its main lobe. Measured: blended, a chord's notes 2.9 bins
- * apart came out up to 0.26 cents off and 0.14 to 0.25 dB low at 99/100, 1.003 and 101/100
- * (their lobes overlap, and each side bin's own past and its peak disagree a little,
- * frame after frame); kept, 0.003 cents and 0.02 dB at most, as with no blend. The 20 dB leaves noise's chance
- * peaks to the blend: with every steady peak's lobe kept, red noise's round trip at 1.003
- * read 1.88 dB against 1.69, held-out orchestral music 0.03 to 0.09 dB worse. */
+/* Up to a stretch or compression of MX_REFINE_LOBE_UNTIL, a steady peak within 20 dB of
+ * the frame's loudest bin (ln 0.1, on the log keys) keeps the bins either side of it too,
+ * its main lobe. Measured: blended, a chord's notes 2.9 bins apart came out up to 0.34
+ * cents off from 0.98 to 1.02 (0.26 at 99/100 and 101/100) and 0.14 to 0.25 dB low (their
+ * lobes overlap, and each side bin's own past and its peak disagree a little, frame after
+ * frame); kept, 0.011 cents and 0.02 dB at most, as with no blend. The 20 dB leaves noise's
+ * chance peaks to the blend: with every steady peak's lobe kept, red noise's round trip at
+ * 1.003 read 1.88 dB against 1.69, held-out orchestral music 0.03 to 0.09 dB worse. Kept at
+ * 0.95 too, it cost speech's round-trip PESQ 0.07 (4.26 -> 4.19), where the chord was within
+ * 0.03 cents without it; inside 1.03, 0.01 to 0.03 (docs/spectral.md). */
 #define MX_REFINE_PARTIAL (-2.302585093f)
+#define MX_REFINE_LOBE_UNTIL 1.03f
 static void mx_refine_phases(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_frame *prev, float *restrict phase,
-                             float largest, float floor_log, size_t lo_bin, size_t hi_bin) {
+                             float time_scale, float largest, float floor_log, size_t lo_bin, size_t hi_bin) {
     size_t b = p->bins, stride = b + 2;
     if (hi_bin < lo_bin + 2) return;
     /* 15 arrays, each with a bin either side of the band (index -1 and b are valid): the
@@ -597,7 +601,7 @@ static void mx_refine_phases(mx_pvoc *restrict p, const mx_pv_frame *f, const mx
     /* Which bins move: set, not a steady peak (its neighbours past the band count as 0), not
      * beside a loud one (a partial's main lobe; `angle` holds, for now, which peaks are), not
      * a leader's. */
-    float loud_log = largest + MX_REFINE_PARTIAL;
+    float loud_log = fmaxf(time_scale, 1.0f / time_scale) <= MX_REFINE_LOBE_UNTIL ? largest + MX_REFINE_PARTIAL : INFINITY;
     for (size_t k = lo; k < hi; k++) {
         float ml = k > lo ? m[k - 1] : 0.0f, mr = k + 1 < hi ? m[k + 1] : 0.0f;
         float pl = k > lo ? mp[k - 1] : 0.0f, pr = k + 1 < hi ? mp[k + 1] : 0.0f;
@@ -660,7 +664,7 @@ static void mx_integrate(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_
     mx_step_terms(p, f, prev, hop_in, time_scale, keep, lo_bin, hi_bin);
     mx_queue_run(p, &q, f, phase, remaining, lo_bin, hi_bin);
     if (!p->band && fmaxf(time_scale, 1.0f / time_scale) <= MX_REFINE_UNTIL)
-        mx_refine_phases(p, f, prev, phase, largest, floor_log, lo_bin, hi_bin);
+        mx_refine_phases(p, f, prev, phase, time_scale, largest, floor_log, lo_bin, hi_bin);
     /* The buckets left holding entries emptied for the next frame: only those (their bits),
      * not every bucket's head. */
     for (int w = 0; w < MX_BUCKETS / 64; w++)

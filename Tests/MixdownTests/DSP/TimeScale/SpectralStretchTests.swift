@@ -457,10 +457,10 @@ import MixdownKernels
     /// Near ratio 1, through the jobs' stretch, a chord's four notes (C4 E4 G4 C5, the
     /// bench's) keep their pitch within 0.05 cents and the chord its level within 0.07 dB,
     /// over the middle second. With every bin beside a peak blended (`mx_refine_phases`
-    /// before a loud steady peak kept its main lobe) the notes came out up to 0.26, 0.06 and
-    /// 0.25 cents off and the chord 0.14, 0.25 and 0.14 dB low at 99/100, 1.003 and 101/100;
-    /// with the lobe kept, 0.003 cents and 0.02 dB at most.
-    @Test(arguments: [StretchRatio(99, 100), StretchRatio(1_003, 1_000), StretchRatio(101, 100)])
+    /// before a loud steady peak kept its main lobe) the notes came out up to 0.26, 0.06,
+    /// 0.25 and 0.34 cents off and the chord 0.14, 0.25, 0.14 and 0.10 dB low at 99/100,
+    /// 1.003, 101/100 and 51/50; with the lobe kept, 0.011 cents and 0.02 dB at most.
+    @Test(arguments: [StretchRatio(99, 100), StretchRatio(1_003, 1_000), StretchRatio(101, 100), StretchRatio(51, 50)])
     func aChordStaysInTuneNearRatioOne(ratio: StretchRatio) throws {
         let notes = [261.63, 329.63, 392.0, 523.25]
         let x = Self.tone(notes, frames: 4 * 48_000)
