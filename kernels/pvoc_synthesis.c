@@ -578,7 +578,7 @@ static void mx_refine_sweep(float *restrict outr, float *restrict outi, const fl
 #define MX_REFINE_PARTIAL (-2.302585093f)
 #define MX_REFINE_LOBE_UNTIL 1.03f
 static void mx_refine_phases(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_frame *prev, float *restrict phase,
-                             float time_scale, float largest, float floor_log, size_t lo_bin, size_t hi_bin) {
+                             float stretch, float largest, float floor_log, size_t lo_bin, size_t hi_bin) {
     size_t b = p->bins, stride = b + 2;
     if (hi_bin < lo_bin + 2) return;
     /* 15 arrays, each with a bin either side of the band (index -1 and b are valid): the
@@ -601,7 +601,7 @@ static void mx_refine_phases(mx_pvoc *restrict p, const mx_pv_frame *f, const mx
     /* Which bins move: set, not a steady peak (its neighbours past the band count as 0), not
      * beside a loud one (a partial's main lobe; `angle` holds, for now, which peaks are), not
      * a leader's. */
-    float loud_log = fmaxf(time_scale, 1.0f / time_scale) <= MX_REFINE_LOBE_UNTIL ? largest + MX_REFINE_PARTIAL : INFINITY;
+    float loud_log = stretch <= MX_REFINE_LOBE_UNTIL ? largest + MX_REFINE_PARTIAL : INFINITY;
     for (size_t k = lo; k < hi; k++) {
         float ml = k > lo ? m[k - 1] : 0.0f, mr = k + 1 < hi ? m[k + 1] : 0.0f;
         float pl = k > lo ? mp[k - 1] : 0.0f, pr = k + 1 < hi ? mp[k + 1] : 0.0f;
@@ -663,8 +663,9 @@ static void mx_integrate(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_
     size_t remaining = mx_queue_seed(p, &q, prev, phase, keep, floor_log, top_key, lo_bin, hi_bin, &noise_bins);
     mx_step_terms(p, f, prev, hop_in, time_scale, keep, lo_bin, hi_bin);
     mx_queue_run(p, &q, f, phase, remaining, lo_bin, hi_bin);
-    if (!p->band && fmaxf(time_scale, 1.0f / time_scale) <= MX_REFINE_UNTIL)
-        mx_refine_phases(p, f, prev, phase, time_scale, largest, floor_log, lo_bin, hi_bin);
+    /* How far from 1, either way: max(R, 1/R). */
+    float stretch = fmaxf(time_scale, 1.0f / time_scale);
+    if (!p->band && stretch <= MX_REFINE_UNTIL) mx_refine_phases(p, f, prev, phase, stretch, largest, floor_log, lo_bin, hi_bin);
     /* The buckets left holding entries emptied for the next frame: only those (their bits),
      * not every bucket's head. */
     for (int w = 0; w < MX_BUCKETS / 64; w++)
