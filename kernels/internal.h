@@ -160,10 +160,12 @@ extern const mx_kernels mx_kernels_scalar;
 /* The frame engine's analysis and synthesis (mx_kernels.pvoc_analyse, pvoc_synthesise):
  * pvoc_analysis.c and pvoc_synthesis.c compiled for the baseline (the scalar, SSE2 and NEON
  * tables'), and again for AVX2 by x86_avx2_pvoc.c (the AVX2 and AVX-512 tables'). */
-void mx_pvoc_analyse_base(struct mx_pvoc *MX_RESTRICT engine, const float *const *in, double position, double onset);
+void mx_pvoc_analyse_base(struct mx_pvoc *MX_RESTRICT engine, const float *const *in, double position, double exact,
+                          double onset);
 void mx_pvoc_synthesise_base(struct mx_pvoc *MX_RESTRICT engine, float *const *out, float *const *low, int reset);
 #if defined(MX_HAVE_X86)
-void mx_pvoc_analyse_avx2(struct mx_pvoc *MX_RESTRICT engine, const float *const *in, double position, double onset);
+void mx_pvoc_analyse_avx2(struct mx_pvoc *MX_RESTRICT engine, const float *const *in, double position, double exact,
+                          double onset);
 void mx_pvoc_synthesise_avx2(struct mx_pvoc *MX_RESTRICT engine, float *const *out, float *const *low, int reset);
 #endif
 /* The spectral FFT's radix-4 pass in generic vectors of four (rfft.c): the SSE2 and

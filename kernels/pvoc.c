@@ -103,11 +103,11 @@ mx_pvoc *mx_pvoc_create_with(size_t n, size_t hop, size_t channels, const mx_ker
 void mx_pvoc_set_deficit(mx_pvoc *p, float *deficit) { p->deficit = deficit; }
 
 void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double position) {
-    p->kernels->pvoc_analyse(p, in, position, NAN);
+    p->kernels->pvoc_analyse(p, in, position, NAN, NAN);
 }
 
-void mx_pvoc_analyse_onset(mx_pvoc *restrict p, const float *const *in, double position, double onset) {
-    p->kernels->pvoc_analyse(p, in, position, onset);
+void mx_pvoc_analyse_mapped(mx_pvoc *restrict p, const float *const *in, double position, double exact, double onset) {
+    p->kernels->pvoc_analyse(p, in, position, exact, onset);
 }
 
 void mx_pvoc_synthesise(mx_pvoc *restrict p, float *const *out, int reset) {

@@ -59,6 +59,8 @@ typedef struct {
     float *omega;            /* bins: instantaneous frequency of the sum, radians per input frame */
     float *local_time;       /* bins: the sum's reassigned time, input frames from the centre */
     double position;         /* input frame of the frame's centre */
+    double exact;            /* where the time map puts the frame's centre, unrounded (else position) */
+    double map_scale;        /* the output hop over the time map's input hop from the last frame (0: none) */
     float rise;              /* the share of its magnitude that is new since the previous frame */
     size_t kept_from, kept_to;   /* the frame's input that was analysed: [kept_from, kept_to) of n (onset cuts) */
     float log_max;           /* the largest of sum_log over the band */

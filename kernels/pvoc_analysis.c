@@ -63,7 +63,8 @@ static const float *mx_frame_mix(mx_pvoc *restrict p, const float *const *in) {
 }
 
 /* The part of the frame read, [*start, *cut) of its n input frames (all of it unless
- * stretching: the input hop hop_in below the output's). Stretching by R, the frame's input
+ * stretching: the time map's input hop hop_map, unrounded, below the output's; the rounded
+ * centres' hop_in measures the reach behind). Stretching by R, the frame's input
  * at d frames from its centre sounds at R d from the centre of its output, where it keeps
  * its shape (an onset, by its phases):
  * - an onset d ahead lands (R - 1) d early: pre-echo. Cut from the frame, it first
@@ -72,12 +73,12 @@ static const float *mx_frame_mix(mx_pvoc *restrict p, const float *const *in) {
  * - an onset more than n / 2R behind lands past the frame's start, and wraps round to
  *   its end: an echo a frame later. The frame's input before n / 2R is left out then
  *   (a frame of 2048 at R = 2: an echo of a click went from -25 to -X dB). */
-static void mx_frame_extent(mx_pvoc *restrict p, const float *mix, double centre, double hop_in, double onset,
-                            size_t *start, size_t *cut) {
+static void mx_frame_extent(mx_pvoc *restrict p, const float *mix, double centre, double hop_in, double hop_map,
+                            double onset, size_t *start, size_t *cut) {
     size_t n = p->n;
     *start = 0;
     *cut = n;
-    if (!(hop_in > 0 && hop_in < (double)p->hop)) return;
+    if (!(hop_map > 0 && hop_map < (double)p->hop)) return;
     double first = centre - (double)(n / 2);   /* the input frame at the frame's start */
     if (onset != onset) *cut = mx_onset_ahead(p, mix);
     else *cut = onset >= (double)n ? n : onset <= (double)(n / 2) ? n / 2 : (size_t)ceil(onset);
@@ -269,18 +270,26 @@ static float mx_rise(const mx_pvoc *restrict p, const mx_pv_frame *f, const mx_p
  * and the phases measured from there. Centred on the input frame instead, a stationary
  * partial's main lobe took the offset as a slope across its bins, which the synthesis
  * moved off its window: a tone that stops rang on 7 dB longer at 5/4. */
-void MX_PVOC_VARIANT(mx_pvoc_analyse)(mx_pvoc *restrict p, const float *const *in, double position, double onset) {
+void MX_PVOC_VARIANT(mx_pvoc_analyse)(mx_pvoc *restrict p, const float *const *in, double position, double exact,
+                                      double onset) {
     unsigned state = mx_denormals_flush_begin();
     long long j = p->analysed;
     mx_pv_frame *f = &p->frames[j % MX_RING];
     mx_pv_frame *prev = j > 0 ? &p->frames[(j - 1) % MX_RING] : NULL;
     double hop_in = prev && prev->valid ? position - prev->position : 0;
+    if (exact != exact) exact = position;
+    /* Whether the frame is stretched, by the time map's hop, not the rounded centres':
+     * stretching by 1.003, those alternate 255 and 256 frames against an output hop of 256,
+     * and a frame whose hop came out 256 kept an onset ahead of its centre. That onset reset
+     * it and the frame three on, each landing it by its own rounding: a click came out as
+     * two copies 2 frames apart, its spectrum 2.7 dB low at 12 kHz (docs/spectral.md). */
+    double hop_map = prev && prev->valid ? exact - prev->exact : 0;
     const float *mix = mx_frame_mix(p, in);
     double centre = floor(position + 0.5), frac = position - centre;
     float shift_re = 1, shift_im = 0;
     if (frac != 0) { shift_re = (float)cos(2 * mx_pi * frac / (double)p->n); shift_im = (float)sin(2 * mx_pi * frac / (double)p->n); }
     size_t start, cut;
-    mx_frame_extent(p, mix, centre, hop_in, onset, &start, &cut);
+    mx_frame_extent(p, mix, centre, hop_in, hop_map, onset, &start, &cut);
     f->kept_from = start;
     f->kept_to = cut;
     mx_analyse_channels(p, f, in, start, cut, frac, shift_re, shift_im);
@@ -289,6 +298,8 @@ void MX_PVOC_VARIANT(mx_pvoc_analyse)(mx_pvoc *restrict p, const float *const *i
     mx_analyse_frequency(p, f, frac, shift_re, shift_im);
     f->rise = mx_rise(p, f, prev);
     f->position = position;
+    f->exact = exact;
+    f->map_scale = hop_map > 0 ? (double)p->hop / hop_map : 0;
     f->valid = 1;
     p->analysed = j + 1;
     mx_denormals_flush_end(state);

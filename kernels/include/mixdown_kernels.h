@@ -173,12 +173,13 @@ typedef struct mx_kernels {
                         const float *MX_RESTRICT zi, const float *MX_RESTRICT pr, const float *MX_RESTRICT pi, size_t h);
     void (*rfft_pack)(float *MX_RESTRICT zr, float *MX_RESTRICT zi, const float *MX_RESTRICT re,
                       const float *MX_RESTRICT im, const float *MX_RESTRICT pr, const float *MX_RESTRICT pi, size_t h);
-    /* The spectral stretch's frame engine, whole: a frame's analysis (mx_pvoc_analyse_onset)
+    /* The spectral stretch's frame engine, whole: a frame's analysis (mx_pvoc_analyse_mapped)
      * and synthesis (mx_pvoc_synthesise_low, `low` NULL for mx_pvoc_synthesise). One C
      * source compiled for each path (the baseline's vectors, or AVX2's eight lanes without
      * FMA): every path is bit-identical. An engine runs the table it was made with
      * (mx_pvoc_create_with). */
-    void (*pvoc_analyse)(struct mx_pvoc *MX_RESTRICT engine, const float *const *in, double position, double onset);
+    void (*pvoc_analyse)(struct mx_pvoc *MX_RESTRICT engine, const float *const *in, double position, double exact,
+                         double onset);
     void (*pvoc_synthesise)(struct mx_pvoc *MX_RESTRICT engine, float *const *out, float *const *low, int reset);
 } mx_kernels;
 
@@ -338,12 +339,18 @@ mx_pvoc *mx_pvoc_create(size_t n, size_t hop, size_t channels);
 mx_pvoc *mx_pvoc_create_with(size_t n, size_t hop, size_t channels, const mx_kernels *kernels);
 void mx_pvoc_destroy(mx_pvoc *engine);
 void mx_pvoc_analyse(mx_pvoc *MX_RESTRICT engine, const float *const *in, double position);
-/* mx_pvoc_analyse with the first onset at or after the frame's centre given: `onset` input
- * frames (of the engine's rate; fractional allowed) from the frame's first, n or more for
- * none; NaN: the engine finds it in `in`. For an engine on a decimated input, whose onsets
- * are found on the full rate (the decimating filter's pre-ringing starts a sound 1 ms
- * early), with mx_onset_ahead_of. */
-void mx_pvoc_analyse_onset(mx_pvoc *MX_RESTRICT engine, const float *const *in, double position, double onset);
+/* mx_pvoc_analyse with what a time map knows of the frame:
+ * - `exact`: where the map puts the frame's centre, unrounded (input frames of the
+ *   engine's rate; NaN: `position`). Its hop from the last frame's says whether the frame
+ *   is stretched, and so whether an onset ahead of its centre is cut from it: rounded
+ *   centres of a stretch by under 1.004 now and then advance by the output's hop.
+ * - `onset`: the first onset at or after the frame's centre, input frames (of the engine's
+ *   rate; fractional allowed) from the frame's first, n or more for none; NaN: the engine
+ *   finds it in `in`. For an engine on a decimated input, whose onsets are found on the
+ *   full rate (the decimating filter's pre-ringing starts a sound 1 ms early), with
+ *   mx_onset_ahead_of. */
+void mx_pvoc_analyse_mapped(mx_pvoc *MX_RESTRICT engine, const float *const *in, double position, double exact,
+                            double onset);
 /* The first onset at or after the centre of a frame of n frames of channels in[c]
  * (1 to 64): its offset from the frame's first frame, a multiple of MX_ONSET_BLOCK from
  * n/2 on, or n for none; mx_onset_block on the channels' sum by blocks of MX_ONSET_BLOCK,

@@ -97,10 +97,10 @@ public final class SpectralStretch: AudioNode {
         var nextAnalysed: Int64
         var nextSynthesised: Int64
         /// The inputs of the frames the helper analyses: a pointer per channel, per frame, the
-        /// frame's centre in the engine's input frames, and its first onset ahead of the
-        /// centre from its first frame (a decimated lane's, found on the full rate; NaN: the
-        /// engine finds it).
-        var jobs: [(pointers: UnsafeMutablePointer<UnsafePointer<Float>?>, position: Double, onset: Double)] = []
+        /// frame's centre in the engine's input frames (rounded as analysed, and unrounded
+        /// where the time map puts it), and its first onset ahead of the centre from its first
+        /// frame (a decimated lane's, found on the full rate; NaN: the engine finds it).
+        var jobs: [(pointers: UnsafeMutablePointer<UnsafePointer<Float>?>, position: Double, exact: Double, onset: Double)] = []
         var jobCount = 0
         /// Where the next frame adds its output: `accumulator` from `base` on. The frames
         /// before it left their tails in [base, base + size − hop); the rest is zero. The
@@ -130,7 +130,7 @@ public final class SpectralStretch: AudioNode {
             for _ in 0..<jobs {
                 let p = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: channels)
                 p.initialize(repeating: nil, count: channels)
-                self.jobs.append((p, 0, .nan))
+                self.jobs.append((p, 0, 0, .nan))
             }
         }
 
@@ -315,6 +315,15 @@ public final class SpectralStretch: AudioNode {
         Int64(FrameRounding.standard.divide(Int128(i) * Int128(lane.hop) * Int128(ratio.denominator), by: Int128(ratio.numerator)))
     }
 
+    /// `center(i, lane)` unrounded: i · hop / R input frames, where the time map puts the
+    /// frame's centre (the rounding's remainder, under one frame, is added to the rounded
+    /// centre exactly in `Double`).
+    private func exactCenter(_ i: Int64, _ lane: Lane) -> Double {
+        let q = Int128(i) * Int128(lane.hop) * Int128(ratio.denominator), d = Int128(ratio.numerator)
+        let rounded = center(i, lane)
+        return Double(rounded) + Double(q - Int128(rounded) * d) / Double(d)
+    }
+
     public func preroll(_ preroll: Preroll) throws(MixdownError) { try input.preroll(preroll) }
 
     public func prepare(maximumFrames: Int) throws(MixdownError) {
@@ -382,7 +391,7 @@ public final class SpectralStretch: AudioNode {
             let lanes = self.lanes
             helper = HelperThread(name: "mixdown.spectral", spins: 2_000) {
                 for lane in lanes {
-                    for j in 0..<lane.jobCount { mx_pvoc_analyse_onset(lane.engine, lane.jobs[j].pointers, lane.jobs[j].position, lane.jobs[j].onset) }
+                    for j in 0..<lane.jobCount { mx_pvoc_analyse_mapped(lane.engine, lane.jobs[j].pointers, lane.jobs[j].position, lane.jobs[j].exact, lane.jobs[j].onset) }
                 }
             }
         }
@@ -437,6 +446,7 @@ public final class SpectralStretch: AudioNode {
             lane.jobs[j].pointers[ch] = UnsafePointer(lane.decimation > 1 ? decimatedInput!.pointer(ch, at: start) : inputWindow!.pointer(ch, at: start))
         }
         lane.jobs[j].position = Double(center(i, lane)) / Double(lane.decimation)
+        lane.jobs[j].exact = exactCenter(i, lane) / Double(lane.decimation)
         lane.jobs[j].onset = lane.decimation > 1 ? fullRateOnset(i, lane) : .nan
     }
 
@@ -461,7 +471,7 @@ public final class SpectralStretch: AudioNode {
         try hold(through: endInput(lane.nextAnalysed, lane))
         decimate(lane, through: lane.nextAnalysed)
         aim(lane, job: 0, frame: lane.nextAnalysed)
-        mx_pvoc_analyse_onset(lane.engine, lane.jobs[0].pointers, lane.jobs[0].position, lane.jobs[0].onset)
+        mx_pvoc_analyse_mapped(lane.engine, lane.jobs[0].pointers, lane.jobs[0].position, lane.jobs[0].exact, lane.jobs[0].onset)
         lane.nextAnalysed += 1
     }
 
