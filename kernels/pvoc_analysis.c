@@ -64,7 +64,10 @@ static const float *mx_frame_mix(mx_pvoc *restrict p, const float *const *in) {
 
 /* The part of the frame read, [*start, *cut) of its n input frames (all of it unless
  * stretching: the time map's input hop hop_map, unrounded, below the output's; the rounded
- * centres' hop_in measures the reach behind). Stretching by R, the frame's input
+ * centres' hop_in measures the reach behind. Compressing too where the caller renormalises,
+ * mx_pvoc_set_cut_compressed), and *behind, where an onset found up to one input hop
+ * behind the frame's centre begins to sound, input frames from the centre (NaN: none; the
+ * landing's, mx_land). Stretching by R, the frame's input
  * at d frames from its centre sounds at R d from the centre of its output, where it keeps
  * its shape (an onset, by its phases):
  * - an onset d ahead lands (R - 1) d early: pre-echo. Cut from the frame, it first
@@ -74,22 +77,36 @@ static const float *mx_frame_mix(mx_pvoc *restrict p, const float *const *in) {
  *   its end: an echo a frame later. The frame's input before n / 2R is left out then
  *   (a frame of 2048 at R = 2: an echo of a click went from -25 to -X dB). */
 static void mx_frame_extent(mx_pvoc *restrict p, const float *mix, double centre, double hop_in, double hop_map,
-                            double onset, size_t *start, size_t *cut) {
+                            double onset, size_t *start, size_t *cut, double *behind) {
     size_t n = p->n;
     *start = 0;
     *cut = n;
-    if (!(hop_map > 0 && hop_map < (double)p->hop)) return;
+    *behind = NAN;
+    if (!(hop_map > 0 && (hop_map < (double)p->hop || (p->cut_compressed && hop_map > (double)p->hop)))) return;
     double first = centre - (double)(n / 2);   /* the input frame at the frame's start */
     if (onset != onset) *cut = mx_onset_ahead(p, mix);
     else *cut = onset >= (double)n ? n : onset <= (double)(n / 2) ? n / 2 : (size_t)ceil(onset);
     /* Each onset is found ahead of a centre before it is behind one: kept, by position. */
-    if (*cut < n && (p->onset_count == 0 || first + (double)*cut > p->onsets[(p->onset_count - 1) % MX_ONSETS_KEPT] + (double)p->onset_block))
+    if (*cut < n && (p->onset_count == 0 || first + (double)*cut > p->onsets[(p->onset_count - 1) % MX_ONSETS_KEPT] + (double)p->onset_block)) {
+        /* Where it sounds: its block's first frame at half the block's peak (a click on the
+         * block's last frame was landed by the block's start, 1.5 frames off at 1.05). */
+        size_t end = *cut + p->onset_block < n ? *cut + p->onset_block : n, at = *cut;
+        float top = 0;
+        for (size_t i = *cut; i < end; i++) top = fmaxf(top, fabsf(mix[i]));
+        while (at + 1 < end && fabsf(mix[at]) < 0.5f * top) at++;
+        p->onset_sounds[p->onset_count % MX_ONSETS_KEPT] = first + (double)at;
         p->onsets[p->onset_count++ % MX_ONSETS_KEPT] = first + (double)*cut;
+    }
     double reach = (double)(n / 2) * (1 - hop_in / (double)p->hop);
     size_t kept = p->onset_count < MX_ONSETS_KEPT ? p->onset_count : MX_ONSETS_KEPT;
     for (size_t i = 0; i < kept; i++) {
         double d = p->onsets[i] - first;
         if (d >= 0 && d < reach) *start = (size_t)reach;
+        double s = p->onset_sounds[i] - first;
+        /* Behind the centre by no more than the input hop: the onset this frame is the first
+         * to hold whole (cut from the frames before it), and resets on. */
+        if (d >= 0 && s <= (double)(n / 2) && s >= (double)(n / 2) - hop_in - 1 && !(s - (double)(n / 2) <= *behind))
+            *behind = s - (double)(n / 2);
     }
 }
 
@@ -289,7 +306,9 @@ void MX_PVOC_VARIANT(mx_pvoc_analyse)(mx_pvoc *restrict p, const float *const *i
     float shift_re = 1, shift_im = 0;
     if (frac != 0) { shift_re = (float)cos(2 * mx_pi * frac / (double)p->n); shift_im = (float)sin(2 * mx_pi * frac / (double)p->n); }
     size_t start, cut;
-    mx_frame_extent(p, mix, centre, hop_in, hop_map, onset, &start, &cut);
+    double behind;
+    mx_frame_extent(p, mix, centre, hop_in, hop_map, onset, &start, &cut, &behind);
+    f->onset_behind = behind - frac;
     f->kept_from = start;
     f->kept_to = cut;
     mx_analyse_channels(p, f, in, start, cut, frac, shift_re, shift_im);

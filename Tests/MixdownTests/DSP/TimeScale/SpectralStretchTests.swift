@@ -345,10 +345,12 @@ import MixdownKernels
     /// The long frame alone (no crossover: the jobs' stretch near ratio 1) renormalises after
     /// an onset: decaying noise bursts after silence (castanets: 6 ms, one every 200 ms)
     /// keep their level. Each burst's first 10 ms where the time map puts it is within 1 dB
-    /// of the input's, and their mean within 0.3 dB (measured: +0.10 to +0.18 dB at 21/20,
-    /// +0.21 to +0.34 at 11/10, -0.74 to +0.01 at 1.003). Each lands where its phase reset
-    /// puts it: the best lag of the first 10 ms within (R - 1) times half a frame, plus 2
-    /// (the reset frame moves by R - 1 times its energy's centre). Divided by the whole
+    /// of the input's, and their mean within 0.4 dB (measured: +0.10 to +0.18 dB at 21/20,
+    /// +0.21 to +0.34 at 11/10, -0.74 to +0.01 at 1.003, when each landed up to (R - 1) times
+    /// half a frame late; landed where the onset begins, the mean is +0.36 at 11/10: a
+    /// landed burst weighs w(d) w(R d) in each frame that holds it, the renormalisation w^2).
+    /// Each lands on its onset: the best lag of the first 10 ms within 2 frames (the reset
+    /// frame moves by R - 1 times where its onset begins to sound, mx_land). Divided by the whole
     /// window sum, only the frames centred after an onset held the burst: the means were
     /// -2.53, -3.55 and -3.61 dB at 1.003, 21/20 and 11/10. The node alone, at block sizes
     /// 4096 and 1.
@@ -362,7 +364,7 @@ import MixdownKernels
             var levels: [Double] = []
             defer {
                 let mean = levels.reduce(0, +) / Double(levels.count)
-                #expect(abs(mean) < 0.3, "\(ratio), blocks of \(sizes): the bursts' mean \(String(format: "%+.2f", mean)) dB")
+                #expect(abs(mean) < 0.4, "\(ratio), blocks of \(sizes): the bursts' mean \(String(format: "%+.2f", mean)) dB")
             }
             for k in 1..<19 {
                 let p = k * period, o = Int(FrameRounding.standard.divide(Int128(p) * Int128(ratio.numerator), by: Int128(ratio.denominator)))
@@ -371,7 +373,7 @@ import MixdownKernels
                 levels.append(level)
                 #expect(abs(level) < 1, "\(ratio), blocks of \(sizes), burst \(k): \(String(format: "%+.2f", level)) dB")
                 let lag = bestLag(Array(x[(p - 24)..<(p + 504)]), Array(y[(o - 24)..<(o + 504)]), start: 24, length: 480, maxLag: 24)
-                #expect(Double(abs(lag)) <= abs(ratio.doubleValue - 1) * 1024 + 2, "\(ratio), burst \(k): lands \(lag) frames off")
+                #expect(abs(lag) <= 2, "\(ratio), burst \(k): lands \(lag) frames off")
             }
         }
     }
