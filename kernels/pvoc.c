@@ -102,7 +102,7 @@ mx_pvoc *mx_pvoc_create_with(size_t n, size_t hop, size_t channels, const mx_ker
 
 void mx_pvoc_set_deficit(mx_pvoc *p, float *deficit) { p->deficit = deficit; }
 
-void mx_pvoc_set_cut_compressed(mx_pvoc *p, int cut) { p->cut_compressed = cut != 0; }
+void mx_pvoc_set_renormalised(mx_pvoc *p, int renormalised) { p->renormalised = renormalised != 0; }
 
 void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double position) {
     p->kernels->pvoc_analyse(p, in, position, NAN, NAN);

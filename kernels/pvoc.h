@@ -61,7 +61,7 @@ typedef struct {
     double position;         /* input frame of the frame's centre */
     double exact;            /* where the time map puts the frame's centre, unrounded (else position) */
     double map_scale;        /* the output hop over the time map's input hop from the last frame (0: none) */
-    double onset_behind;     /* the last onset found at or behind the centre, input frames from it (NaN: none) */
+    double onset_behind;     /* where an onset up to one input hop behind the centre begins to sound, input frames from it (NaN: none) */
     float rise;              /* the share of its magnitude that is new since the previous frame */
     size_t kept_from, kept_to;   /* the frame's input that was analysed: [kept_from, kept_to) of n (onset cuts) */
     float log_max;           /* the largest of sum_log over the band */
@@ -128,7 +128,7 @@ struct mx_pvoc {
     size_t follow_hi;
     /* Where the next frame adds the window products its cut input left out (mx_pvoc_set_deficit). */
     float *deficit;
-    int cut_compressed;      /* a compressed frame is cut at an onset ahead too (mx_pvoc_set_cut_compressed) */
+    int renormalised;        /* the caller renormalises by the deficit (mx_pvoc_set_renormalised) */
     /* Frames synthesised since the last phase reset (from the first frame on). */
     long long since_reset;
     /* Onset blocks, in this engine's frames (MX_ONSET_BLOCK, or less on a decimated input:

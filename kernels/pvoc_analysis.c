@@ -65,7 +65,7 @@ static const float *mx_frame_mix(mx_pvoc *restrict p, const float *const *in) {
 /* The part of the frame read, [*start, *cut) of its n input frames (all of it unless
  * stretching: the time map's input hop hop_map, unrounded, below the output's; the rounded
  * centres' hop_in measures the reach behind. Compressing too where the caller renormalises,
- * mx_pvoc_set_cut_compressed), and *behind, where an onset found up to one input hop
+ * mx_pvoc_set_renormalised), and *behind, where an onset found up to one input hop
  * behind the frame's centre begins to sound, input frames from the centre (NaN: none; the
  * landing's, mx_land). Stretching by R, the frame's input
  * at d frames from its centre sounds at R d from the centre of its output, where it keeps
@@ -82,7 +82,7 @@ static void mx_frame_extent(mx_pvoc *restrict p, const float *mix, double centre
     *start = 0;
     *cut = n;
     *behind = NAN;
-    if (!(hop_map > 0 && (hop_map < (double)p->hop || (p->cut_compressed && hop_map > (double)p->hop)))) return;
+    if (!(hop_map > 0 && (hop_map < (double)p->hop || (p->renormalised && hop_map > (double)p->hop)))) return;
     double first = centre - (double)(n / 2);   /* the input frame at the frame's start */
     if (onset != onset) *cut = mx_onset_ahead(p, mix);
     else *cut = onset >= (double)n ? n : onset <= (double)(n / 2) ? n / 2 : (size_t)ceil(onset);

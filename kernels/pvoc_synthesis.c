@@ -148,6 +148,12 @@ static inline size_t mx_pack8(uint32_t *restrict list, size_t count, unsigned ma
 }
 #endif
 
+/* R for frame f by the time map (its unrounded hop), or `time_scale` (the rounded centres')
+ * for a first frame. */
+static inline double mx_map_scale(const mx_pv_frame *f, float time_scale) {
+    return f->map_scale > 0 ? f->map_scale : (double)time_scale;
+}
+
 /* A phase reset lands the frame where the time map puts it. The analysis phases sound the
  * frame's content d frames from its centre at d from the output's centre; the map puts it at
  * R (d + e), e the centre's rounding (position - exact), with R and the centre the map's
@@ -155,23 +161,25 @@ static inline size_t mx_pack8(uint32_t *restrict list, size_t count, unsigned ma
  * fractional shift of a click rings over the frame (-60 dB), and a shift per bin by its own
  * local time smears it (a bin's local time is noisy to a frame, which turns into a phase
  * error of pi at bin n/4). The d is its energy's centre in time (the reassigned local
- * times, weighted by energy); compressing, where the onset the frame was cut for begins to
- * sound (f->onset_behind), so that the attack lands on round(R T) and what follows it moves
+ * times, weighted by energy); where the caller renormalises (mx_pvoc_set_renormalised: the
+ * long frame alone, near 1), where the onset the frame was cut for begins to sound
+ * (f->onset_behind), so that the attack lands on round(R T) and what follows it moves
  * instead.
  * Measured: through the long frame alone, a click stretched by 2 lands on its frame with
  * nothing above -120 dB in the 20 ms either side; round-trip PESQ on 20 espeak-ng
  * sentences +0.06, +0.02, -0.01 and +0.10 at 0.5, 0.8, 1.25 and 2 over the slope alone.
  * By the energy's centre a chord's attack after silence landed (1 - R) times its centre's
  * distance from the onset early when compressing (its first 3 ms 0.45 dB off at 0.95, the
- * 2 ms before it -6.9 dB). Stretching it lands that much late (16 frames at 1.05), which
- * stays: by the onset, bursts of noise came out 0.36 dB loud at 1.1 and a tone that stops
- * rang on 1.6 dB longer at 3/2. By the rounded centres and time scale 150 clicks landed up
- * to 1.16 frames off, now within 0.5. */
+ * 2 ms before it -6.9 dB), and that much late when stretching (16 frames at 1.05; by the
+ * onset its first 3 ms 0.11 dB off, 0.17 before, and bursts of noise 0.36 dB loud at 1.1).
+ * With two resolutions the energy's centre stays: by the onset a tone that stops rang on
+ * 1.6 dB longer at 3/2. By the rounded centres and time scale 150 clicks landed up to 1.16
+ * frames off, now within 0.5. */
 static void mx_land(const mx_pvoc *restrict p, const mx_pv_frame *restrict f, float *restrict phase, float time_scale,
                     size_t lo, size_t hi) {
     size_t n = p->n;
-    double scale = f->map_scale > 0 ? f->map_scale : (double)time_scale;
-    double centre = p->cut_compressed ? f->onset_behind : NAN;
+    double scale = mx_map_scale(f, time_scale);
+    double centre = p->renormalised ? f->onset_behind : NAN;
     if (centre != centre) {
         double weighted = 0, energy = 0;
         for (size_t k = lo; k < hi; k++) {
@@ -789,7 +797,7 @@ static void mx_add_deficit(mx_pvoc *restrict p, const mx_pv_frame *restrict f, f
     double half = (double)(n / 2);
     const float *restrict w = p->window;
     float *restrict d = p->deficit;
-    double scale = f->map_scale > 0 ? f->map_scale : (double)time_scale;
+    double scale = mx_map_scale(f, time_scale);
     for (size_t i = 0; i < n; i++) {
         double at = half + ((double)i - half) / scale + (f->exact - f->position);
         if (at < (double)f->kept_from || at + 1.0 >= (double)f->kept_to) d[i] += w[i] * w[i];

@@ -388,11 +388,12 @@ void mx_pvoc_follow(mx_pvoc *engine, const float *phases, size_t below);
  * offset from the centre. NULL (the default): nothing is added. The caller owns the
  * buffer and overlap-adds it as `out`. */
 void mx_pvoc_set_deficit(mx_pvoc *engine, float *deficit);
-/* Whether a compressed frame (the time map's input hop over the output's) is cut at an onset
- * ahead of its centre too, as a stretched one always is; for a caller that renormalises by
- * the deficit (mx_pvoc_set_deficit), which alone keeps an onset's level where its frames
- * were cut. Off by default. */
-void mx_pvoc_set_cut_compressed(mx_pvoc *engine, int cut);
+/* Whether the caller renormalises by the deficit (mx_pvoc_set_deficit), which alone keeps an
+ * onset's level where its frames were cut. Then a compressed frame (the time map's input hop
+ * over the output's) is cut at an onset ahead of its centre too, as a stretched one always
+ * is, and a reset lands by where its onset begins to sound rather than by its energy's
+ * centre. Off by default. */
+void mx_pvoc_set_renormalised(mx_pvoc *engine, int renormalised);
 /* The synthesis phases of the last frame synthesised as a frame half as long sees them:
  * dst[m], m < count, the phase of bins 2m - 3 to 2m + 3 summed at their magnitudes and
  * phases, weighted by a Hann kernel at half-bin steps. A bin too quiet to have a phase of

@@ -346,8 +346,8 @@ public final class SpectralStretch: AudioNode {
                     throw .invalidParameter(name: "spectral stretch", value: "a crossover at \(c) Hz", reason: "must lie below the Nyquist frequency")
                 }
             }
-            // Renormalised, a frame is cut at an onset ahead compressing too (docs/spectral.md).
-            mx_pvoc_set_cut_compressed(e, renormalises && d == 1 ? 1 : 0)
+            // Renormalised: cut at an onset compressing too, and landed by it (docs/spectral.md).
+            mx_pvoc_set_renormalised(e, renormalises && d == 1 ? 1 : 0)
             if let c = crossoverHz, k == 1 {
                 // The short frame's bins to two past the crossover's top: a partial sounding in
                 // the crossover has its short frame's main lobe (two bins each side) there, and
