@@ -30,12 +30,30 @@ VOICES = ["en", "en-us", "en+f3", "en+m3", "en-gb-x-rp"]
 
 
 def write(path, x, rate=RATE):
+    """16-bit WAV, x scaled by 32768 and clipped (libsndfile's and Mixdown's convention, the
+    inverse of read(): a sample read from a 16-bit file is written back to the same bits)."""
     x = np.atleast_2d(x)
     with wave.open(path, "wb") as w:
         w.setnchannels(x.shape[0])
         w.setsampwidth(2)
         w.setframerate(rate)
-        w.writeframes((np.clip(x.T, -1, 1) * 32767).round().astype("<i2").tobytes())
+        w.writeframes(np.clip((x.T * 32768).round(), -32768, 32767).astype("<i2").tobytes())
+
+
+def write_float(path, x, rate=RATE):
+    """32-bit float WAV: what Mixdown is given, so it reads the samples the in-process peers
+    are given (float32), not a 16-bit rounding of them."""
+    from scipy.io import wavfile
+    wavfile.write(path, rate, np.ascontiguousarray(np.atleast_2d(x).T, dtype=np.float32))
+
+
+def read_float(path):
+    import warnings
+    from scipy.io import wavfile
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", wavfile.WavFileWarning)   # a PEAK or fact chunk
+        _, y = wavfile.read(path)
+    return np.atleast_2d(np.asarray(y, dtype=np.float64).T)
 
 
 def read(path):
@@ -167,13 +185,17 @@ def recorded(work, quick):
 # ---- Stretchers: each returns the output (channels x frames) for ratio R = output/input.
 
 def mixdown(algorithm, baseline=False):
+    # Through 32-bit float files both ways, as the peers run in process on float32: Mixdown
+    # writes its input's precision, so its output is not rounded to 16 bits either (through
+    # 16-bit files, a 32767/32768 scaling left every level 0.00027 dB low, and the rounding
+    # noise moved phases and pitches by 1e-4 degrees and 1e-3 cents).
     def run(x, r, work, frames):
         i, o = f"{work}/in.wav", f"{work}/out.wav"
-        write(i, x)
+        write_float(i, x)
         subprocess.run([ARGS.baseline if baseline else ARGS.mixdown, "stretch", i, o, "--to-frames", str(frames),
                         "--algorithm", ARGS.baseline_algorithm if baseline else algorithm,
                         "--overwrite", "--quiet"], check=True)
-        return read(o)
+        return read_float(o)
     return run
 
 
@@ -200,9 +222,9 @@ def pedalboard_r3(x, r, work, frames):
 def rubberband_cli(engine):
     def run(x, r, work, frames):
         i, o = f"{work}/in.wav", f"{work}/out.wav"
-        write(i, x)
+        write_float(i, x)
         subprocess.run(["rubberband", "-q", "-D", f"{frames / RATE:.9f}", engine, i, o], check=True, capture_output=True)
-        return read(o)
+        return read_float(o)
     return run
 
 
@@ -384,8 +406,9 @@ def single_metrics(name, x, y, r):
     return out
 
 
-# Part of the cache's keys: raised when an engine's rows gain a metric.
-METRICS_VERSION = 2
+# Part of the cache's keys: raised when an engine's rows gain a metric or are measured
+# differently (3: Mixdown and the rubberband CLI through float files, and write() the inverse of read()).
+METRICS_VERSION = 3
 HIGHER_IS_BETTER = {"PESQ-WB round trip", "ViSQOL round trip"}
 METRICS = ["PESQ-WB round trip", "ViSQOL round trip", "log-spectral distance, speech round trip (dB)",
            "log-spectral distance, music round trip (dB)", "log-spectral distance, synth round trip (dB)",
