@@ -453,7 +453,7 @@ public struct CompositionRender: Sendable {
                 }
             case .splice:
                 make = { () throws(MixdownError) in
-                    try mapped(SpliceStretch(input: atOutputRate(), ratio: StretchRatio(n, converted), outputFrames: n))
+                    try mapped(SpliceStretch.guarded(input: atOutputRate(), ratio: StretchRatio(n, converted), outputFrames: n))
                 }
             case .spectral:
                 make = { () throws(MixdownError) in

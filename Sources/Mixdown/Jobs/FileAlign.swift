@@ -202,7 +202,7 @@ public struct FileAlign: Sendable {
                     let ratio = StretchRatio(count, base.length!)
                     switch chosen {
                     case .wsola: return try WSOLAStretch(input: base, ratio: ratio, outputFrames: count)
-                    case .splice: return try SpliceStretch(input: base, ratio: ratio, outputFrames: count)
+                    case .splice: return try SpliceStretch.guarded(input: base, ratio: ratio, outputFrames: count)
                     case .spectral: return try SpectralStretch.guarded(input: base, ratio: ratio, outputFrames: count, threads: threads)
                     default: return try FileStretch.rubberBand(makeInput: atRate, ratio: ratio, outputFrames: count, quality: quality)
                     }

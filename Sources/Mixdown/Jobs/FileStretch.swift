@@ -245,7 +245,7 @@ public struct FileStretch: Sendable {
             node = try WSOLAStretch(input: ReadAhead(input: try FileSource(decoder: reader, range: nil)), ratio: ratio, outputFrames: outFrames)
         case .splice:
             engine = nil
-            node = try SpliceStretch(input: ReadAhead(input: try FileSource(decoder: reader, range: nil)), ratio: ratio, outputFrames: outFrames)
+            node = try SpliceStretch.guarded(input: ReadAhead(input: try FileSource(decoder: reader, range: nil)), ratio: ratio, outputFrames: outFrames)
         case .spectral:
             engine = nil
             node = try SpectralStretch.guarded(input: ReadAhead(input: try FileSource(decoder: reader, range: nil)), ratio: ratio, outputFrames: outFrames,

@@ -34,6 +34,9 @@ final class PeakGuard: AudioNode {
     private let reach: Int64
     private let reachBack: Int64
     private let lookAhead: Int
+    /// Whether a ceiling is never under the input's own peak there (the splice's guard: a
+    /// frame it copies passes bit for bit, a full-scale one too).
+    private let keepsInputPeaks: Bool
     /// Output frames held beyond a call's needs while the stretch reads on to the input a
     /// ceiling needs (it reads about half a frame ahead of what it gives).
     private var slack: Int { Int(min(Int64(1 << 20), 8 * reach * max(1, (ratio.numerator + ratio.denominator - 1) / ratio.denominator))) + 8192 }
@@ -61,7 +64,11 @@ final class PeakGuard: AudioNode {
     /// `reach`, `reachBack`: input frames after and before t / R whose peak bounds output
     /// frame t (ahead: no further than the stretch has read when it gives t, so the bound
     /// does not depend on how far it read: the same samples at every block size).
-    init(input: AudioNode, envelope: PeakEnvelope, ratio: StretchRatio, reach: Int64, reachBack: Int64, lookAhead: Int = 128) {
+    /// `keepsInputPeaks`: no ceiling under the input's own peak (by default a full-scale
+    /// input's is just under full scale, so an integer output clips nowhere).
+    init(input: AudioNode, envelope: PeakEnvelope, ratio: StretchRatio, reach: Int64, reachBack: Int64, lookAhead: Int = 128,
+         keepsInputPeaks: Bool = false) {
+        self.keepsInputPeaks = keepsInputPeaks
         self.input = ContractCheck.wrap(input)
         self.envelope = envelope
         self.ratio = ratio
@@ -99,7 +106,8 @@ final class PeakGuard: AudioNode {
     private func ceiling(_ range: Range<Int64>, back: Int64? = nil) -> Float {
         let peak = envelope.peak((inputFrame(range.lowerBound) - (back ?? reachBack))..<(inputFrame(range.upperBound - 1) + reach + 1))
         let c = peak * Self.headroom
-        return peak <= 1 ? min(c, Self.belowFullScale) : c
+        let limit = peak <= 1 ? min(c, Self.belowFullScale) : c
+        return keepsInputPeaks ? max(limit, peak) : limit
     }
 
     /// The ceiling a block's output `peak` passes, or nil when it stays under it. The

@@ -126,6 +126,27 @@ public final class SpliceStretch: AudioNode {
 
     deinit { scores?.deallocate() }
 
+    /// The jobs' splice (`auto` near 1, `--algorithm splice`): this stretch with its peaks
+    /// bounded by its input's (`PeakGuard`: at most 0.9 dB above the input's peak from half
+    /// a second before where the time map puts each output frame to `guardReach` after,
+    /// below full scale where the input is, and never under the input's own peak there).
+    /// The copied input and the crossfades (each sample between its two sources) never pass
+    /// it, so they stay the input's bits; what the continuation makes can: its turned
+    /// partials meet in new phases. An hour of orchestral music by 1.003 put 236 frames at
+    /// full scale where the input peaked 0.4 dB under it (a 16-bit output clipped them).
+    public static func guarded(input: AudioNode, ratio: StretchRatio, outputFrames: Int64? = nil) throws(MixdownError) -> AudioNode {
+        let envelope = PeakEnvelope()
+        let splice = try SpliceStretch(input: InputTap(input: input, envelope: envelope), ratio: ratio, outputFrames: outputFrames)
+        return PeakGuard(input: splice, envelope: envelope, ratio: ratio, reach: Int64(splice.guardReach),
+                         reachBack: Int64(input.format.sampleRate / 2), keepsInputPeaks: true)
+    }
+
+    /// Input frames after where the time map puts an output frame that it may hold: the
+    /// deviation's bound, a skip, its crossfade, and half a continuation frame.
+    var guardReach: Int {
+        bound + longestJump + crossfade + PhaseContinuation.frameLength(sampleRate: format.sampleRate) / 2
+    }
+
     public func preroll(_ preroll: Preroll) throws(MixdownError) { try input.preroll(preroll) }
 
     public func prepare(maximumFrames: Int) throws(MixdownError) {

@@ -220,4 +220,72 @@ import Testing
             }
         }
     }
+
+    /// Five partials (110 Hz to 1.6 kHz) and noise bursts every 6,800 frames, peaking at
+    /// 0.97 (a deterministic generator: the same samples on every machine).
+    static func partialsAndBursts(seconds: Int = 4) -> [Float] {
+        let rate = 48_000.0, n = seconds * 48_000
+        func fraction(_ v: Double) -> Double { v - v.rounded(.down) }
+        var state: UInt32 = 12_349
+        var x = [Double](repeating: 0, count: n)
+        for i in 0..<n {
+            let t = Double(i) / rate
+            for j in 0..<5 {
+                let f = 110 + 1_500 * fraction(Double(j + 4) * 0.618_033_988_7), a = 0.4 + 0.6 * fraction(Double(j) * 0.414_213_56)
+                x[i] += a * sin(2 * Double.pi * f * t + Double(j * j))
+            }
+            state = state &* 1_664_525 &+ 1_013_904_223
+            x[i] += 3.4 * (Double(state >> 8) / 16_777_216 - 0.5) * exp(-Double(i % 6_800) / 300)
+        }
+        let peak = x.map(abs).max()!
+        return x.map { Float(0.97 * $0 / peak) }
+    }
+
+    /// The jobs' splice (`SpliceStretch.guarded`) keeps what the continuation makes under full
+    /// scale where the input peaks under it, and passes every other frame bit for bit. In
+    /// five partials with noise bursts no jump matches, so the splices go through the
+    /// continuation, whose turned partials meet the bursts in new phases: the plain splice
+    /// peaks at 1.025 (99/100) and 1.027 (101/100) where the input's peak is 0.97, and a 16-bit
+    /// output clipped there. Guarded, every sample is at most 32767/32768, and each frame
+    /// it changed lies within the guard's fall and recovery (2 x 128 frames, in blocks of
+    /// 64) of a frame over that. The same samples at every block size.
+    @Test(arguments: [StretchRatio(99, 100), StretchRatio(101, 100)])
+    func theContinuationsOvershootStaysUnderFullScale(ratio: StretchRatio) throws {
+        let x = Self.partialsAndBursts()
+        let plain = try renderAll(SpliceStretch(input: ArraySource(planes: [x, x]), ratio: ratio), blockSizes: [4096])
+        let guarded = try renderAll(SpliceStretch.guarded(input: ArraySource(planes: [x, x]), ratio: ratio), blockSizes: [4096])
+        let ceiling = PeakGuard.belowFullScale
+        #expect(plain[0].map(abs).max()! > 1, "\(ratio): the plain splice's peak \(plain[0].map(abs).max()!)")
+        #expect(guarded[0].count == Int(ratio.outputFrames(forInput: Int64(x.count))) && guarded[1].count == guarded[0].count)
+        #expect(guarded.allSatisfy { $0.allSatisfy { abs($0) <= ceiling } }, "\(ratio): guarded peak \(guarded[0].map(abs).max()!)")
+        let over = plain[0].indices.filter { abs(plain[0][$0]) > ceiling }
+        let changed = plain[0].indices.filter { plain[0][$0] != guarded[0][$0] || plain[1][$0] != guarded[1][$0] }
+        #expect(!changed.isEmpty)
+        try #require(!over.isEmpty)
+        var k = 0
+        for i in changed {
+            while k + 1 < over.count && over[k + 1] <= i { k += 1 }
+            let nearest = min(abs(over[k] - i), k + 1 < over.count ? abs(over[k + 1] - i) : Int.max)
+            #expect(nearest <= 2 * 128 + 64, "\(ratio): frame \(i) changed, \(nearest) frames from the nearest over full scale")
+            if nearest > 2 * 128 + 64 { break }
+        }
+        let irregular = try renderAll(SpliceStretch.guarded(input: ArraySource(planes: [x, x]), ratio: ratio), blockSizes: [1, 64, 777, 4096, 512])
+        #expect(irregular == guarded, "\(ratio): the samples depend on the block sizes")
+    }
+
+    /// The guard keeps the splice's promise for a full-scale input: bursts of ±1 after silence
+    /// come out bit for bit where the ratio puts them (a guard whose ceiling is just under full
+    /// scale, as the spectral stretch's is, scaled them by 32767/32768).
+    @Test(arguments: [StretchRatio(19, 20), StretchRatio(1003, 1000)])
+    func aFullScaleInputPassesTheGuardBitForBit(ratio: StretchRatio) throws {
+        let (noise, starts) = Self.bursts(count: 6, burst: 960, every: 14_400)
+        let x = noise.map { $0 == 0 ? Float(0) : ($0 > 0 ? 1 : -1) }
+        let out = try renderAll(SpliceStretch.guarded(input: ArraySource(planes: [x, x]), ratio: ratio), blockSizes: [4096])
+        let m = ratio.outputFrames(forInput: Int64(x.count))
+        #expect(out[0].count == Int(m))
+        for s in starts {
+            let at = Int(FrameRounding.standard.divide(Int128(s) * Int128(m), by: Int128(x.count)))
+            #expect(Array(out[0][at..<(at + 960)]) == Array(x[s..<(s + 960)]), "burst at \(s), ratio \(ratio)")
+        }
+    }
 }
