@@ -94,7 +94,7 @@ mx_pvoc *mx_pvoc_create_with(size_t n, size_t hop, size_t channels, const mx_ker
     p->shifted_f = NAN;
     p->follow = malloc(b * sizeof(float));
     p->steps = malloc(5 * b * sizeof(float));
-    p->refine = calloc(15 * (b + 2), sizeof(float));
+    p->refine = calloc(MX_REFINE_ARRAYS * (b + 2 * MX_REFINE_PAD), sizeof(float));
     p->shifted = malloc(n * sizeof(float));
     if (!p->follow || !p->steps || !p->refine || !p->shifted) { mx_pvoc_destroy(p); return NULL; }
     return p;

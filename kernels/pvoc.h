@@ -35,6 +35,10 @@
  * k needs 2k + 2 (SpectralStretch's steps of eight long hops: k = 16 for the short frame's
  * lane, 34 frames). */
 #define MX_RING 40
+/* mx_refine_phases' scratch: MX_REFINE_ARRAYS arrays of the bins and MX_REFINE_PAD more
+ * either side (the sweep reads three bins past the band's ends). */
+#define MX_REFINE_ARRAYS 23
+#define MX_REFINE_PAD 3
 
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_elementwise_sqrt)
