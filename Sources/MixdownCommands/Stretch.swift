@@ -10,8 +10,8 @@ struct Stretch: ParsableCommand {
         R is output length over input length. The output has exactly round(N x R) frames
         (N the input's frames, half away from zero), or exactly the target given by
         --to-frames, --to-duration or --match. auto uses varispeed below 5 cents of pitch
-        change (|R - 1| < 29/10000, on the exact ratio), splice from there to 1.5 % longer
-        and 1.25 % shorter (R from 79/80 to 203/200), and Mixdown's spectral stretch beyond.
+        change (|R - 1| < 29/10000, on the exact ratio) and Mixdown's spectral stretch from
+        there.
         """))
 
     @OptionGroup var files: FileArguments

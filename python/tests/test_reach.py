@@ -147,9 +147,11 @@ def test_auto_says_before_a_long_slow_stretch(tmp_path):
     assert p.notice and p.notice.startswith(f"auto chose {p.algorithm}") and "--algorithm varispeed" in p.notice
     assert mixdown.plan(long, ratio="1.0001").notice is None
     assert mixdown.plan(long, ratio="1.02", algorithm="wsola").notice is None
-    # Near 1, auto splices: fast, so no notice.
+    # Near 1 too, auto keeps the pitch through the spectral stretch and says so; the
+    # splice, by name, is fast: no notice.
     near = mixdown.plan(long, ratio="1.003")
-    assert near.algorithm == "splice" and near.notice is None and near.frames == 86659200
+    assert near.algorithm == "spectral" and near.notice and near.frames == 86659200
+    assert mixdown.plan(long, ratio="1.003", algorithm="splice").notice is None
     with warnings.catch_warnings():
         warnings.simplefilter("error", mixdown.SlowStretchWarning)
         with pytest.raises(mixdown.SlowStretchWarning, match="auto chose"):

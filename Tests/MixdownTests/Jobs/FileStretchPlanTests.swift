@@ -36,9 +36,15 @@ struct FileStretchPlanTests {
         let notice = try #require(plan.notice)
         #expect(notice.hasPrefix("auto chose \(plan.algorithm.rawValue) to keep the pitch (the ratio 1.02 changes the length by 2 %"), "\(notice)")
         #expect(notice.contains("for 0:30:00.000000 of 2 channels") && notice.contains("--algorithm varispeed takes under a second and moves the pitch by -34.3 cents"), "\(notice)")
-        // Near 1 auto splices, which is fast: no notice.
+        // Near 1 too auto keeps the pitch through the spectral stretch, and says so for a
+        // long file; the splice, chosen by name, is fast: no notice.
         let near = try FileStretch(input: path, output: "unused.wav", target: .ratio(StretchRatio(1003, 1000))).plan()
-        #expect(near.algorithm == .splice && near.notice == nil && near.outputFrames == 86_659_200)
+        #expect(near.algorithm == .spectral && near.outputFrames == 86_659_200)
+        let nearNotice = try #require(near.notice)
+        #expect(nearNotice.hasPrefix("auto chose spectral to keep the pitch (the ratio 1.003 changes the length by 0.3 %"), "\(nearNotice)")
+        var spliced = FileStretch(input: path, output: "unused.wav", target: .ratio(StretchRatio(1003, 1000)))
+        spliced.algorithm = .splice
+        #expect(try spliced.plan().notice == nil)
 
         // Chosen by name: the user knows what they asked for.
         var named = job

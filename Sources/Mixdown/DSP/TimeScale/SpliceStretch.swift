@@ -2,10 +2,9 @@ import Foundation
 import MixdownKernels
 
 /// Splicing: changes duration and keeps pitch by passing the input through untouched and
-/// taking up the time at a few places, chosen where it is least heard. The stretch for
-/// ratios near 1 (`auto` from 5 cents to `TimeScaleAlgorithm.spliceLimit`): at 1.003 a
-/// splice of a few milliseconds every few seconds, and every frame between splices is the
-/// input's, bit for bit.
+/// taking up the time at a few places, chosen where it is least heard. For ratios near 1,
+/// by name (`--algorithm splice`): at 1.003 a splice of a few milliseconds every few
+/// seconds, and every frame between splices is the input's, bit for bit.
 ///
 /// A splice at input frame q jumps by J frames: J < 0 repeats the |J| frames before q
 /// (lengthens), J > 0 skips the J frames after q (shortens), across a raised-cosine
