@@ -60,7 +60,7 @@ typedef enum mixdown_status {
 
 /* Time-scale algorithms (the CLI's --algorithm). */
 typedef enum mixdown_algorithm {
-    MIXDOWN_ALGORITHM_AUTO = 0,       /* varispeed under 0.29 %, splice to +1.5 % / -1.25 %, else spectral */
+    MIXDOWN_ALGORITHM_AUTO = 0,       /* varispeed under 0.29 %, else spectral */
     MIXDOWN_ALGORITHM_VARISPEED = 1,  /* resampling: pitch follows speed (drift correction) */
     MIXDOWN_ALGORITHM_WSOLA = 2,      /* time domain, pitch kept */
     MIXDOWN_ALGORITHM_RUBBERBAND = 3, /* Rubber Band, pitch kept (when built with it) */

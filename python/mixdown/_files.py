@@ -149,7 +149,7 @@ def stretch(input: PathLike, output: PathLike, *, ratio: Optional[Exact] = None,
     - ``duration``: exact seconds, rounded to frames at the input's rate, half away from zero;
     - ``match``: the exact duration of another file.
 
-    ``algorithm``: "auto" (varispeed for a change under 0.29 %, "splice" to +1.5 % and -1.25 %, else "spectral"),
+    ``algorithm``: "auto" (varispeed for a change under 0.29 %, else "spectral"),
     "varispeed", "wsola", "rubberband", "spectral", "splice". ``quality``: "best", "medium", "fastest". ``format``: the output's type
     ("wav", "flac", "m4a", ...; None: from its extension); ``sample_format``: "s16", "s24", "f32"
     (None: the input's precision). ``threads``: 1 or 2 (None: both cores).

@@ -125,7 +125,7 @@ public final class SpliceStretch: AudioNode {
 
     deinit { scores?.deallocate() }
 
-    /// The jobs' splice (`auto` near 1, `--algorithm splice`): this stretch with its peaks
+    /// The jobs' splice (`--algorithm splice`): this stretch with its peaks
     /// bounded by its input's (`PeakGuard`: at most 0.9 dB above the input's peak from half
     /// a second before where the time map puts each output frame to `guardReach` after,
     /// below full scale where the input is, and never under the input's own peak there).
