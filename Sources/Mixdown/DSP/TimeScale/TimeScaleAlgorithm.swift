@@ -81,8 +81,8 @@ public enum TimeScaleAlgorithm: String, Sendable, CaseIterable, Codable {
     /// (docs/spectral.md, "Two and three bins away, near 1") it leads Signalsmith Stretch
     /// and Bungee on music's round trip at 0.99, 0.995, 1.003 and 1.01 (0.76 dB against
     /// 0.88 at 1.003), where the splice's time map, within its 10 ms bound, read as 0.67 to
-    /// 1.51 dB with intervals reaching 0.4 to 0.6 dB below Signalsmith's; and its time map
-    /// is the ratio's.
+    /// 1.51 dB with intervals reaching 0.4 to 0.6 dB below Signalsmith's; and the spectral
+    /// stretch's time map is the ratio's, where the splice's wanders by up to 10 ms.
     public func resolved(for ratio: StretchRatio) -> TimeScaleAlgorithm {
         guard self == .auto else { return self }
         let deviation = (Int128(ratio.numerator) - Int128(ratio.denominator)).magnitude
