@@ -63,17 +63,18 @@ final class PeakGuard: AudioNode {
     /// `ratio`: output / input of the stretch `input` (whose own input `envelope` records);
     /// `reach`, `reachBack`: input frames after and before t / R whose peak bounds output
     /// frame t (ahead: no further than the stretch has read when it gives t, so the bound
-    /// does not depend on how far it read: the same samples at every block size).
+    /// does not depend on how far it read: the same samples at every block size; behind,
+    /// half a second unless given).
     /// `keepsInputPeaks`: no ceiling under the input's own peak (by default a full-scale
     /// input's is just under full scale, so an integer output clips nowhere).
-    init(input: AudioNode, envelope: PeakEnvelope, ratio: StretchRatio, reach: Int64, reachBack: Int64, lookAhead: Int = 128,
+    init(input: AudioNode, envelope: PeakEnvelope, ratio: StretchRatio, reach: Int64, reachBack: Int64? = nil, lookAhead: Int = 128,
          keepsInputPeaks: Bool = false) {
         self.keepsInputPeaks = keepsInputPeaks
         self.input = ContractCheck.wrap(input)
         self.envelope = envelope
         self.ratio = ratio
         self.reach = reach
-        self.reachBack = reachBack
+        self.reachBack = reachBack ?? Int64(input.format.sampleRate / 2)
         self.lookAhead = lookAhead
         format = input.format
     }

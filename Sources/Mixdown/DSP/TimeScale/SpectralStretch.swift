@@ -236,7 +236,7 @@ public final class SpectralStretch: AudioNode {
                                           ratio: ratio, outputFrames: outputFrames, crossoverHz: crossover(for: ratio), threads: threads)
         let edges = QuietEdges(input: stretch, history: history, ratio: ratio, copies: !stretch.renormalises)
         return PeakGuard(input: edges, envelope: envelope, ratio: ratio,
-                         reach: Int64(stretch.frameSize / 2), reachBack: Int64(input.format.sampleRate / 2))
+                         reach: Int64(stretch.frameSize / 2))
     }
 
     /// The crossover the jobs' stretch (`guarded`) takes at `ratio`: none, the long frame

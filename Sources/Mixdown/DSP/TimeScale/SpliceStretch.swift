@@ -137,7 +137,7 @@ public final class SpliceStretch: AudioNode {
         let envelope = PeakEnvelope()
         let splice = try SpliceStretch(input: InputTap(input: input, envelope: envelope), ratio: ratio, outputFrames: outputFrames)
         return PeakGuard(input: splice, envelope: envelope, ratio: ratio, reach: Int64(splice.guardReach),
-                         reachBack: Int64(input.format.sampleRate / 2), keepsInputPeaks: true)
+                         keepsInputPeaks: true)
     }
 
     /// Input frames after where the time map puts an output frame that it may hold: the
