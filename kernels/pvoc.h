@@ -135,6 +135,10 @@ struct mx_pvoc {
     int renormalised;        /* the caller renormalises by the deficit (mx_pvoc_set_renormalised) */
     /* Frames synthesised since the last phase reset (from the first frame on). */
     long long since_reset;
+    /* The last phase reset's frame (p->synthesised then), its input centre and the shift
+     * that landed it, output frames (mx_hold_landing). */
+    long long reset_frame;
+    double reset_position, reset_shift;
     /* Onset blocks, in this engine's frames (MX_ONSET_BLOCK, or less on a decimated input:
      * the same time), and the step a landing's shift is rounded to (1: whole frames; 1/D on
      * an input decimated by D, whole frames of the full rate). mx_pvoc_set_decimation. */

@@ -345,15 +345,24 @@ import MixdownKernels
     /// Near ratio 1 a chord after silence whose first frames are a fifth of its peak (the
     /// bench's attack: 130.8, 523.3, 1046.5 and 2093 Hz) starts as the input does, wherever
     /// its onset falls against the frames and the onset blocks (20 onsets 13 frames apart):
-    /// its first millisecond from round(p·R) within 2 % of the input's peak there, its first
-    /// 3 ms within 0.05 dB. Measured 0.7 % and 0.045 dB at worst. Before, an onset whose
-    /// first frames fell in the block before a frame's centre was put where the block's
-    /// half peak was (9 frames late) and the frame cut at its centre kept them alone: 2 of
-    /// 20 onsets at 99/100 and at 101/100 came out 16 % and 17 to 23 % off (a frame doubled
-    /// by the renormalisation, or the chord landed late), 0.16 dB in the first 3 ms.
-    @Test(arguments: [StretchRatio(99, 100), StretchRatio(1_003, 1_000), StretchRatio(101, 100)])
+    /// from 99/100 to 101/100 its first 3 ms from round(p·R) are the input's to 1e-5 of its
+    /// peak, and the 20 ms before them under 1e-5 of it. At 9/10 and 11/10, where the long
+    /// frame alone still runs, within 1e-3, from round(p·R) or a frame either side: the
+    /// frame that resets lands where the onset begins to sound, (R - 1) times its distance
+    /// from the onset's first frame off, and compressing, the frames cut before it leave
+    /// out their share from where the time map puts the cut, not the landing. Measured: under
+    /// 4e-7 near 1; 1.8e-4 at 9/10; at 11/10, 3e-7, two onsets one frame early. Through PGHI
+    /// the frames after the reset turned the attack's edge (mx_hold_landing): 1e-3 to 3e-3
+    /// of the peak off near 1, the first 3 ms 0.01 to 0.03 dB low, and 2e-2 to 4e-2 at 9/10
+    /// and 11/10. Before that, an onset whose first frames fell in the block before a frame's
+    /// centre was put where the block's half peak was (9 frames late) and the frame cut at
+    /// its centre kept them alone: 2 of 20 onsets at 99/100 and at 101/100 came out 16 %
+    /// and 17 to 23 % off.
+    @Test(arguments: [StretchRatio(9, 10), StretchRatio(99, 100), StretchRatio(1_003, 1_000), StretchRatio(101, 100), StretchRatio(11, 10)])
     func aChordAfterSilenceStartsAsTheInputWhereverItsOnsetFalls(ratio: StretchRatio) throws {
         let n = 48_000
+        let nearOne = ratio.numerator * 100 >= ratio.denominator * 99 && ratio.numerator * 100 <= ratio.denominator * 101
+        let bound: Float = nearOne ? 1e-5 : 1e-3, lags = nearOne ? [0] : [0, -1, 1]
         for j in 0..<20 {
             let at = 24_000 + 13 * j
             let x: [Float] = (0..<n).map { i in
@@ -361,27 +370,27 @@ import MixdownKernels
                 return i < at ? 0 : Float([130.8, 523.3, 1_046.5, 2_093.0].reduce(0.0) { $0 + 0.075 * sin(2 * .pi * $1 * u + $1) })
             }
             let y = try renderAll(SpectralStretch.guarded(input: ArraySource(planes: [x, x]), ratio: ratio), blockSizes: [4096])
-            let o = QuietEdgesTests.outputFrame(at, ratio)
-            let peak = x[at..<(at + 48)].map(abs).max()!
-            let off = (0..<48).map { abs(y[0][o + $0] - x[at + $0]) }.max()!
-            #expect(off <= 0.02 * peak, "\(ratio), the onset at \(at): its first millisecond \(off / peak) of its peak off")
-            let level = QuietEdgesTests.level([y[0]], o..<(o + 144)) - QuietEdgesTests.level([x], at..<(at + 144))
-            #expect(abs(level) < 0.05, "\(ratio), the onset at \(at): the first 3 ms \(level) dB")
+            let peak = x[at..<(at + 144)].map(abs).max()!
+            let offs = lags.map { lag in
+                let o = QuietEdgesTests.outputFrame(at, ratio) + lag
+                return (lag, (0..<144).map { abs(y[0][o + $0] - x[at + $0]) }.max()!, y[0][(o - 960)..<o].map(abs).max()!)
+            }
+            let (lag, off, before) = offs.min { $0.1 < $1.1 }!
+            #expect(off <= bound * peak, "\(ratio), the onset at \(at), \(lag) frames from round(p·R): its first 3 ms \(off / peak) of its peak off")
+            #expect(before <= bound * peak, "\(ratio), the onset at \(at), \(lag) frames from round(p·R): the 20 ms before it \(before / peak) of its peak")
         }
     }
 
     /// The long frame alone (no crossover: the jobs' stretch near ratio 1) renormalises after
     /// an onset: decaying noise bursts after silence (castanets: 6 ms, one every 200 ms)
-    /// keep their level. Each burst's first 10 ms where the time map puts it is within 1 dB
-    /// of the input's, and their mean within 0.4 dB (measured: +0.10 to +0.18 dB at 21/20,
-    /// +0.21 to +0.34 at 11/10, -0.74 to +0.01 at 1.003, when each landed up to (R - 1) times
-    /// half a frame late; landed where the onset begins, the mean is +0.36 at 11/10: a
-    /// landed burst weighs w(d) w(R d) in each frame that holds it, the renormalisation w^2).
-    /// Each lands on its onset: the best lag of the first 10 ms within 2 frames (the reset
-    /// frame moves by R - 1 times where its onset begins to sound, mx_land). Divided by the whole
-    /// window sum, only the frames centred after an onset held the burst: the means were
-    /// -2.53, -3.55 and -3.61 dB at 1.003, 21/20 and 11/10. The node alone, at block sizes
-    /// 4096 and 1.
+    /// keep their level. Each burst's first 10 ms where the time map puts it is within 0.01
+    /// dB of the input's, and so is their mean; each lands on its onset (the best lag of the
+    /// first 10 ms 0). Measured: 0.00 dB and 0 frames, every burst. Through PGHI the frames
+    /// after the reset turned a burst's edge (mx_hold_landing): the means were +0.10 to +0.18
+    /// dB at 21/20, +0.21 to +0.34 at 11/10, -0.74 to +0.01 at 1.003, each burst within 1 dB
+    /// and 2 frames. Divided by the whole window sum, only the frames centred after an onset
+    /// held the burst: the means were -2.53, -3.55 and -3.61 dB at 1.003, 21/20 and 11/10.
+    /// The node alone, at block sizes 4096 and 1.
     @Test(arguments: [StretchRatio(21, 20), StretchRatio(1_003, 1_000), StretchRatio(11, 10)])
     func aBurstAfterSilenceKeepsItsLevel(ratio: StretchRatio) throws {
         var g = SeededNoise(seed: 11)
@@ -392,16 +401,16 @@ import MixdownKernels
             var levels: [Double] = []
             defer {
                 let mean = levels.reduce(0, +) / Double(levels.count)
-                #expect(abs(mean) < 0.4, "\(ratio), blocks of \(sizes): the bursts' mean \(String(format: "%+.2f", mean)) dB")
+                #expect(abs(mean) < 0.01, "\(ratio), blocks of \(sizes): the bursts' mean \(String(format: "%+.3f", mean)) dB")
             }
             for k in 1..<19 {
                 let p = k * period, o = Int(FrameRounding.standard.divide(Int128(p) * Int128(ratio.numerator), by: Int128(ratio.denominator)))
                 func energy(_ s: [Float], _ from: Int) -> Double { (from..<(from + 480)).reduce(0.0) { $0 + Double(s[$1]) * Double(s[$1]) } }
                 let level = 10 * log10(energy(y, o) / energy(x, p))
                 levels.append(level)
-                #expect(abs(level) < 1, "\(ratio), blocks of \(sizes), burst \(k): \(String(format: "%+.2f", level)) dB")
+                #expect(abs(level) < 0.01, "\(ratio), blocks of \(sizes), burst \(k): \(String(format: "%+.3f", level)) dB")
                 let lag = bestLag(Array(x[(p - 24)..<(p + 504)]), Array(y[(o - 24)..<(o + 504)]), start: 24, length: 480, maxLag: 24)
-                #expect(abs(lag) <= 2, "\(ratio), burst \(k): lands \(lag) frames off")
+                #expect(lag == 0, "\(ratio), burst \(k): lands \(lag) frames off")
             }
         }
     }
