@@ -326,9 +326,11 @@ static void mx_reset_phases(mx_pvoc *restrict p, const mx_pv_frame *f, float *re
  * Through PGHI these frames turned a chord's attack after silence apart from the input's
  * at its edge, where their lobes' phases cannot follow it: its first 3 ms 0.01 to
  * 0.03 dB low from 0.99 to 1.01, a steady 0.4 % from the onset fading out over 300
- * frames (Signalsmith's 0.003 to 0.07). Sounded so, they are the input to 1e-5 for
- * their first 1,000 frames, and the time map holds from the frame after them; music's
- * round trip moves by under 0.005 dB (docs/spectral.md, "An attack, held near 1"). */
+ * frames (Signalsmith's 0.003 to 0.07). Sounded so, the attack's first 3 ms are the
+ * input's to 4e-7 of its peak (1e-3 to 3e-3 before). These frames are up to four times
+ * (R - 1) hops off the time map; the frame after them integrates from their phases, and
+ * the map holds from there. Music's round trip moves by under 0.006 dB (docs/spectral.md,
+ * "An attack, held near 1"). */
 static double mx_hold_landing(mx_pvoc *restrict p, const mx_pv_frame *f, float *restrict phase, size_t lo_bin, size_t hi_bin) {
     p->since_reset++;
     double shift = p->reset_shift + (f->position - p->reset_position) - (double)(p->synthesised - p->reset_frame) * (double)p->hop;
@@ -922,8 +924,8 @@ static void mx_add_deficit(mx_pvoc *restrict p, const mx_pv_frame *restrict f, f
  * its analysis window moved by that against its synthesis window, not by the window
  * squared: the difference goes into p->deficit, so the renormalisation divides by the
  * products the frames sounded. Near an onset the frames that hold it are those on one
- * side, and their errors do not cancel: the frames after a reset at 1.01, shifted 2.5 to 10
- * frames, sounded a chord's attack 0.5 % loud. */
+ * side, and their errors do not cancel: the frames after a reset at 1.01, shifted 2.5 frames
+ * more each, sounded a chord's attack 0.4 % loud. */
 static void mx_add_moved_window(mx_pvoc *restrict p, double shift) {
     long long n = (long long)p->n, s = (long long)llround(shift);
     const float *restrict w = p->window;
