@@ -23,7 +23,7 @@ void mx_pvoc_destroy(mx_pvoc *p) {
     free(p->head); free(p->next); free(p->prev); free(p->slot); free(p->bucket); free(p->done); free(p->order);
     free(p->time_window); free(p->mix); free(p->energy);
     free(p->band); free(p->follow); free(p->shifted_windows); free(p->shifted);
-    free(p->y); free(p->sr); free(p->si); free(p->fgrad); free(p->re); free(p->im); free(p->key); free(p->steps); free(p->refine);
+    free(p->y); free(p->sr); free(p->si); free(p->fgrad); free(p->re); free(p->im); free(p->key); free(p->steps); free(p->refine); free(p->partials);
     free(p);
 }
 
@@ -96,7 +96,8 @@ mx_pvoc *mx_pvoc_create_with(size_t n, size_t hop, size_t channels, const mx_ker
     p->steps = malloc(5 * b * sizeof(float));
     p->refine = calloc(MX_REFINE_ARRAYS * (b + 2 * MX_REFINE_PAD), sizeof(float));
     p->shifted = malloc(n * sizeof(float));
-    if (!p->follow || !p->steps || !p->refine || !p->shifted) { mx_pvoc_destroy(p); return NULL; }
+    p->partials = malloc((b / 2 + 2) * sizeof *p->partials);
+    if (!p->follow || !p->steps || !p->refine || !p->shifted || !p->partials) { mx_pvoc_destroy(p); return NULL; }
     return p;
 }
 

@@ -73,6 +73,17 @@ typedef struct {
     int valid;
 } mx_pv_frame;
 
+/* A close partial (pvoc_synthesis.c, mx_close_partials). */
+typedef struct mx_partial {
+    int32_t k;               /* the partial's bin */
+    int32_t last;            /* the last of its group */
+    float kappa;             /* its frequency, bins (reassigned) */
+    float ur, ui;            /* its bin's rotation */
+    float h[9];              /* the Hann window's transform at bins k - 4 .. k + 4, 1 at its frequency */
+    float lower, cp, inv;    /* its row of the group's system, factorised (Thomas) */
+    float tr[9], ti[9];      /* its share's turn at bins k - 4 .. k + 4: h (u_k - u_bin) */
+} mx_partial;
+
 struct mx_pvoc {
     size_t n, bins, hop, channels;
     const mx_kernels *kernels;   /* its analysis and synthesis (pvoc_analyse, pvoc_synthesise), and its transforms' */
@@ -148,6 +159,9 @@ struct mx_pvoc {
      * - 1/2 (j < D) of a decimated input (mx_pvoc_set_decimation), n each; and one made for
      * any other f (shifted_f, the f it was made for). */
     float *shifted_windows, *shifted;
+    /* The close partials of the frame being synthesised (mx_close_partials), bins / 2 + 2. */
+    mx_partial *partials;
+    size_t partial_count;
     size_t shifted_count;
     double shifted_f;
 };
