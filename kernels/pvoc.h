@@ -77,7 +77,7 @@ typedef struct {
 typedef struct mx_partial {
     int32_t k;               /* the partial's bin */
     int32_t last;            /* the last of its group */
-    float kappa;             /* its frequency, bins (reassigned) */
+    float d, s;              /* its bin less its frequency, bins (|d| <= 1/2), and sin(pi d) */
     float ur, ui;            /* its bin's rotation */
     float h[9];              /* the Hann window's transform at bins k - 4 .. k + 4, 1 at its frequency */
     float lower, cp, inv;    /* its row of the group's system, factorised (Thomas) */

@@ -243,15 +243,13 @@ static double mx_land(const mx_pvoc *restrict p, const mx_pv_frame *restrict f, 
 #define MX_PARTIAL_PASSES 2
 
 /* The periodic Hann window's transform, 1 at 0, at d + o bins from a frequency, s = sin(pi d)
- * (|d| <= 1/2, o whole): sin(pi v) / (pi v (1 - v^2)), v = d + o, sin(pi v) = (-1)^o s. */
+ * (|d| <= 1/2, o whole): sin(pi v) / (pi v (1 - v^2)), v = d + o, sin(pi v) = (-1)^o s.
+ * (v = +-1 only with d = 0: the partial on a bin.) */
 static inline float mx_hann_at(float s, float d, int o) {
     float v = d + (float)o;
     if (fabsf(d) < 1e-5f) return o == 0 ? 1.0f : (o == 1 || o == -1) ? 0.5f : 0.0f;
     return ((o & 1) ? -s : s) / ((float)mx_pi * v * (1.0f - v * v));
 }
-
-/* The same at v bins, |v| >= 1.5 (a neighbour's partial at a partial's bin). */
-static inline float mx_hann(float v) { return sinf((float)mx_pi * v) / ((float)mx_pi * v * (1.0f - v * v)); }
 
 /* Groups of close partials among c[0..count) (in bin order), each row of each group's
  * system factorised; a partial with none close is left out. In place; returns how many. */
@@ -263,8 +261,8 @@ static size_t mx_partial_groups(mx_partial *restrict c, size_t count) {
         for (size_t t = i; j > i && t <= j; t++) {
             mx_partial q = c[t];
             /* Row t: its own partial at its bin, and its neighbours' transforms there. */
-            float upper = t < j ? mx_hann((float)q.k - c[t + 1].kappa) : 0.0f;
-            q.lower = t > i ? mx_hann((float)q.k - c[kept - 1].kappa) : 0.0f;
+            float upper = t < j ? mx_hann_at(c[t + 1].s, c[t + 1].d, q.k - c[t + 1].k) : 0.0f;
+            q.lower = t > i ? mx_hann_at(c[kept - 1].s, c[kept - 1].d, q.k - c[kept - 1].k) : 0.0f;
             q.inv = 1.0f / (q.h[MX_PARTIAL_REACH] - (t > i ? q.lower * c[kept - 1].cp : 0.0f));
             q.cp = upper * q.inv;
             q.last = t == j;
@@ -273,6 +271,29 @@ static size_t mx_partial_groups(mx_partial *restrict c, size_t count) {
         i = j + 1;
     }
     return kept;
+}
+
+/* sin(pi d) for |d| <= 1/2: odd Taylor terms to x^11 (under 1e-7 over the range; libm's
+ * sinf was 2 % of a stretch near 1). */
+static inline float mx_sin_pi_half(float d) {
+    float x = (float)mx_pi * d, x2 = x * x;
+    return x * (1.0f + x2 * (-1.0f / 6 + x2 * (1.0f / 120 + x2 * (-1.0f / 5040 + x2 * (1.0f / 362880 + x2 * (-1.0f / 39916800))))));
+}
+
+/* A partial's frequency set: d bins below its bin (|d| <= 1/2), and its transform there
+ * (mx_hann_at, without a branch per bin). */
+static inline void mx_partial_at(mx_partial *restrict q, float d) {
+    float s = mx_sin_pi_half(d);
+    q->d = d;
+    q->s = s;
+    if (fabsf(d) < 1e-5f) {
+        for (int o = -MX_PARTIAL_REACH; o <= MX_PARTIAL_REACH; o++) q->h[o + MX_PARTIAL_REACH] = o == 0 ? 1.0f : (o == 1 || o == -1) ? 0.5f : 0.0f;
+        return;
+    }
+    for (int i = 0; i < 2 * MX_PARTIAL_REACH + 1; i++) {
+        float v = d + (float)(i - MX_PARTIAL_REACH);
+        q->h[i] = ((i - MX_PARTIAL_REACH) & 1 ? -s : s) / ((float)mx_pi * v * (1.0f - v * v));
+    }
 }
 
 /* Each partial's amplitude in x (a channel's spectrum, or the sum), solved group by group
@@ -323,11 +344,9 @@ static void mx_partial_frequencies(mx_partial *restrict c, size_t count, const f
             /* Its part along the partial's own amplitude (the transform is real). */
             side[o + 1] = am > 0 ? (vr * ar[t] + vi * ai[t]) / am : 0.0f;
         }
-        float d = side[2] >= side[0] ? (2 * side[2] - side[1]) / (side[1] + side[2]) : (side[1] - 2 * side[0]) / (side[0] + side[1]);
-        d = d != d ? 0.0f : d < -0.5f ? -0.5f : d > 0.5f ? 0.5f : d;
-        c[t].kappa = (float)c[t].k + d;
-        float sd = sinf((float)mx_pi * -d);
-        for (int o = -MX_PARTIAL_REACH; o <= MX_PARTIAL_REACH; o++) c[t].h[o + MX_PARTIAL_REACH] = mx_hann_at(sd, -d, o);
+        float up = side[2] >= side[0] ? (2 * side[2] - side[1]) / (side[1] + side[2]) : (side[1] - 2 * side[0]) / (side[0] + side[1]);
+        up = up != up ? 0.0f : up < -0.5f ? -0.5f : up > 0.5f ? 0.5f : up;
+        mx_partial_at(&c[t], -up);
     }
 }
 
@@ -362,18 +381,18 @@ static void mx_close_partials(mx_pvoc *restrict p, const mx_pv_frame *f, const m
         order[peaks] = (uint32_t)k;
         peaks += (size_t)((m[k] > m[k - 1]) & (m[k] >= m[k + 1]) & (key[k] > loud) & (mp[k] >= mp[k - 1]) & (mp[k] >= mp[k + 1]));
     }
+    /* Only peaks with another close by take the transforms. */
     for (size_t i = 0; i < peaks; i++) {
         size_t k = order[i];
+        if (!((i > 0 && k - order[i - 1] <= MX_PARTIAL_GAP) || (i + 1 < peaks && order[i + 1] - k <= MX_PARTIAL_GAP))) continue;
         float kappa = f->omega[k] * to_bins;
         kappa = kappa < (float)k - 0.5f ? (float)k - 0.5f : kappa > (float)k + 0.5f ? (float)k + 0.5f : kappa;
         if (kappa != kappa) kappa = (float)k;
-        float d = (float)k - kappa, sd = sinf((float)mx_pi * d);
         mx_partial *q = &c[count++];
         q->k = (int32_t)k;
-        q->kappa = kappa;
         q->ur = ur[k];
         q->ui = ui[k];
-        for (int o = -MX_PARTIAL_REACH; o <= MX_PARTIAL_REACH; o++) q->h[o + MX_PARTIAL_REACH] = mx_hann_at(sd, d, o);
+        mx_partial_at(q, (float)k - kappa);
     }
     count = mx_partial_groups(c, count);
     if (count > 0) {
