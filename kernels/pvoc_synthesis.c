@@ -280,20 +280,11 @@ static inline float mx_sin_pi_half(float d) {
     return x * (1.0f + x2 * (-1.0f / 6 + x2 * (1.0f / 120 + x2 * (-1.0f / 5040 + x2 * (1.0f / 362880 + x2 * (-1.0f / 39916800))))));
 }
 
-/* A partial's frequency set: d bins below its bin (|d| <= 1/2), and its transform there
- * (mx_hann_at, without a branch per bin). */
+/* A partial's frequency set: d bins below its bin (|d| <= 1/2), and its transform there. */
 static inline void mx_partial_at(mx_partial *restrict q, float d) {
-    float s = mx_sin_pi_half(d);
     q->d = d;
-    q->s = s;
-    if (fabsf(d) < 1e-5f) {
-        for (int o = -MX_PARTIAL_REACH; o <= MX_PARTIAL_REACH; o++) q->h[o + MX_PARTIAL_REACH] = o == 0 ? 1.0f : (o == 1 || o == -1) ? 0.5f : 0.0f;
-        return;
-    }
-    for (int i = 0; i < 2 * MX_PARTIAL_REACH + 1; i++) {
-        float v = d + (float)(i - MX_PARTIAL_REACH);
-        q->h[i] = ((i - MX_PARTIAL_REACH) & 1 ? -s : s) / ((float)mx_pi * v * (1.0f - v * v));
-    }
+    q->s = mx_sin_pi_half(d);
+    for (int o = -MX_PARTIAL_REACH; o <= MX_PARTIAL_REACH; o++) q->h[o + MX_PARTIAL_REACH] = mx_hann_at(q->s, d, o);
 }
 
 /* Each partial's amplitude in x (a channel's spectrum, or the sum), solved group by group
@@ -361,7 +352,7 @@ static void mx_close_partials(mx_pvoc *restrict p, const mx_pv_frame *f, const m
     size_t count = 0;
     /* Every bin of a partial's reach inside the band, and none folded over from below 0 or
      * past the Nyquist bin (the transform of its image would be there too). */
-    size_t from = lo + MX_PARTIAL_REACH > MX_PARTIAL_REACH + 1 ? lo + MX_PARTIAL_REACH : MX_PARTIAL_REACH + 1;
+    size_t from = (lo > 1 ? lo : 1) + MX_PARTIAL_REACH;
     size_t to = hi < p->bins - 1 ? hi : p->bins - 1;
     /* The peaks listed first, without a branch per bin (most bins are none). */
     uint32_t *restrict order = p->order;
@@ -1204,7 +1195,6 @@ void MX_PVOC_VARIANT(mx_pvoc_synthesise)(mx_pvoc *restrict p, float *const *out,
     if (prev && f->rise > MX_ONSET && f->rise > prev->rise) reset = 1;
     double shifted = 0;   /* the frame's content against its window: output frames */
     int integrated = 0;   /* the phases are PGHI's */
-    p->partial_count = 0;
     if (reset || !prev) {
         mx_reset_phases(p, f, phase, time_scale, lo_bin, hi_bin);
         shifted = p->reset_shift;
@@ -1240,6 +1230,7 @@ void MX_PVOC_VARIANT(mx_pvoc_synthesise)(mx_pvoc *restrict p, float *const *out,
     mx_rotation(p, f, phase, lo_bin, hi_bin);
     /* Close partials' shares turned as their own (a frame PGHI integrated: a reset or a held
      * landing turns every bin alike; with no band, the long frame alone). */
+    p->partial_count = 0;
     if (integrated && !p->band) mx_close_partials(p, f, prev, largest, lo_bin, hi_bin);
     mx_add_channels(p, f, out, low, lo_bin, hi_bin);
     if (p->deficit && (f->kept_from > 0 || f->kept_to < p->n)) mx_add_deficit(p, f, time_scale);
@@ -1247,7 +1238,6 @@ void MX_PVOC_VARIANT(mx_pvoc_synthesise)(mx_pvoc *restrict p, float *const *out,
     /* The phase just set is the previous one for the next frame. */
     float *t = p->phase; p->phase = p->next_phase; p->next_phase = t;
     p->follow_hi = 0;
-    p->partial_count = 0;
     p->prev_lo = lo_bin;
     p->synthesised++;
     mx_denormals_flush_end(state);
