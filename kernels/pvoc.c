@@ -23,7 +23,7 @@ void mx_pvoc_destroy(mx_pvoc *p) {
     free(p->head); free(p->next); free(p->prev); free(p->slot); free(p->bucket); free(p->done); free(p->order);
     free(p->time_window); free(p->mix); free(p->energy);
     free(p->band); free(p->follow); free(p->shifted_windows); free(p->shifted);
-    free(p->y); free(p->sr); free(p->si); free(p->fgrad); free(p->re); free(p->im); free(p->key); free(p->steps); free(p->refine); free(p->partials);
+    free(p->y); free(p->sr); free(p->si); free(p->fgrad); free(p->re); free(p->im); free(p->key); free(p->steps); free(p->refine); free(p->partials); free(p->risen); free(p->landing);
     free(p);
 }
 
@@ -97,13 +97,23 @@ mx_pvoc *mx_pvoc_create_with(size_t n, size_t hop, size_t channels, const mx_ker
     p->refine = calloc(MX_REFINE_ARRAYS * (b + 2 * MX_REFINE_PAD), sizeof(float));
     p->shifted = malloc(n * sizeof(float));
     p->partials = malloc((b / 2 + 2) * sizeof *p->partials);
-    if (!p->follow || !p->steps || !p->refine || !p->shifted || !p->partials) { mx_pvoc_destroy(p); return NULL; }
+    p->risen = calloc(b, 1);
+    p->landing = calloc(b, sizeof(float));
+    p->onset_whole_hi = b;
+    if (!p->follow || !p->steps || !p->refine || !p->shifted || !p->partials || !p->risen || !p->landing) { mx_pvoc_destroy(p); return NULL; }
     return p;
 }
 
 void mx_pvoc_set_deficit(mx_pvoc *p, float *deficit) { p->deficit = deficit; }
 
 void mx_pvoc_set_renormalised(mx_pvoc *p, int renormalised) { p->renormalised = renormalised != 0; }
+
+int mx_pvoc_set_onset_band(mx_pvoc *p, double from) {
+    if (!(from >= 0 && from <= 0.5)) return -1;
+    size_t k = from >= 0.5 ? p->bins : (size_t)ceil(from * (double)p->n);
+    p->onset_whole_hi = k < p->bins ? k : p->bins;
+    return 0;
+}
 
 void mx_pvoc_analyse(mx_pvoc *restrict p, const float *const *in, double position) {
     p->kernels->pvoc_analyse(p, in, position, NAN, NAN);

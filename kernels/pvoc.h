@@ -150,6 +150,14 @@ struct mx_pvoc {
      * that landed it, output frames (mx_hold_landing). */
     long long reset_frame;
     double reset_position, reset_shift;
+    /* An onset's reset takes the analysis phases whole below bin onset_whole_hi, and above
+     * it only where a bin's magnitude rose (mx_pvoc_set_onset_band); b: whole. `risen` marks
+     * the bins the last reset took, `landing` holds a held frame's landed phases (bins
+     * each), and reset_partial says the last reset took only some. */
+    size_t onset_whole_hi;
+    uint8_t *risen;
+    float *landing;
+    int reset_partial;
     /* Onset blocks, in this engine's frames (MX_ONSET_BLOCK, or less on a decimated input:
      * the same time), and the step a landing's shift is rounded to (1: whole frames; 1/D on
      * an input decimated by D, whole frames of the full rate). mx_pvoc_set_decimation. */

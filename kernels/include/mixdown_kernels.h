@@ -394,6 +394,13 @@ void mx_pvoc_set_deficit(mx_pvoc *engine, float *deficit);
  * is, and a reset lands by where its onset begins to sound rather than by its energy's
  * centre. Off by default. */
 void mx_pvoc_set_renormalised(mx_pvoc *engine, int renormalised);
+/* Where the frames renormalise: an onset's phase reset (a rise in the frame's magnitude,
+ * not a reset the caller asks for) takes the analysis phases of every bin below `from`
+ * (cycles per frame of the engine's rate, 0 to 1/2), and above it only of the bins whose
+ * magnitude at least doubled since the frame before (MX_ONSET_BIN_RISE), through the
+ * frames that hold the landing too; the others keep PGHI's. 1/2 (the default): every bin.
+ * Call before the first frame; -1 for `from` outside [0, 1/2]. */
+int mx_pvoc_set_onset_band(mx_pvoc *engine, double from);
 /* The synthesis phases of the last frame synthesised as a frame half as long sees them:
  * dst[m], m < count, the phase of bins 2m - 3 to 2m + 3 summed at their magnitudes and
  * phases, weighted by a Hann kernel at half-bin steps. A bin too quiet to have a phase of

@@ -254,6 +254,10 @@ public final class SpectralStretch: AudioNode {
         let larger = Int128(max(ratio.numerator, ratio.denominator)), smaller = Int128(min(ratio.numerator, ratio.denominator))
         return larger * Int128(nearOne.denominator) < smaller * Int128(nearOne.numerator) ? nil : standardCrossoverHz
     }
+    /// Where the frames renormalise, an onset's phase reset takes every bin below this, Hz,
+    /// and above it only the bins whose magnitude the onset at least doubled: the room noise
+    /// over a plosive keeps its level (docs/spectral.md, "An onset over noise").
+    public static let onsetBandHz = 8000.0
     /// The two resolutions' crossover, Hz (docs/spectral.md, "Two resolutions").
     public static let standardCrossoverHz = 800.0
     /// Where the jobs' stretch takes the short frame again: 9/8, between 1.1 (0.9), where
@@ -348,6 +352,9 @@ public final class SpectralStretch: AudioNode {
             }
             // Renormalised: cut at an onset compressing too, and landed by it (docs/spectral.md).
             mx_pvoc_set_renormalised(e, renormalises && d == 1 ? 1 : 0)
+            // An onset resets every bin below onsetBandHz, and above it only those it brought.
+            let onsetBand = min(0.5, Self.onsetBandHz / (Double(format.sampleRate) / Double(d)))
+            precondition(mx_pvoc_set_onset_band(e, onsetBand) == 0, "the onset band lies within 0 to 1/2")
             if let c = crossoverHz, k == 1 {
                 // The short frame's bins to two past the crossover's top: a partial sounding in
                 // the crossover has its short frame's main lobe (two bins each side) there, and
