@@ -91,4 +91,7 @@ public enum LengthSource: String, Sendable, Codable {
     case codecDelayAndPadding = "codec delay and discard padding"
     /// The container declares no length: the frames a decode gives, counted when opened.
     case decoded = "not declared (counted by decoding)"
+    /// Ogg: the last page's granule position, where the decode ends, where libsndfile's
+    /// count (from a negative first granule position) runs past it.
+    case lastGranule = "the last page's granule position"
 }

@@ -13,6 +13,8 @@ enum OggChain {
     struct Link: Equatable {
         var serial: UInt32
         var lastGranule: Int64
+        /// Whether its last page says the stream ends there (EOS): nothing was cut off.
+        var ended = false
     }
 
     /// The links of `path`, in order; empty for a file whose pages cannot be walked (which
@@ -43,15 +45,17 @@ enum OggChain {
                 ended = false
             }
             if serial == links[links.count - 1].serial && granule >= 0 { links[links.count - 1].lastGranule = granule }
-            if flags & 0x04 != 0 { ended = true }
+            if flags & 0x04 != 0 {
+                ended = true
+                if serial == links[links.count - 1].serial { links[links.count - 1].ended = true }
+            }
             offset += off_t(27 + segments + body)
         }
     }
 
     /// Throws `unsupportedInput` for a chained Ogg (more than one link, one after another),
     /// naming the links' lengths and how to join them.
-    static func refuseChain(_ path: String, sampleRate: Int) throws(MixdownError) {
-        let found = links(of: path)
+    static func refuseChain(_ path: String, sampleRate: Int, links found: [Link]) throws(MixdownError) {
         guard found.count > 1 else { return }
         let lengths = found.map { "\($0.lastGranule)" }.joined(separator: ", ")
         throw .unsupportedInput(path: path, reason: "is a chained Ogg of \(found.count) streams one after another (\(lengths) frames at \(sampleRate) Hz); Mixdown reads one stream and would play the first alone: join them first (ffmpeg -i '\((path as NSString).lastPathComponent)' -c:a flac joined.flac)")

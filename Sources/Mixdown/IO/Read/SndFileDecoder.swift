@@ -48,10 +48,23 @@ final class SndFileDecoder: AudioDecoder {
             sf_close(h)
             throw .truncatedAudio(path: path, expectedFrames: promised, readFrames: sfinfo.frames)
         }
+        var frames = sfinfo.frames, lengthSource: LengthSource = declared == .streamed ? .fileSize : .header
         if sfinfo.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_OGG) {
-            do { try OggChain.refuseChain(path, sampleRate: Int(sfinfo.samplerate)) } catch {
+            let links = OggChain.links(of: path)
+            do { try OggChain.refuseChain(path, sampleRate: Int(sfinfo.samplerate), links: links) } catch {
                 sf_close(h)
                 throw error
+            }
+            // libsndfile counts an Ogg Vorbis stream from its first audio page's granule
+            // position; where that is negative (hyperrogue-music's hr-savino-*.ogg: the header
+            // packets again at the head of the first audio page, granule -104), its count is
+            // that much over what it decodes, and FFmpeg refuses the headers. The stream ends
+            // whole (EOS) at its last page's granule position, where libsndfile's decode ends,
+            // and libvorbisfile (sox) reads that length: it is the length.
+            if let link = links.first, links.count == 1, link.ended, link.lastGranule < frames, !Self.lastFrameReads(h, sfinfo),
+               Self.framesDecodable(path, from: max(0, link.lastGranule - 65_536)) == link.lastGranule {
+                frames = link.lastGranule
+                lengthSource = .lastGranule
             }
         }
         // FLAC's STREAMINFO gives the length whatever the file holds: a damaged header can
@@ -64,8 +77,8 @@ final class SndFileDecoder: AudioDecoder {
         }
         handle = h
         var info = AudioFileInfo(path: path, type: Self.majorName(sfinfo.format), sampleFormat: Self.subtypeName(sfinfo.format),
-                                 sampleRate: Int(sfinfo.samplerate), channelCount: Int(sfinfo.channels), frames: sfinfo.frames,
-                                 lengthSource: declared == .streamed ? .fileSize : .header)
+                                 sampleRate: Int(sfinfo.samplerate), channelCount: Int(sfinfo.channels), frames: frames,
+                                 lengthSource: lengthSource)
         info.timeReference = Self.timeReference(h)
         if info.timeReference != nil { info.timeReferenceSource = "bext TimeReference" }
         self.info = info
@@ -78,16 +91,17 @@ final class SndFileDecoder: AudioDecoder {
         return sf_seek(h, 0, SEEK_SET) == 0 && reads
     }
 
-    /// The frames a damaged file decodes from its start, counted by reading them on a
-    /// handle of its own (a failed seek leaves libsndfile's FLAC decoder lost); only for a
-    /// refusal's message.
-    static func framesDecodable(_ path: String) -> Int64 {
+    /// Where a damaged file's decode ends, read from frame `start` (0: its start) to its end
+    /// on a handle of its own (a failed seek leaves libsndfile's FLAC decoder lost); -1
+    /// when it cannot seek there.
+    static func framesDecodable(_ path: String, from start: Int64 = 0) -> Int64 {
         var sfinfo = SF_INFO()
         guard let h = sf_open(path, Int32(SFM_READ), &sfinfo), sfinfo.channels > 0 else { return 0 }
         defer { sf_close(h) }
+        guard start == 0 || sf_seek(h, start, SEEK_SET) == start else { return -1 }
         let block = 65_536
         var scratch = [Float](repeating: 0, count: block * Int(sfinfo.channels))
-        var total: Int64 = 0
+        var total: Int64 = start
         while true {
             let got = sf_readf_float(h, &scratch, sf_count_t(block))
             guard got > 0 else { return total }
