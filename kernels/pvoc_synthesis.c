@@ -576,14 +576,15 @@ static double mx_hold_landing(mx_pvoc *restrict p, const mx_pv_frame *f, float *
  * them; a reset takes every bin to the analysis phases, landed by the onset, and in the
  * bins the onset did not reach (the noise above it) the reset and the PGHI frames that
  * overlap it sum their unrelated phases: the noise came out up to 3.5 dB low above 4 kHz
- * around each reset, and ViSQOL read the German and Danish voices of the bench at 4.685
- * against Signalsmith's 4.72 at 1.003. So above the band only the bins whose magnitude at
+ * around each reset (a test's noise, 4 to 7 dB in its worst 10 ms), and ViSQOL read the
+ * German and Danish voices of the bench at 4.685 against Signalsmith's 4.72 at 1.003. So above the band only the bins whose magnitude at
  * least doubled since the frame before (MX_ONSET_BIN_RISE: those the onset brought) take
  * the landing; the rest keep PGHI's phases, in `phase` already. Every bin, down to the
  * voice's band, cost the round trip's log-spectral distance 0.336 -> 0.436 dB and PESQ
  * 4.523 -> 4.511 on the bench's 28 voices: a mix of two time alignments within a formant.
- * From 8 kHz up (the caller's band): ViSQOL 4.7262 -> 4.7285, PESQ level, distance
- * 0.336 -> 0.353 dB (docs/spectral.md, "An onset over noise"). */
+ * From 12 kHz up (the caller's band): ViSQOL 4.7262 -> 4.7277, PESQ level, distance
+ * 0.336 -> 0.342 dB (from 8 kHz: 4.7285 and 0.353, and 0.017 dB more distance on
+ * held-out voices for 0.0003 of ViSQOL; docs/spectral.md, "An onset over noise"). */
 #define MX_ONSET_BIN_RISE 2.0f
 static double mx_reset_risen(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_frame *prev, float *restrict phase,
                              float time_scale, size_t lo_bin, size_t hi_bin) {
@@ -750,7 +751,16 @@ static void mx_step_terms(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv
     }
     size_t klo = p->keep_lo > lo_bin ? p->keep_lo : lo_bin, khi = p->keep_hi < hi_bin ? p->keep_hi : hi_bin;
     if (klo >= khi) return;
-    if (keep > 0)
+    /* Kept whole, the step is the analysis phases' own advance and the hops' difference at
+     * the bin's frequency: summed so, no term is tens of radians (hop_out w is 33 radians
+     * for a 997 Hz sine at 48 kHz, and each rounding of such a sum, the same frame after
+     * frame, drifted its phase: 5e-5 cents flat or sharp near 1). */
+    if (keep == 1.0f)
+        for (size_t k = klo; k < khi; k++) {
+            float w = 0.5f * (wo[k] + wn[k]);
+            tstep[k] = mx_princarg(sp[k] - pp[k]) + (hop_out - hop_in) * w;
+        }
+    else if (keep > 0)
         for (size_t k = klo; k < khi; k++) {
             float w = 0.5f * (wo[k] + wn[k]);
             rt[k] = keep * mx_princarg(sp[k] - pp[k] - hop_in * w);

@@ -256,8 +256,9 @@ public final class SpectralStretch: AudioNode {
     }
     /// Where the frames renormalise, an onset's phase reset takes every bin below this, Hz,
     /// and above it only the bins whose magnitude the onset at least doubled: the room noise
-    /// over a plosive keeps its level (docs/spectral.md, "An onset over noise").
-    public static let onsetBandHz = 8000.0
+    /// over a plosive keeps its level (docs/spectral.md, "An onset over noise"). From 8 kHz
+    /// the round trip's log-spectral distance paid 0.017 dB on speech, from 12 kHz 0.006.
+    public static let onsetBandHz = 12_000.0
     /// The two resolutions' crossover, Hz (docs/spectral.md, "Two resolutions").
     public static let standardCrossoverHz = 800.0
     /// Where the jobs' stretch takes the short frame again: 9/8, between 1.1 (0.9), where
