@@ -577,14 +577,15 @@ static double mx_hold_landing(mx_pvoc *restrict p, const mx_pv_frame *f, float *
  * bins the onset did not reach (the noise above it) the reset and the PGHI frames that
  * overlap it sum their unrelated phases: the noise came out up to 3.5 dB low above 4 kHz
  * around each reset (a test's noise, 4 to 7 dB in its worst 10 ms), and ViSQOL read the
- * German and Danish voices of the bench at 4.685 against Signalsmith's 4.72 at 1.003. So above the band only the bins whose magnitude at
- * least doubled since the frame before (MX_ONSET_BIN_RISE: those the onset brought) take
- * the landing; the rest keep PGHI's phases, in `phase` already. Every bin, down to the
- * voice's band, cost the round trip's log-spectral distance 0.336 -> 0.436 dB and PESQ
- * 4.523 -> 4.511 on the bench's 28 voices: a mix of two time alignments within a formant.
- * From 12 kHz up (the caller's band): ViSQOL 4.7262 -> 4.7277, PESQ level, distance
- * 0.336 -> 0.342 dB (from 8 kHz: 4.7285 and 0.353, and 0.017 dB more distance on
- * held-out voices for 0.0003 of ViSQOL; docs/spectral.md, "An onset over noise"). */
+ * German and Danish voices of the bench at 4.685 against Signalsmith's 4.72 at 1.003.
+ * So above the band only the bins whose magnitude at least doubled since the frame
+ * before (MX_ONSET_BIN_RISE: those the onset brought) take the landing; the rest keep
+ * PGHI's phases, in `phase` already. Every bin, down to the voice's band, cost the round
+ * trip's log-spectral distance 0.336 -> 0.436 dB and PESQ 4.523 -> 4.511 on the bench's
+ * 28 voices: a mix of two time alignments within a formant. From 12 kHz up (the caller's
+ * band): ViSQOL 4.7262 -> 4.7277, PESQ level, distance 0.336 -> 0.342 dB. From 8 kHz the
+ * bench read 4.7285 and 0.353, but held-out voices paid 0.017 dB of distance for 0.0007
+ * of ViSQOL (12 kHz: 0.005 for 0.0004; docs/spectral.md, "An onset over noise"). */
 #define MX_ONSET_BIN_RISE 2.0f
 static double mx_reset_risen(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv_frame *prev, float *restrict phase,
                              float time_scale, size_t lo_bin, size_t hi_bin) {
