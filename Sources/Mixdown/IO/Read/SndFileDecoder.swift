@@ -61,7 +61,7 @@ final class SndFileDecoder: AudioDecoder {
             // that much over what it decodes, and FFmpeg refuses the headers. The stream ends
             // whole (EOS) at its last page's granule position, where libsndfile's decode ends,
             // and libvorbisfile (sox) reads that length: it is the length.
-            if let link = links.first, links.count == 1, link.ended, link.lastGranule < frames, !Self.lastFrameReads(h, sfinfo),
+            if let link = links.first, links.count == 1, link.ended, link.lastGranule > 0, link.lastGranule < frames, !Self.lastFrameReads(h, sfinfo),
                Self.framesDecodable(path, from: max(0, link.lastGranule - 65_536)) == link.lastGranule {
                 frames = link.lastGranule
                 lengthSource = .lastGranule
