@@ -77,11 +77,12 @@ typedef struct {
 typedef struct mx_partial {
     int32_t k;               /* the partial's bin */
     int32_t last;            /* the last of its group */
+    int32_t olo, ohi;        /* the bins its share reaches: k + olo .. k + ohi, inside the band */
     float d, s;              /* its bin less its frequency, bins (|d| <= 1/2), and sin(pi d) */
-    float ur, ui;            /* its bin's rotation */
-    float h[9];              /* the Hann window's transform at bins k - 4 .. k + 4, 1 at its frequency */
+    float ur, ui;            /* its phase against its bin's, e^(i delta); then its rotation (mx_partial_turns) */
+    float h[17];             /* the Hann window's transform at bins k - 8 .. k + 8, 1 at its frequency */
     float lower, cp, inv;    /* its row of the group's system, factorised (Thomas) */
-    float tr[9], ti[9];      /* its share's turn at bins k - 4 .. k + 4: h (u_k - u_bin) */
+    float tr[17], ti[17];    /* its share's turn at bins k - 8 .. k + 8: h (u_k - u_bin) */
 } mx_partial;
 
 struct mx_pvoc {
@@ -97,6 +98,8 @@ struct mx_pvoc {
     size_t onset_count;
     float *phase;            /* bins: the synthesis phase of the last synthesised frame */
     float *shared;           /* bins: that phase where the bin had its own, NaN where it was too quiet (mx_pvoc_phases_halved) */
+    float *partial_delta;    /* bins: a close partial's phase less its bin's, this frame's (mx_partial_phases); NaN: none */
+    float *partial_delta_prev;   /* bins: the same, the frame before's */
     float *next_phase;       /* bins */
     /* Frame j lives in frames[j % MX_RING]. Synthesising frame s reads s - 1, s and s + 1,
      * so frame s + 2 may be analysed at the same time, on another thread: analysis and

@@ -332,6 +332,27 @@ def peak_hz(x, near):
     return (k + 0.5 * (a - c) / (a - 2 * b + c)) * RATE / size
 
 
+def partial_hz(x, partials, passes=6):
+    """The frequencies of the partials near `partials` (Hz), fitted jointly: every partial's
+    cos and sin least-squares under a Hann weight, and Gauss-Newton steps in frequency, from
+    each one's strongest peak (peak_hz). peak_hz alone reads each partial through the others'
+    sidelobes: an exact output of the chord (the notes synthesised at the stretched length)
+    read 4e-7 to 3.8e-5 cents off, as much as the differences the cells near 1 are about;
+    this fit reads it under 1e-12."""
+    n = len(x)
+    t = (np.arange(n) - n / 2) / RATE
+    w = np.hanning(n)
+    f = np.array([peak_hz(x, near) for near in partials])
+    for _ in range(passes):
+        basis = np.concatenate([[np.cos(2 * np.pi * g * t), np.sin(2 * np.pi * g * t)] for g in f]).T
+        ab = np.linalg.lstsq(basis * w[:, None], x * w, rcond=None)[0]
+        slopes = np.array([2 * np.pi * t * (ab[2 * i + 1] * basis[:, 2 * i] - ab[2 * i] * basis[:, 2 * i + 1])
+                           for i in range(len(f))]).T
+        step = np.linalg.lstsq(np.hstack([basis, slopes]) * w[:, None], (x - basis @ ab) * w, rcond=None)[0]
+        f = f + step[len(ab):]
+    return f
+
+
 def amplitude(x, hz):
     """The complex amplitude of `hz` in x (Hann-weighted correlation)."""
     w = np.hanning(len(x))
@@ -365,8 +386,9 @@ def single_metrics(name, x, y, r):
     out = []
     if name in ("sine", "chord"):
         mono = middle(y).mean(axis=0)
-        for f in ((SINE_HZ,) if name == "sine" else CHORD_HZ):
-            out.append(("pitch error (cents)", f"{name}-{f}", abs(1200 * np.log2(peak_hz(mono, f) / f))))
+        partials = (SINE_HZ,) if name == "sine" else CHORD_HZ
+        for f, found in zip(partials, partial_hz(mono, partials)):
+            out.append(("pitch error (cents)", f"{name}-{f}", abs(1200 * np.log2(found / f))))
     elif name == "click":
         mono = y.mean(axis=0)
         ms = RATE // 1000
@@ -409,6 +431,8 @@ def single_metrics(name, x, y, r):
 # Part of the cache's keys: raised when an engine's rows gain a metric or are measured
 # differently (3: Mixdown and the rubberband CLI through float files, and write() the inverse of read()).
 METRICS_VERSION = 3
+# The single-pass signals' own (4: pitch by partial_hz, not peak_hz).
+SINGLE_METRICS_VERSION = 4
 HIGHER_IS_BETTER = {"PESQ-WB round trip", "ViSQOL round trip"}
 METRICS = ["PESQ-WB round trip", "ViSQOL round trip", "log-spectral distance, speech round trip (dB)",
            "log-spectral distance, music round trip (dB)", "log-spectral distance, synth round trip (dB)",
@@ -468,7 +492,8 @@ def task(job):
     for e in ENGINE_LIST:
         path = None
         if ARGS.cache:
-            key = f"{ENGINE_IDS[e]}-{os.path.basename(name)}-{content}-{r:g}-m{METRICS_VERSION}"
+            version = SINGLE_METRICS_VERSION if kind == "single" else METRICS_VERSION
+            key = f"{ENGINE_IDS[e]}-{os.path.basename(name)}-{content}-{r:g}-m{version}"
             path = os.path.join(ARGS.cache, key + ".json")
         if path and os.path.exists(path):
             with open(path) as f:
