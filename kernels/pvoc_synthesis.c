@@ -841,7 +841,13 @@ static void mx_step_terms(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv
      * one frame's advance is the next frame's with the opposite sign: they add up to nothing.
      * Not at other bins: their advance is not a frequency (noise, a lobe's flank), and at a
      * partial with no close neighbour w is not pulled. */
-    if (keep == 1.0f) {
+    if (keep == 1.0f && p->band) {
+        /* No close partials with a band (mx_pvoc_synthesise). */
+        for (size_t k = klo; k < khi; k++) {
+            float w = 0.5f * (wo[k] + wn[k]);
+            tstep[k] = mx_princarg(sp[k] - pp[k]) + (hop_out - hop_in) * w;
+        }
+    } else if (keep == 1.0f) {
         const float *restrict now = p->partial_delta, *restrict before = p->partial_delta_prev;
         for (size_t k = klo; k < khi; k++) {
             float w = 0.5f * (wo[k] + wn[k]);
@@ -1346,7 +1352,7 @@ void MX_PVOC_VARIANT(mx_pvoc_synthesise)(mx_pvoc *restrict p, float *const *out,
     /* This frame's close partials, if it integrates with no band (below); their phases
      * against their bins' (NaN: none), and the frame before's. */
     p->partial_count = 0;
-    {
+    if (!p->band) {
         float *t = p->partial_delta_prev; p->partial_delta_prev = p->partial_delta; p->partial_delta = t;
         for (size_t k = 0; k < p->bins; k++) t[k] = NAN;
     }
