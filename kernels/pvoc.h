@@ -79,7 +79,7 @@ typedef struct mx_partial {
     int32_t last;            /* the last of its group */
     int32_t olo, ohi;        /* the bins its share reaches: k + olo .. k + ohi, inside the band */
     float d, s;              /* its bin less its frequency, bins (|d| <= 1/2), and sin(pi d) */
-    float ur, ui;            /* its phase against its bin's, e^(i delta); then its rotation (mx_partial_turns) */
+    float ur, ui;            /* its phase against its bin's, e^(i delta) (1 where integrated as the bin); then its rotation (mx_partial_turns) */
     float h[17];             /* the Hann window's transform at bins k - 8 .. k + 8, 1 at its frequency */
     float lower, cp, inv;    /* its row of the group's system, factorised (Thomas) */
     float tr[17], ti[17];    /* its share's turn at bins k - 8 .. k + 8: h (u_k - u_bin) */

@@ -471,10 +471,14 @@ static void mx_close_partials(mx_pvoc *restrict p, const mx_pv_frame *f, const m
  * pieces (0.5982 -> 0.6087 dB on hyperrogue's hr-domina-hunting), and 0.5969 with this. */
 #define MX_PARTIAL_OWN_PHASE 0.03f
 static void mx_partial_phases(mx_pvoc *restrict p) {
-    const mx_partial *restrict c = p->partials;
+    mx_partial *restrict c = p->partials;
     for (size_t t = 0; t < p->partial_count; t++) {
         float delta = atan2f(c[t].ui, c[t].ur);
-        p->partial_delta[c[t].k] = fabsf(delta) <= MX_PARTIAL_OWN_PHASE ? delta : NAN;
+        int own = fabsf(delta) <= MX_PARTIAL_OWN_PHASE;
+        p->partial_delta[c[t].k] = own ? delta : NAN;
+        /* Integrated as the bin: turned as it (mx_partial_turns). */
+        c[t].ur = own ? c[t].ur : 1.0f;
+        c[t].ui = own ? c[t].ui : 0.0f;
     }
 }
 
@@ -486,8 +490,7 @@ static void mx_partial_turns(mx_pvoc *restrict p) {
     const float *restrict ur = p->sr, *restrict ui = p->si;
     for (size_t t = 0; t < p->partial_count; t++) {
         size_t bin = (size_t)c[t].k;
-        float delta = p->partial_delta[bin];   /* NaN: integrated as the bin, turned as it */
-        float er = delta == delta ? c[t].ur : 1.0f, ei = delta == delta ? -c[t].ui : 0.0f;
+        float er = c[t].ur, ei = -c[t].ui;
         c[t].ur = ur[bin] * er - ui[bin] * ei;
         c[t].ui = ur[bin] * ei + ui[bin] * er;
         for (int o = c[t].olo; o <= c[t].ohi; o++) {
@@ -841,13 +844,7 @@ static void mx_step_terms(mx_pvoc *restrict p, const mx_pv_frame *f, const mx_pv
      * one frame's advance is the next frame's with the opposite sign: they add up to nothing.
      * Not at other bins: their advance is not a frequency (noise, a lobe's flank), and at a
      * partial with no close neighbour w is not pulled. */
-    if (keep == 1.0f && p->band) {
-        /* No close partials with a band (mx_pvoc_synthesise). */
-        for (size_t k = klo; k < khi; k++) {
-            float w = 0.5f * (wo[k] + wn[k]);
-            tstep[k] = mx_princarg(sp[k] - pp[k]) + (hop_out - hop_in) * w;
-        }
-    } else if (keep == 1.0f) {
+    if (keep == 1.0f) {
         const float *restrict now = p->partial_delta, *restrict before = p->partial_delta_prev;
         for (size_t k = klo; k < khi; k++) {
             float w = 0.5f * (wo[k] + wn[k]);

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Mixdown
 import MixdownKernels
+@testable import MixdownTools
 
 /// Mixdown's spectral stretch, by physics: the pitch of a sine and a chord held, a click
 /// without pre-echo, the stereo image and the mono sum kept, every channel count and rate.
@@ -79,28 +80,21 @@ import MixdownKernels
     }
 
     /// The weighted least-squares solution of rows · v = target (each row written by
-    /// `row(i, &values)`), by the normal equations and Gaussian elimination with pivoting.
+    /// `row(i, &values)`), by the normal equations (`SineFit.solve`).
     static func leastSquares(rows: Int, columns m: Int, weight: [Double], target: [Double],
                              row: (Int, inout [Double]) -> Void) -> [Double] {
-        var a = [Double](repeating: 0, count: m * (m + 1)), values = [Double](repeating: 0, count: m)
+        var normal = [[Double]](repeating: [Double](repeating: 0, count: m), count: m)
+        var rhs = [Double](repeating: 0, count: m), values = [Double](repeating: 0, count: m)
         for i in 0..<rows {
             row(i, &values)
             let w = weight[i] * weight[i]
             for r in 0..<m {
                 let v = w * values[r]
-                for c in 0..<m { a[r * (m + 1) + c] += v * values[c] }
-                a[r * (m + 1) + m] += v * target[i]
+                for c in 0..<m { normal[r][c] += v * values[c] }
+                rhs[r] += v * target[i]
             }
         }
-        for col in 0..<m {
-            let pivot = (col..<m).max { abs(a[$0 * (m + 1) + col]) < abs(a[$1 * (m + 1) + col]) }!
-            for c in 0...m { a.swapAt(col * (m + 1) + c, pivot * (m + 1) + c) }
-            for r in 0..<m where r != col {
-                let factor = a[r * (m + 1) + col] / a[col * (m + 1) + col]
-                for c in col...m { a[r * (m + 1) + c] -= factor * a[col * (m + 1) + c] }
-            }
-        }
-        return (0..<m).map { a[$0 * (m + 1) + m] / a[$0 * (m + 1) + $0] }
+        return SineFit.solve(normal, rhs)
     }
 
     /// A 997 Hz sine, and each note of a C major chord, keep their pitch within 1 cent at
