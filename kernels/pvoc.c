@@ -18,7 +18,7 @@ void mx_pvoc_destroy(mx_pvoc *p) {
     mx_rfft_destroy(p->analysis_fft);
     free(p->ax); free(p->ascratch); free(p->atr); free(p->ati);
     free(p->rre); free(p->rim); free(p->rsre); free(p->rsim);
-    free(p->window); free(p->phase); free(p->next_phase); free(p->shared); free(p->partial_delta); free(p->partial_delta_prev);
+    free(p->window); free(p->phase); free(p->next_phase); free(p->shared); free(p->partial_delta); free(p->partial_delta_prev); free(p->partial_d);
     for (int i = 0; i < MX_RING; i++) mx_pv_frame_free(&p->frames[i]);
     free(p->head); free(p->next); free(p->prev); free(p->slot); free(p->bucket); free(p->done); free(p->order);
     free(p->time_window); free(p->mix); free(p->energy);
@@ -48,6 +48,7 @@ mx_pvoc *mx_pvoc_create_with(size_t n, size_t hop, size_t channels, const mx_ker
     p->phase = calloc(b, sizeof(float));
     p->shared = malloc(b * sizeof(float));
     p->partial_delta = malloc(b * sizeof(float)); p->partial_delta_prev = malloc(b * sizeof(float));
+    p->partial_d = calloc(b, sizeof(float));
     if (p->shared) for (size_t k = 0; k < b; k++) p->shared[k] = NAN;
     p->next_phase = calloc(b, sizeof(float));
     p->head = malloc((MX_BUCKETS + 1) * sizeof(int32_t));
@@ -68,7 +69,7 @@ mx_pvoc *mx_pvoc_create_with(size_t n, size_t hop, size_t channels, const mx_ker
     p->rre = malloc((b + 2) * sizeof(float)); p->rim = malloc((b + 2) * sizeof(float));
     p->rsre = malloc((b + 2) * sizeof(float)); p->rsim = malloc((b + 2) * sizeof(float));
     p->re = malloc(b * sizeof(float)); p->im = malloc(b * sizeof(float)); p->key = malloc(b * sizeof(float));
-    int ok = p->rre && p->rim && p->rsre && p->rsim && p->ax && p->ascratch && p->atr && p->ati && p->y && p->time_window && p->mix && p->energy && p->sr && p->si && p->fgrad && p->re && p->im && p->key && p->window && p->phase && p->shared && p->partial_delta && p->partial_delta_prev && p->next_phase && p->head && p->next && p->prev && p->slot && p->bucket && p->done && p->order;
+    int ok = p->rre && p->rim && p->rsre && p->rsim && p->ax && p->ascratch && p->atr && p->ati && p->y && p->time_window && p->mix && p->energy && p->sr && p->si && p->fgrad && p->re && p->im && p->key && p->window && p->phase && p->shared && p->partial_delta && p->partial_delta_prev && p->partial_d && p->next_phase && p->head && p->next && p->prev && p->slot && p->bucket && p->done && p->order;
     for (int i = 0; i < MX_RING && ok; i++) {
         mx_pv_frame *f = &p->frames[i];
         f->re = calloc(cb, sizeof(float)); f->im = calloc(cb, sizeof(float));

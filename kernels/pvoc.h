@@ -82,6 +82,7 @@ typedef struct mx_partial {
     float ur, ui;            /* its phase against its bin's, e^(i delta) (1 where integrated as the bin); then its rotation (mx_partial_turns) */
     float h[17];             /* the Hann window's transform at bins k - 8 .. k + 8, 1 at its frequency */
     float lower, cp, inv;    /* its row of the group's system, factorised (Thomas) */
+    float fr, fi;            /* the shares at its bin of the partials two or more away (mx_partial_amplitudes) */
     float tr[17], ti[17];    /* its share's turn at bins k - 8 .. k + 8: h (u_k - u_bin) */
 } mx_partial;
 
@@ -100,6 +101,7 @@ struct mx_pvoc {
     float *shared;           /* bins: that phase where the bin had its own, NaN where it was too quiet (mx_pvoc_phases_halved) */
     float *partial_delta;    /* bins: a close partial's phase less its bin's, this frame's (mx_partial_phases); NaN: none */
     float *partial_delta_prev;   /* bins: the same, the frame before's */
+    float *partial_d;        /* bins: the last close partial's d there (the frame before's where partial_delta_prev is not NaN) */
     float *next_phase;       /* bins */
     /* Frame j lives in frames[j % MX_RING]. Synthesising frame s reads s - 1, s and s + 1,
      * so frame s + 2 may be analysed at the same time, on another thread: analysis and
