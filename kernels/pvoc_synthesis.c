@@ -323,6 +323,25 @@ static inline void mx_partial_at(mx_partial *restrict q, float d) {
     }
 }
 
+/* (vr, vi) less the shares at bin k (by the amplitudes (ar, ai)) of every partial whose
+ * reach holds k, but partial t and the `near` either side of it in the list. */
+static inline void mx_take_shares(const mx_partial *restrict c, size_t count, size_t t, size_t near, int32_t k,
+                                  const float *restrict ar, const float *restrict ai, float *restrict vr, float *restrict vi) {
+    float r = *vr, i = *vi;
+    for (size_t j = t > near ? t - near : 0; j-- > 0 && c[j].k + MX_PARTIAL_REACH >= k;) {
+        float h = c[j].h[k - c[j].k + MX_PARTIAL_REACH];
+        r -= ar[j] * h;
+        i -= ai[j] * h;
+    }
+    for (size_t j = t + near + 1; j < count && c[j].k - MX_PARTIAL_REACH <= k; j++) {
+        float h = c[j].h[k - c[j].k + MX_PARTIAL_REACH];
+        r -= ar[j] * h;
+        i -= ai[j] * h;
+    }
+    *vr = r;
+    *vi = i;
+}
+
 /* The groups' tridiagonal systems solved for right-hand sides (xr, xi) at the partials'
  * own bins less (fr, fi) each (the shares of partials two or more away), into (ar, ai). */
 static void mx_partial_solve(const mx_partial *restrict c, size_t count, const float *restrict xr, const float *restrict xi,
@@ -358,19 +377,10 @@ static void mx_partial_amplitudes(mx_partial *restrict c, size_t count, const fl
     mx_partial_solve(c, count, xr, xi, ar, ai);
     if (!far) return;
     for (size_t t = 0; t < count; t++) {
-        float fr = 0, fi = 0;
-        for (size_t j = t > 0 ? t - 1 : 0; j-- > 0 && c[t].k - c[j].k <= MX_PARTIAL_REACH;) {
-            float h = c[j].h[c[t].k - c[j].k + MX_PARTIAL_REACH];
-            fr += ar[j] * h;
-            fi += ai[j] * h;
-        }
-        for (size_t j = t + 2; j < count && c[j].k - c[t].k <= MX_PARTIAL_REACH; j++) {
-            float h = c[j].h[c[t].k - c[j].k + MX_PARTIAL_REACH];
-            fr += ar[j] * h;
-            fi += ai[j] * h;
-        }
-        c[t].fr = fr;
-        c[t].fi = fi;
+        float vr = 0, vi = 0;
+        mx_take_shares(c, count, t, 1, c[t].k, ar, ai, &vr, &vi);
+        c[t].fr = -vr;
+        c[t].fi = -vi;
     }
     mx_partial_solve(c, count, xr, xi, ar, ai);
 }
@@ -388,16 +398,7 @@ static void mx_partial_frequencies(mx_partial *restrict c, size_t count, const f
         for (int o = -1; o <= 1; o++) {
             int32_t k = c[t].k + o;
             float vr = xr[k], vi = xi[k];
-            for (size_t j = t; j-- > 0 && c[j].k + MX_PARTIAL_REACH >= k;) {
-                float h = c[j].h[k - c[j].k + MX_PARTIAL_REACH];
-                vr -= ar[j] * h;
-                vi -= ai[j] * h;
-            }
-            for (size_t j = t + 1; j < count && c[j].k - MX_PARTIAL_REACH <= k; j++) {
-                float h = c[j].h[k - c[j].k + MX_PARTIAL_REACH];
-                vr -= ar[j] * h;
-                vi -= ai[j] * h;
-            }
+            mx_take_shares(c, count, t, 0, k, ar, ai, &vr, &vi);
             /* Its part along the partial's own amplitude (the transform is real). */
             side[o + 1] = am > 0 ? (vr * ar[t] + vi * ai[t]) / am : 0.0f;
         }
